@@ -1,0 +1,3 @@
+module github.com/augur-dev/augur
+
+go 1.26
