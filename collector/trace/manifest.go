@@ -1,0 +1,53 @@
+package trace
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Names of the files in a trace directory.
+const (
+	StatesFile    = "states.arrow"
+	SnapshotsFile = "snapshots.arrow"
+	ManifestFile  = "manifest.json"
+)
+
+// Format and Version identify the trace format in manifest.json.
+const (
+	Format  = "augur-trace"
+	Version = 1
+)
+
+// Manifest is the content of manifest.json.
+type Manifest struct {
+	Format    string `json:"format"`
+	Version   int    `json:"version"`
+	System    string `json:"system,omitempty"`
+	Snapshots int    `json:"snapshots"`
+	States    int    `json:"states"`
+	Nodes     int    `json:"nodes"`
+	CreatedBy string `json:"created_by,omitempty"`
+	// SHA256 maps each Arrow file name to the hex SHA-256 of its content.
+	SHA256 map[string]string `json:"sha256"`
+}
+
+func readManifest(dir string) (*Manifest, error) {
+	path := filepath.Join(dir, ManifestFile)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read trace manifest: %w", err)
+	}
+	var m Manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	switch {
+	case m.Format != Format:
+		return nil, fmt.Errorf("%s: format is %q, want %q", path, m.Format, Format)
+	case m.Version != Version:
+		return nil, fmt.Errorf("%s: unsupported trace version %d (this augur reads version %d)", path, m.Version, Version)
+	}
+	return &m, nil
+}

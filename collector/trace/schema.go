@@ -1,0 +1,281 @@
+package trace
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+)
+
+// Column is one state variable of a trace: a column of states.arrow.
+type Column struct {
+	Name string
+	Type arrow.DataType
+}
+
+// Schema lists the state variables of a trace in column order. The node
+// and ts columns are not part of it.
+type Schema []Column
+
+// Index returns the position of the named column, or -1.
+func (s Schema) Index(name string) int {
+	return slices.IndexFunc(s, func(c Column) bool { return c.Name == name })
+}
+
+// CheckType reports whether t can hold a state variable: bool, int64,
+// uint64, float64, utf8, list<T>, struct or map<utf8,T>, nested freely.
+func CheckType(t arrow.DataType) error {
+	switch t := t.(type) {
+	case *arrow.BooleanType, *arrow.Int64Type, *arrow.Uint64Type, *arrow.Float64Type, *arrow.StringType:
+		return nil
+	case *arrow.ListType:
+		return CheckType(t.Elem())
+	case *arrow.StructType:
+		for _, f := range t.Fields() {
+			if err := CheckType(f.Type); err != nil {
+				return fmt.Errorf("field %s: %w", f.Name, err)
+			}
+		}
+		return nil
+	case *arrow.MapType:
+		if t.KeyType().ID() != arrow.STRING {
+			return fmt.Errorf("map key type %s is not utf8", t.KeyType())
+		}
+		return CheckType(t.ItemType())
+	}
+	return fmt.Errorf("unsupported type %s", t)
+}
+
+// Value decodes row i of arr into the Go representation documented in the
+// package comment. The result does not share memory with arr.
+func Value(arr arrow.Array, i int) any {
+	if arr.IsNull(i) {
+		return nil
+	}
+	switch a := arr.(type) {
+	case *array.Boolean:
+		return a.Value(i)
+	case *array.Int64:
+		return a.Value(i)
+	case *array.Uint64:
+		return a.Value(i)
+	case *array.Float64:
+		return a.Value(i)
+	case *array.String:
+		return strings.Clone(a.Value(i))
+	case *array.Int32:
+		return int64(a.Value(i))
+	case *array.Uint32:
+		return uint64(a.Value(i))
+	case *array.Float32:
+		return float64(a.Value(i))
+	case *array.LargeString:
+		return strings.Clone(a.Value(i))
+	case *array.Map:
+		lo, hi := a.ValueOffsets(i)
+		keys, items := a.Keys(), a.Items()
+		m := make(map[string]any, hi-lo)
+		for j := lo; j < hi; j++ {
+			m[fmt.Sprint(Value(keys, int(j)))] = Value(items, int(j))
+		}
+		return m
+	case array.ListLike:
+		lo, hi := a.ValueOffsets(i)
+		elems := a.ListValues()
+		l := make([]any, 0, hi-lo)
+		for j := lo; j < hi; j++ {
+			l = append(l, Value(elems, int(j)))
+		}
+		return l
+	case *array.Struct:
+		st := a.DataType().(*arrow.StructType)
+		m := make(map[string]any, a.NumField())
+		for f := range a.NumField() {
+			m[st.Field(f).Name] = Value(a.Field(f), i)
+		}
+		return m
+	}
+	panic(fmt.Sprintf("trace: cannot decode %s", arr.DataType()))
+}
+
+// checkValue reports whether v can be stored in a column of type t. The
+// error names the offending part of v, as in "[3].term: want int64, got
+// string".
+func checkValue(t arrow.DataType, v any) error {
+	if v == nil {
+		return nil
+	}
+	ok := true
+	switch t := t.(type) {
+	case *arrow.BooleanType:
+		_, ok = v.(bool)
+	case *arrow.Int64Type:
+		_, ok = toInt64(v)
+	case *arrow.Uint64Type:
+		_, ok = toUint64(v)
+	case *arrow.Float64Type:
+		_, ok = toFloat64(v)
+	case *arrow.StringType:
+		_, ok = v.(string)
+	case *arrow.ListType:
+		l, isList := v.([]any)
+		if !isList {
+			return typeError(v, "list")
+		}
+		for i, e := range l {
+			if err := checkValue(t.Elem(), e); err != nil {
+				return fmt.Errorf("[%d]%w", i, err)
+			}
+		}
+	case *arrow.MapType:
+		m, isMap := v.(map[string]any)
+		if !isMap {
+			return typeError(v, "map")
+		}
+		for _, k := range sortedKeys(m) {
+			if err := checkValue(t.ItemType(), m[k]); err != nil {
+				return fmt.Errorf("[%q]%w", k, err)
+			}
+		}
+	case *arrow.StructType:
+		m, isMap := v.(map[string]any)
+		if !isMap {
+			return typeError(v, "object")
+		}
+		for _, k := range sortedKeys(m) {
+			i, found := t.FieldIdx(k)
+			if !found {
+				return fmt.Errorf(".%s: no such field in %s", k, t)
+			}
+			if err := checkValue(t.Field(i).Type, m[k]); err != nil {
+				return fmt.Errorf(".%s%w", k, err)
+			}
+		}
+	default:
+		return fmt.Errorf(": unsupported column type %s", t)
+	}
+	if !ok {
+		return typeError(v, t.String())
+	}
+	return nil
+}
+
+// appendValue appends v, already accepted by checkValue, to b.
+func appendValue(b array.Builder, v any) {
+	if v == nil {
+		b.AppendNull()
+		return
+	}
+	switch b := b.(type) {
+	case *array.BooleanBuilder:
+		b.Append(v.(bool))
+	case *array.Int64Builder:
+		x, _ := toInt64(v)
+		b.Append(x)
+	case *array.Uint64Builder:
+		x, _ := toUint64(v)
+		b.Append(x)
+	case *array.Float64Builder:
+		x, _ := toFloat64(v)
+		b.Append(x)
+	case *array.StringBuilder:
+		b.Append(v.(string))
+	case *array.MapBuilder:
+		m := v.(map[string]any)
+		b.Append(true)
+		kb, ib := b.KeyBuilder().(*array.StringBuilder), b.ItemBuilder()
+		for _, k := range sortedKeys(m) {
+			kb.Append(k)
+			appendValue(ib, m[k])
+		}
+	case *array.ListBuilder:
+		b.Append(true)
+		for _, e := range v.([]any) {
+			appendValue(b.ValueBuilder(), e)
+		}
+	case *array.StructBuilder:
+		m := v.(map[string]any)
+		st := b.Type().(*arrow.StructType)
+		b.Append(true)
+		for f := range b.NumField() {
+			appendValue(b.FieldBuilder(f), m[st.Field(f).Name])
+		}
+	default:
+		panic(fmt.Sprintf("trace: append to %s", b.Type()))
+	}
+}
+
+func typeError(v any, want string) error {
+	return fmt.Errorf(": want %s, got %s", want, KindOf(v))
+}
+
+// KindOf names the kind of a decoded value, for error messages.
+func KindOf(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "bool"
+	case int, int64, uint64:
+		return "integer"
+	case float64:
+		return "number"
+	case string:
+		return "string"
+	case []any:
+		return "list"
+	case map[string]any:
+		return "object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+func toInt64(v any) (int64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return x, true
+	case int:
+		return int64(x), true
+	case uint64:
+		return int64(x), x <= math.MaxInt64
+	}
+	return 0, false
+}
+
+func toUint64(v any) (uint64, bool) {
+	switch x := v.(type) {
+	case uint64:
+		return x, true
+	case int64:
+		return uint64(x), x >= 0
+	case int:
+		return uint64(x), x >= 0
+	}
+	return 0, false
+}
+
+func toFloat64(v any) (float64, bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, true
+	case int64:
+		return float64(x), true
+	case int:
+		return float64(x), true
+	case uint64:
+		return float64(x), true
+	}
+	return 0, false
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

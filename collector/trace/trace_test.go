@@ -1,0 +1,202 @@
+package trace_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/augur-dev/augur/collector/trace"
+)
+
+var testSchema = trace.Schema{
+	{Name: "term", Type: arrow.PrimitiveTypes.Int64},
+	{Name: "state", Type: arrow.BinaryTypes.String},
+	{Name: "log", Type: arrow.ListOf(arrow.StructOf(
+		arrow.Field{Name: "index", Type: arrow.PrimitiveTypes.Uint64, Nullable: true},
+		arrow.Field{Name: "term", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+	))},
+	{Name: "tags", Type: arrow.MapOf(arrow.BinaryTypes.String, arrow.FixedWidthTypes.Boolean)},
+}
+
+// writeTrace writes a small trace with batches of two rows and returns its
+// directory.
+func writeTrace(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "x.trace")
+	w, err := trace.Create(dir, testSchema, trace.Options{System: "test", BatchRows: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	states := []struct {
+		node string
+		vars []any
+	}{
+		{"b", []any{int64(1), "follower", []any{}, nil}},
+		{"a", []any{int64(1), "leader", []any{map[string]any{"index": uint64(1), "term": int64(1)}}, map[string]any{"x": true}}},
+		{"b", []any{int64(2), nil, []any{map[string]any{"index": uint64(1)}}, map[string]any{}}},
+	}
+	for i, s := range states {
+		row, err := w.AddState(s.node, uint64(i), s.vars)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if int(row) != i {
+			t.Fatalf("row = %d, want %d", row, i)
+		}
+	}
+	for i, m := range [][]uint32{{0, 1}, {2, 1}, {1}} {
+		if err := w.AddSnapshot(trace.Snapshot{ID: uint64(10 + i), TS: uint64(i), Members: m, Tags: []string{"steady"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestRoundTrip(t *testing.T) {
+	tr, err := trace.Open(writeTrace(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	if m := tr.Manifest; m.Snapshots != 3 || m.States != 3 || m.Nodes != 2 || m.System != "test" {
+		t.Errorf("manifest = %+v", m)
+	}
+	if len(tr.Schema) != len(testSchema) {
+		t.Fatalf("schema = %v", tr.Schema)
+	}
+	sr := tr.Snapshots()
+	defer sr.Close()
+	var got [][]uint32
+	for sr.Next() {
+		s := sr.Snapshot()
+		got = append(got, append([]uint32(nil), s.Members...))
+		if !reflect.DeepEqual(s.Tags, []string{"steady"}) {
+			t.Errorf("tags = %v", s.Tags)
+		}
+	}
+	if err := sr.Err(); err != nil {
+		t.Fatal(err)
+	}
+	// Members are sorted by node: a before b.
+	want := [][]uint32{{1, 0}, {1, 2}, {1}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("members = %v, want %v", got, want)
+	}
+	st := tr.States()
+	defer st.Close()
+	s, err := st.State(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantVars := []any{int64(2), nil, []any{map[string]any{"index": uint64(1), "term": nil}}, map[string]any{}}
+	if s.Node != "b" || s.TS != 2 || !reflect.DeepEqual(s.Vars, wantVars) {
+		t.Errorf("state 2 = %+v, want vars %v", s, wantVars)
+	}
+	if s, err = st.State(1); err != nil || s.Vars[3].(map[string]any)["x"] != true {
+		t.Errorf("state 1 = %+v, %v", s, err)
+	}
+}
+
+func TestWriterErrors(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "x.trace")
+	w, err := trace.Create(dir, testSchema, trace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	_, err = w.AddState("a", 0, []any{"one", nil, nil, nil})
+	if err == nil || !strings.Contains(err.Error(), "variable term: want int64, got string") {
+		t.Errorf("AddState error = %v", err)
+	}
+	_, err = w.AddState("a", 0, []any{nil, nil, []any{map[string]any{"term": 1.5}}, nil})
+	if err == nil || !strings.Contains(err.Error(), "variable log[0].term: want int64, got number") {
+		t.Errorf("AddState error = %v", err)
+	}
+	if _, err := w.AddState("a", 0, []any{nil, nil, nil, nil}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.AddSnapshot(trace.Snapshot{ID: 1, Members: []uint32{0, 0}}); err == nil || !strings.Contains(err.Error(), "node a appears twice") {
+		t.Errorf("AddSnapshot error = %v", err)
+	}
+	if err := w.AddSnapshot(trace.Snapshot{ID: 1, Members: []uint32{7}}); err == nil || !strings.Contains(err.Error(), "member row 7 does not exist") {
+		t.Errorf("AddSnapshot error = %v", err)
+	}
+	if err := w.AddSnapshot(trace.Snapshot{ID: 1, Members: []uint32{0}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.AddSnapshot(trace.Snapshot{ID: 1, Members: []uint32{0}}); err == nil || !strings.Contains(err.Error(), "does not increase") {
+		t.Errorf("AddSnapshot error = %v", err)
+	}
+	w.Abort()
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("aborted trace exists: %v", err)
+	}
+}
+
+func TestOpenCorrupt(t *testing.T) {
+	tests := []struct {
+		name    string
+		damage  func(dir string) error
+		corrupt bool
+		msg     string
+	}{
+		{"flipped byte", func(dir string) error {
+			return flipByte(filepath.Join(dir, trace.StatesFile), 100)
+		}, true, "states.arrow: SHA-256"},
+		{"truncated", func(dir string) error {
+			return truncateHalf(t, dir, trace.SnapshotsFile)
+		}, true, "snapshots.arrow: not a readable Arrow IPC file"},
+		{"missing manifest", func(dir string) error {
+			return os.Remove(filepath.Join(dir, trace.ManifestFile))
+		}, false, "manifest.json: no such file"},
+		{"other version", func(dir string) error {
+			return os.WriteFile(filepath.Join(dir, trace.ManifestFile), []byte(`{"format":"augur-trace","version":9}`), 0o644)
+		}, false, "unsupported trace version 9"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := writeTrace(t)
+			if err := tt.damage(dir); err != nil {
+				t.Fatal(err)
+			}
+			_, err := trace.Open(dir)
+			if err == nil || !strings.Contains(err.Error(), tt.msg) {
+				t.Fatalf("Open error = %v, want it to contain %q", err, tt.msg)
+			}
+			if got := errors.Is(err, trace.ErrCorrupt); got != tt.corrupt {
+				t.Errorf("errors.Is(err, ErrCorrupt) = %v, want %v", got, tt.corrupt)
+			}
+		})
+	}
+}
+
+func flipByte(path string, off int) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	data[off] ^= 0xff
+	return os.WriteFile(path, data, 0o644)
+}
+
+// truncateHalf cuts a file in half and fixes the manifest's checksum, so
+// that the Arrow reader itself must notice.
+func truncateHalf(t *testing.T, dir, name string) error {
+	path := filepath.Join(dir, name)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, data[:len(data)/2], 0o644); err != nil {
+		return err
+	}
+	return trace.Rehash(t, dir, name)
+}

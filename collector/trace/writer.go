@@ -1,0 +1,342 @@
+package trace
+
+import (
+	"bufio"
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// Snapshot is one consistent global snapshot.
+type Snapshot struct {
+	ID      uint64   // strictly increasing within a trace
+	TS      uint64   // logical time of the cut
+	Members []uint32 // rows of states.arrow, one per live node, sorted by node
+	Tags    []string // e.g. "steady", or a testbed's "bug:NAME"
+}
+
+// Options configure a Writer.
+type Options struct {
+	System    string // name of the traced system, recorded in the manifest
+	CreatedBy string // producer, recorded in the manifest
+	Overwrite bool   // replace an existing trace directory
+	BatchRows int    // rows per Arrow record batch; 0 means 4096
+}
+
+// batchRowsKey is the states.arrow schema metadata key that records the
+// fixed number of rows per record batch, so that readers can find a row's
+// batch without loading the others.
+const batchRowsKey = "augur.batch_rows"
+
+// A Writer writes a trace directory. It writes into a temporary directory
+// next to the target and renames it into place on Close, so a trace is
+// either complete or absent.
+type Writer struct {
+	dir, tmp  string
+	opts      Options
+	schema    Schema
+	states    *arrowFile
+	snapshots *arrowFile
+
+	nodes    map[string]uint32 // node name → index in names
+	names    []string
+	rowNode  []uint32 // state row → node index
+	lastSnap uint64
+	nsnap    int
+	order    []uint32 // scratch for sorting members
+}
+
+// Create starts a trace at dir with the given state variables.
+func Create(dir string, schema Schema, opts Options) (*Writer, error) {
+	if opts.BatchRows <= 0 {
+		opts.BatchRows = 4096
+	}
+	for _, c := range schema {
+		if c.Name == "node" || c.Name == "ts" {
+			return nil, fmt.Errorf("create trace %s: state variable %q collides with a reserved column", dir, c.Name)
+		}
+		if err := CheckType(c.Type); err != nil {
+			return nil, fmt.Errorf("create trace %s: variable %s: %w", dir, c.Name, err)
+		}
+	}
+	if _, err := os.Stat(dir); err == nil && !opts.Overwrite {
+		return nil, fmt.Errorf("create trace %s: already exists", dir)
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(dir)), "."+filepath.Base(dir)+".tmp-")
+	if err != nil {
+		return nil, fmt.Errorf("create trace %s: %w", dir, err)
+	}
+	w := &Writer{dir: dir, tmp: tmp, opts: opts, schema: schema, nodes: map[string]uint32{}}
+	fields := []arrow.Field{
+		{Name: "node", Type: arrow.BinaryTypes.String},
+		{Name: "ts", Type: arrow.PrimitiveTypes.Uint64},
+	}
+	for _, c := range schema {
+		fields = append(fields, arrow.Field{Name: c.Name, Type: c.Type, Nullable: true})
+	}
+	meta := arrow.NewMetadata([]string{batchRowsKey}, []string{strconv.Itoa(opts.BatchRows)})
+	if w.states, err = newArrowFile(filepath.Join(tmp, StatesFile), arrow.NewSchema(fields, &meta), opts.BatchRows); err != nil {
+		w.Abort()
+		return nil, fmt.Errorf("create trace %s: %w", dir, err)
+	}
+	if w.snapshots, err = newArrowFile(filepath.Join(tmp, SnapshotsFile), snapshotSchema, opts.BatchRows); err != nil {
+		w.Abort()
+		return nil, fmt.Errorf("create trace %s: %w", dir, err)
+	}
+	return w, nil
+}
+
+var snapshotSchema = arrow.NewSchema([]arrow.Field{
+	{Name: "snapshot", Type: arrow.PrimitiveTypes.Uint64},
+	{Name: "ts", Type: arrow.PrimitiveTypes.Uint64},
+	{Name: "members", Type: arrow.ListOf(arrow.PrimitiveTypes.Uint32)},
+	{Name: "tags", Type: arrow.ListOf(arrow.BinaryTypes.String)},
+}, nil)
+
+// AddState appends a node state and returns its row. vars holds one value
+// per schema column, in the representation of the package comment.
+func (w *Writer) AddState(node string, ts uint64, vars []any) (uint32, error) {
+	if len(vars) != len(w.schema) {
+		return 0, fmt.Errorf("state of %s: %d values for %d variables", node, len(vars), len(w.schema))
+	}
+	row := len(w.rowNode)
+	if row > 1<<32-1 {
+		return 0, errors.New("trace: too many states")
+	}
+	// Check every value before touching the builders, so that a rejected
+	// state leaves no partial row behind.
+	for i, c := range w.schema {
+		if err := checkValue(c.Type, vars[i]); err != nil {
+			return 0, fmt.Errorf("state of %s at ts %d: variable %s%w", node, ts, c.Name, err)
+		}
+	}
+	rb := w.states.b
+	rb.Field(0).(*array.StringBuilder).Append(node)
+	rb.Field(1).(*array.Uint64Builder).Append(ts)
+	for i, v := range vars {
+		appendValue(rb.Field(i+2), v)
+	}
+	n, ok := w.nodes[node]
+	if !ok {
+		n = uint32(len(w.names))
+		w.nodes[node] = n
+		w.names = append(w.names, node)
+	}
+	w.rowNode = append(w.rowNode, n)
+	if err := w.states.rowAdded(); err != nil {
+		return 0, err
+	}
+	return uint32(row), nil
+}
+
+// AddSnapshot appends a snapshot. Its ID must exceed the previous one's,
+// its members must be rows already added, one per node; they are sorted by
+// node here.
+func (w *Writer) AddSnapshot(s Snapshot) error {
+	if w.nsnap > 0 && s.ID <= w.lastSnap {
+		return fmt.Errorf("snapshot %d: id does not increase (previous %d)", s.ID, w.lastSnap)
+	}
+	w.order = append(w.order[:0], s.Members...)
+	for _, r := range w.order {
+		if int(r) >= len(w.rowNode) {
+			return fmt.Errorf("snapshot %d: member row %d does not exist (%d states)", s.ID, r, len(w.rowNode))
+		}
+	}
+	slices.SortFunc(w.order, func(a, b uint32) int {
+		return cmp.Compare(w.names[w.rowNode[a]], w.names[w.rowNode[b]])
+	})
+	for i := 1; i < len(w.order); i++ {
+		if w.rowNode[w.order[i]] == w.rowNode[w.order[i-1]] {
+			return fmt.Errorf("snapshot %d: node %s appears twice", s.ID, w.names[w.rowNode[w.order[i]]])
+		}
+	}
+	rb := w.snapshots.b
+	rb.Field(0).(*array.Uint64Builder).Append(s.ID)
+	rb.Field(1).(*array.Uint64Builder).Append(s.TS)
+	mb := rb.Field(2).(*array.ListBuilder)
+	mb.Append(true)
+	mb.ValueBuilder().(*array.Uint32Builder).AppendValues(w.order, nil)
+	tb := rb.Field(3).(*array.ListBuilder)
+	tb.Append(true)
+	tb.ValueBuilder().(*array.StringBuilder).AppendValues(s.Tags, nil)
+	w.lastSnap = s.ID
+	w.nsnap++
+	return w.snapshots.rowAdded()
+}
+
+// States returns the number of states added so far.
+func (w *Writer) States() int { return len(w.rowNode) }
+
+// Close finishes both Arrow files, writes the manifest and moves the trace
+// into place.
+func (w *Writer) Close() error {
+	m := Manifest{
+		Format:    Format,
+		Version:   Version,
+		System:    w.opts.System,
+		Snapshots: w.nsnap,
+		States:    len(w.rowNode),
+		Nodes:     len(w.names),
+		CreatedBy: w.opts.CreatedBy,
+		SHA256:    map[string]string{},
+	}
+	for name, f := range map[string]*arrowFile{StatesFile: w.states, SnapshotsFile: w.snapshots} {
+		sum, err := f.close()
+		if err != nil {
+			w.Abort()
+			return fmt.Errorf("write trace %s: %w", w.dir, err)
+		}
+		m.SHA256[name] = sum
+	}
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		w.Abort()
+		return err
+	}
+	if err := writeFileSync(filepath.Join(w.tmp, ManifestFile), append(data, '\n')); err != nil {
+		w.Abort()
+		return fmt.Errorf("write trace %s: %w", w.dir, err)
+	}
+	if err := replaceDir(w.tmp, w.dir); err != nil {
+		w.Abort()
+		return fmt.Errorf("write trace %s: %w", w.dir, err)
+	}
+	return nil
+}
+
+// Abort discards everything written so far.
+func (w *Writer) Abort() {
+	for _, f := range []*arrowFile{w.states, w.snapshots} {
+		if f != nil {
+			f.abort()
+		}
+	}
+	os.RemoveAll(w.tmp)
+}
+
+// replaceDir renames tmp to dir, replacing an existing dir.
+func replaceDir(tmp, dir string) error {
+	if _, err := os.Stat(dir); err == nil {
+		old := tmp + ".old"
+		if err := os.Rename(dir, old); err != nil {
+			return err
+		}
+		if err := os.Rename(tmp, dir); err != nil {
+			os.Rename(old, dir)
+			return err
+		}
+		return os.RemoveAll(old)
+	}
+	return os.Rename(tmp, dir)
+}
+
+func writeFileSync(path string, data []byte) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// arrowFile is an Arrow IPC file being written in batches of fixed size,
+// hashed as it goes.
+type arrowFile struct {
+	f     *os.File
+	buf   *bufio.Writer
+	sum   hash.Hash
+	w     *ipc.FileWriter
+	b     *array.RecordBuilder
+	rows  int
+	batch int
+}
+
+func newArrowFile(path string, schema *arrow.Schema, batch int) (*arrowFile, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	af := &arrowFile{f: f, sum: sha256.New(), batch: batch}
+	af.buf = bufio.NewWriterSize(io.MultiWriter(f, af.sum), 1<<20)
+	mem := memory.DefaultAllocator
+	if af.w, err = ipc.NewFileWriter(af.buf, ipc.WithSchema(schema), ipc.WithAllocator(mem)); err != nil {
+		f.Close()
+		return nil, err
+	}
+	af.b = array.NewRecordBuilder(mem, schema)
+	return af, nil
+}
+
+func (af *arrowFile) rowAdded() error {
+	af.rows++
+	if af.rows < af.batch {
+		return nil
+	}
+	return af.flush()
+}
+
+func (af *arrowFile) flush() error {
+	if af.rows == 0 {
+		return nil
+	}
+	rec := af.b.NewRecordBatch()
+	defer rec.Release()
+	af.rows = 0
+	return af.w.Write(rec)
+}
+
+// close writes the last batch and the footer, syncs the file and returns
+// the hex SHA-256 of its content.
+func (af *arrowFile) close() (string, error) {
+	if err := af.flush(); err != nil {
+		return "", err
+	}
+	af.b.Release()
+	af.b = nil
+	if err := af.w.Close(); err != nil {
+		return "", err
+	}
+	if err := af.buf.Flush(); err != nil {
+		return "", err
+	}
+	if err := af.f.Sync(); err != nil {
+		return "", err
+	}
+	if err := af.f.Close(); err != nil {
+		return "", err
+	}
+	af.f = nil
+	return hex.EncodeToString(af.sum.Sum(nil)), nil
+}
+
+func (af *arrowFile) abort() {
+	if af.b != nil {
+		af.b.Release()
+		af.b = nil
+	}
+	if af.f != nil {
+		af.f.Close()
+		af.f = nil
+	}
+}
