@@ -1,0 +1,449 @@
+package evaluator
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/augur-dev/augur/grammar"
+	"github.com/augur-dev/augur/specs"
+)
+
+// Codes of the errors Compile reports, in addition to those of grammar.
+const (
+	CodeUnknownVar   grammar.Code = "unknown variable"
+	CodeUnknownField grammar.Code = "unknown field"
+	CodeUnknownPred  grammar.Code = "unknown predicate"
+	CodeType         grammar.Code = "type mismatch"
+)
+
+// Program is a list of properties compiled against a spec.
+type Program struct {
+	Spec  *specs.Spec
+	Props []*Prop
+}
+
+// Prop is one compiled property, in canonical form.
+type Prop struct {
+	Property *grammar.Property // canonical
+	Text     string            // canonical text
+	ID       string
+
+	prefix int     // leading forall quantifiers: they define the bindings
+	quants []quant // all quantifiers, outermost first
+	vars   []string
+	lits   []literal
+	paths  []*path // distinct paths of the matrix, for witnesses
+}
+
+// Literals returns the number of literals of the disjunction.
+func (p *Prop) Literals() int { return len(p.lits) }
+
+// Flat reports whether every quantifier is a forall, so that each binding
+// of the property fixes the truth of every literal.
+func (p *Prop) Flat() bool { return p.prefix == len(p.quants) }
+
+type quant struct {
+	exists bool
+	slots  []int // binding slots of the variables
+	domain *path // nil: distinct live nodes
+}
+
+type literal struct {
+	neg  bool
+	atom atom
+}
+
+type atom struct {
+	kind atomKind
+	op   grammar.Op
+	args []operand
+	pred *specs.Predicate
+}
+
+type atomKind uint8
+
+const (
+	atomInvalid atomKind = iota
+	atomCompare
+	atomIn
+	atomSubset
+	atomEmpty
+	atomSet
+	atomTruth
+	atomCall
+)
+
+// operand is a path or a constant.
+type operand struct {
+	path  *path
+	konst any
+}
+
+// path reads a value from the binding: the state variable or element in
+// slot, then fields. A node slot's first field is a variable name.
+type path struct {
+	slot   int
+	node   bool
+	fields []string
+	text   string
+}
+
+// Compile type-checks props against spec and compiles them. Errors carry
+// the position of the offending operand where the property was parsed
+// from source; they are collected in a grammar.ErrorList.
+func Compile(spec *specs.Spec, props []*grammar.Property) (*Program, error) {
+	prog := &Program{Spec: spec, Props: make([]*Prop, 0, len(props))}
+	var errs grammar.ErrorList
+	for _, p := range props {
+		if err := check(spec, p); err != nil {
+			var e *grammar.Error
+			if errors.As(err, &e) {
+				errs = append(errs, e)
+				continue
+			}
+			return nil, err
+		}
+		prog.Props = append(prog.Props, build(spec, grammar.Canonical(p)))
+	}
+	if err := errs.Err(); err != nil {
+		return nil, err
+	}
+	return prog, nil
+}
+
+// varType is what a variable ranges over: a node (typ nil) or the
+// elements of a container of type typ.
+type varType struct {
+	typ *specs.Type
+}
+
+// check type-checks p as written, so that errors point into its source.
+func check(spec *specs.Spec, p *grammar.Property) error {
+	scope := map[string]varType{}
+	for _, q := range p.Quants {
+		if q.Domain == nil {
+			for _, v := range q.Vars {
+				scope[v] = varType{}
+			}
+			continue
+		}
+		t, err := pathType(spec, p, scope, q.Domain)
+		if err != nil {
+			return err
+		}
+		if !t.Container() {
+			return p.Errorf(q.Domain.Pos(), CodeType, "cannot iterate over %s of type %s", q.Domain, t)
+		}
+		scope[q.Vars[0]] = varType{typ: elemType(t)}
+	}
+	for _, l := range p.Matrix {
+		if err := checkAtom(spec, p, scope, l.Atom); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// elemType is the type of the elements a container yields when iterated:
+// a map yields {key, value} entries.
+func elemType(t *specs.Type) *specs.Type {
+	if t.Kind == specs.Map {
+		return &specs.Type{Kind: specs.Struct, Fields: []specs.Field{{Name: "key", Type: t.Key}, {Name: "value", Type: t.Elem}}}
+	}
+	return t.Elem
+}
+
+// memberType is the type x must have for "x in S".
+func memberType(t *specs.Type) *specs.Type {
+	if t.Kind == specs.Map {
+		return t.Key
+	}
+	return t.Elem
+}
+
+func pathType(spec *specs.Spec, p *grammar.Property, scope map[string]varType, x *grammar.Path) (*specs.Type, error) {
+	vt, ok := scope[x.Var]
+	if !ok {
+		return nil, p.Errorf(x.Pos(), grammar.CodeUnbound, "variable %s is not bound", x.Var)
+	}
+	t, fields := vt.typ, x.Fields
+	if t == nil {
+		if len(fields) == 0 {
+			return nil, p.Errorf(x.Pos(), CodeType, "%s is a node; use one of its variables, such as %s.id", x.Var, x.Var)
+		}
+		if t, ok = spec.Lookup(fields[0]); !ok {
+			return nil, p.Errorf(x.Pos(), CodeUnknownVar, "unknown variable %s in %s (the spec declares %s)", fields[0], x, strings.Join(varNames(spec), ", "))
+		}
+		fields = fields[1:]
+	}
+	for _, f := range fields {
+		switch t.Kind {
+		case specs.Struct:
+			i := slices.IndexFunc(t.Fields, func(sf specs.Field) bool { return sf.Name == f })
+			if i < 0 {
+				return nil, p.Errorf(x.Pos(), CodeUnknownField, "%s has no field %s in %s", t, f, x)
+			}
+			t = t.Fields[i].Type
+		case specs.Map:
+			t = t.Elem
+		default:
+			return nil, p.Errorf(x.Pos(), CodeUnknownField, "%s of type %s has no field %s", x, t, f)
+		}
+	}
+	return t, nil
+}
+
+func varNames(spec *specs.Spec) []string {
+	var names []string
+	for _, v := range spec.Vars {
+		names = append(names, v.Name)
+	}
+	for _, d := range spec.Derived {
+		names = append(names, d.Name)
+	}
+	return names
+}
+
+// operandType returns the type of a path operand, or nil for a constant.
+func operandType(spec *specs.Spec, p *grammar.Property, scope map[string]varType, o grammar.Operand) (*specs.Type, error) {
+	if x, ok := o.(*grammar.Path); ok {
+		return pathType(spec, p, scope, x)
+	}
+	return nil, nil
+}
+
+func checkAtom(spec *specs.Spec, p *grammar.Property, scope map[string]varType, a grammar.Atom) error {
+	typeOf := func(o grammar.Operand) (*specs.Type, error) { return operandType(spec, p, scope, o) }
+	switch a := a.(type) {
+	case *grammar.Compare:
+		tx, err := typeOf(a.X)
+		if err != nil {
+			return err
+		}
+		ty, err := typeOf(a.Y)
+		if err != nil {
+			return err
+		}
+		if err := checkComparable(p, a, a.X, tx, a.Y, ty); err != nil {
+			return err
+		}
+		if (a.Op == grammar.OpLt || a.Op == grammar.OpLe) && !ordered(tx, ty) {
+			return p.Errorf(a.Pos(), CodeType, "%s: %s values are not ordered", a, typeName(tx, ty))
+		}
+	case *grammar.In:
+		ts, err := containerOperand(spec, p, scope, a.S)
+		if err != nil {
+			return err
+		}
+		tx, err := typeOf(a.X)
+		if err != nil {
+			return err
+		}
+		return checkComparable(p, a, a.X, tx, a.S, memberType(ts))
+	case *grammar.Subset:
+		tx, err := containerOperand(spec, p, scope, a.X)
+		if err != nil {
+			return err
+		}
+		ty, err := containerOperand(spec, p, scope, a.Y)
+		if err != nil {
+			return err
+		}
+		if !specs.Comparable(memberType(tx), memberType(ty)) {
+			return p.Errorf(a.Pos(), CodeType, "%s: members of %s and %s are not comparable", a, tx, ty)
+		}
+	case *grammar.Empty:
+		_, err := containerOperand(spec, p, scope, a.S)
+		return err
+	case *grammar.IsSet:
+		if _, ok := a.X.(*grammar.Path); !ok {
+			return p.Errorf(a.Pos(), CodeType, "set() takes a variable, not a constant")
+		}
+		_, err := typeOf(a.X)
+		return err
+	case *grammar.Truth:
+		t, err := typeOf(a.X)
+		if err != nil {
+			return err
+		}
+		if t == nil || t.Kind != specs.Bool {
+			return p.Errorf(a.Pos(), CodeType, "%s is not a bool variable", a.X)
+		}
+	case *grammar.Call:
+		pred := spec.Predicate(a.Name)
+		if pred == nil {
+			return p.Errorf(a.Pos(), CodeUnknownPred, "unknown predicate %s", a.Name)
+		}
+		if len(a.Args) != len(pred.Params) {
+			return p.Errorf(a.Pos(), CodeType, "%s takes %d arguments, not %d", a.Name, len(pred.Params), len(a.Args))
+		}
+		for i, arg := range a.Args {
+			t, err := typeOf(arg)
+			if err != nil {
+				return err
+			}
+			if err := checkComparable(p, a, arg, t, nil, pred.Params[i].Type); err != nil {
+				return err
+			}
+		}
+	default:
+		return fmt.Errorf("evaluator: unknown atom %T", a)
+	}
+	return nil
+}
+
+func containerOperand(spec *specs.Spec, p *grammar.Property, scope map[string]varType, o grammar.Operand) (*specs.Type, error) {
+	t, err := operandType(spec, p, scope, o)
+	if err != nil {
+		return nil, err
+	}
+	if t == nil || !t.Container() {
+		return nil, p.Errorf(o.Pos(), CodeType, "%s is not a container", o)
+	}
+	return t, nil
+}
+
+// checkComparable checks that x (of type tx, nil for a constant) may be
+// compared with y (of type ty, nil for a constant).
+func checkComparable(p *grammar.Property, a grammar.Atom, x grammar.Operand, tx *specs.Type, y grammar.Operand, ty *specs.Type) error {
+	switch {
+	case tx == nil && ty == nil:
+		return p.Errorf(a.Pos(), CodeType, "%s compares two constants", a)
+	case tx == nil:
+		return constFits(p, x.(*grammar.Const), ty)
+	case ty == nil:
+		return constFits(p, y.(*grammar.Const), tx)
+	case !specs.Comparable(tx, ty):
+		return p.Errorf(a.Pos(), CodeType, "%s: cannot compare %s with %s", a, tx, ty)
+	}
+	return nil
+}
+
+// constFits checks that constant c may stand for a value of type t.
+func constFits(p *grammar.Property, c *grammar.Const, t *specs.Type) error {
+	ok := false
+	switch c.Kind {
+	case grammar.ConstString:
+		ok = t.Kind == specs.String
+		if ok && t.Enum != nil && !slices.Contains(t.Enum, c.Str) {
+			return p.Errorf(c.Pos(), CodeType, "%s is not a value of %s (%s)", c, t, strings.Join(t.Enum, ", "))
+		}
+	case grammar.ConstInt, grammar.ConstUint:
+		ok = t.Kind == specs.Int || t.Kind == specs.Uint || t.Kind == specs.Float
+	case grammar.ConstFloat:
+		ok = t.Kind == specs.Float
+	case grammar.ConstBool:
+		ok = t.Kind == specs.Bool
+	}
+	if !ok {
+		return p.Errorf(c.Pos(), CodeType, "constant %s does not fit type %s", c, t)
+	}
+	return nil
+}
+
+func ordered(tx, ty *specs.Type) bool {
+	for _, t := range []*specs.Type{tx, ty} {
+		if t != nil && !t.Ordered() {
+			return false
+		}
+	}
+	return true
+}
+
+func typeName(tx, ty *specs.Type) string {
+	if tx != nil {
+		return tx.String()
+	}
+	return ty.String()
+}
+
+// build compiles a canonical, type-checked property.
+func build(spec *specs.Spec, p *grammar.Property) *Prop {
+	cp := &Prop{Property: p, Text: p.String(), ID: p.ID()}
+	slots := map[string]int{}
+	nodes := map[string]bool{}
+	seen := map[string]*path{}
+	mkPath := func(x *grammar.Path) *path {
+		text := x.String()
+		if px, ok := seen[text]; ok {
+			return px
+		}
+		px := &path{slot: slots[x.Var], node: nodes[x.Var], fields: x.Fields, text: text}
+		seen[text] = px
+		return px
+	}
+	cp.prefix = len(p.Quants)
+	for i, q := range p.Quants {
+		if q.Kind == grammar.Exists && cp.prefix == len(p.Quants) {
+			cp.prefix = i
+		}
+		cq := quant{exists: q.Kind == grammar.Exists}
+		if q.Domain != nil {
+			cq.domain = mkPath(q.Domain)
+		}
+		for _, v := range q.Vars {
+			slots[v] = len(cp.vars)
+			nodes[v] = q.Domain == nil
+			cq.slots = append(cq.slots, len(cp.vars))
+			cp.vars = append(cp.vars, v)
+		}
+		cp.quants = append(cp.quants, cq)
+	}
+	// Domain paths are not witnesses' values; start the list afresh.
+	seen = map[string]*path{}
+	operands := func(os ...grammar.Operand) []operand {
+		out := make([]operand, len(os))
+		for i, o := range os {
+			switch o := o.(type) {
+			case *grammar.Path:
+				px := mkPath(o)
+				if !slices.Contains(cp.paths, px) {
+					cp.paths = append(cp.paths, px)
+				}
+				out[i].path = px
+			case *grammar.Const:
+				out[i].konst = constValue(o)
+			}
+		}
+		return out
+	}
+	for _, l := range p.Matrix {
+		var a atom
+		switch x := l.Atom.(type) {
+		case *grammar.Compare:
+			a = atom{kind: atomCompare, op: x.Op, args: operands(x.X, x.Y)}
+		case *grammar.In:
+			a = atom{kind: atomIn, args: operands(x.X, x.S)}
+		case *grammar.Subset:
+			a = atom{kind: atomSubset, args: operands(x.X, x.Y)}
+		case *grammar.Empty:
+			a = atom{kind: atomEmpty, args: operands(x.S)}
+		case *grammar.IsSet:
+			a = atom{kind: atomSet, args: operands(x.X)}
+		case *grammar.Truth:
+			a = atom{kind: atomTruth, args: operands(x.X)}
+		case *grammar.Call:
+			a = atom{kind: atomCall, args: operands(x.Args...), pred: spec.Predicate(x.Name)}
+		}
+		cp.lits = append(cp.lits, literal{neg: l.Neg, atom: a})
+	}
+	return cp
+}
+
+func constValue(c *grammar.Const) any {
+	switch c.Kind {
+	case grammar.ConstString:
+		return c.Str
+	case grammar.ConstInt:
+		return c.Int
+	case grammar.ConstUint:
+		return c.Uint
+	case grammar.ConstFloat:
+		return c.Float
+	case grammar.ConstBool:
+		return c.Bool
+	}
+	return nil
+}

@@ -1,0 +1,325 @@
+package evaluator
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/augur-dev/augur/collector/trace"
+	"github.com/augur-dev/augur/grammar"
+)
+
+// reference evaluates properties binding by binding, from the semantics.
+type reference struct {
+	prog    *Program
+	states  *trace.StateReader
+	columns []int // spec variable → trace column; -1 for the node column
+
+	cache, next map[uint32]*nodeState // decoded states by row
+	nodes       []*nodeState          // live nodes of the current snapshot
+	slots       []any                 // current binding
+	used        []bool                // nodes taken in the current group
+	maxWit      int
+}
+
+// nodeState is a decoded state: every variable and derived variable of the
+// spec by name.
+type nodeState struct {
+	name string
+	env  map[string]any
+}
+
+func newReference(tr *trace.Trace, prog *Program, maxWit int) (*reference, error) {
+	r := &reference{
+		prog:   prog,
+		states: tr.States(),
+		cache:  map[uint32]*nodeState{},
+		next:   map[uint32]*nodeState{},
+		maxWit: maxWit,
+	}
+	for _, v := range prog.Spec.Vars {
+		c := tr.Schema.Index(v.Name)
+		if c < 0 && v.Name != "node" {
+			return nil, fmt.Errorf("trace %s has no variable %s", tr.Dir, v.Name)
+		}
+		r.columns = append(r.columns, c)
+	}
+	for _, p := range prog.Props {
+		if len(p.vars) > len(r.slots) {
+			r.slots = make([]any, len(p.vars))
+		}
+	}
+	return r, nil
+}
+
+func (r *reference) close() { r.states.Close() }
+
+// load decodes the members of s, reusing the states of the previous
+// snapshot.
+func (r *reference) load(s *trace.Snapshot) error {
+	clear(r.next)
+	r.nodes = r.nodes[:0]
+	for _, row := range s.Members {
+		ns, ok := r.cache[row]
+		if !ok {
+			st, err := r.states.State(row)
+			if err != nil {
+				return err
+			}
+			ns = r.decode(st)
+		}
+		r.next[row] = ns
+		r.nodes = append(r.nodes, ns)
+	}
+	r.cache, r.next = r.next, r.cache
+	if len(r.used) < len(r.nodes) {
+		r.used = make([]bool, len(r.nodes))
+	}
+	return nil
+}
+
+func (r *reference) decode(st *trace.State) *nodeState {
+	spec := r.prog.Spec
+	env := make(map[string]any, len(spec.Vars)+len(spec.Derived))
+	for i, v := range spec.Vars {
+		if c := r.columns[i]; c >= 0 {
+			env[v.Name] = st.Vars[c]
+		} else {
+			env[v.Name] = st.Node
+		}
+	}
+	for _, d := range spec.Derived {
+		env[d.Name] = d.Eval(env)
+	}
+	return &nodeState{name: st.Node, env: env}
+}
+
+// eval evaluates the active properties on snapshot s into acc.
+func (r *reference) eval(s *trace.Snapshot, active []bool, acc []Stats) error {
+	if err := r.load(s); err != nil {
+		return err
+	}
+	for i, p := range r.prog.Props {
+		if active[i] {
+			r.evalProp(p, s, &acc[i])
+		}
+	}
+	return nil
+}
+
+func (r *reference) evalProp(p *Prop, s *trace.Snapshot, st *Stats) {
+	var bindings, holds int64
+	patterns := p.Flat() && len(p.lits) <= MaxPatternLiterals
+	r.each(p, 0, p.prefix, func() bool {
+		bindings++
+		var ok bool
+		if patterns {
+			pat := 0
+			for i := range p.lits {
+				if r.literal(&p.lits[i]) {
+					pat |= 1 << i
+				}
+			}
+			st.Patterns[pat]++
+			ok = pat != 0
+		} else {
+			ok = r.holds(p, p.prefix)
+		}
+		if ok {
+			holds++
+		} else if len(st.Witnesses) < r.maxWit {
+			st.Witnesses = append(st.Witnesses, r.witness(p, s))
+		}
+		return true
+	})
+	if bindings == 0 {
+		return
+	}
+	st.Support++
+	st.Bindings += bindings
+	st.Violations += bindings - holds
+	st.ScoreSum += float64(holds) / float64(bindings)
+	if holds == bindings {
+		st.Perfect++
+		return
+	}
+	st.ViolatingSnapshots++
+	for _, tag := range s.Tags {
+		if st.Tags == nil {
+			st.Tags = map[string]int64{}
+		}
+		st.Tags[tag]++
+	}
+}
+
+// each enumerates the bindings of quantifiers [i, end) of p, calling fn
+// for each until fn returns false. It reports whether fn never did.
+func (r *reference) each(p *Prop, i, end int, fn func() bool) bool {
+	if i == end {
+		return fn()
+	}
+	q := &p.quants[i]
+	if q.domain == nil {
+		return r.nodesOf(q.slots, func() bool { return r.each(p, i+1, end, fn) })
+	}
+	slot := q.slots[0]
+	switch c := r.read(q.domain).(type) {
+	case []any:
+		for _, e := range c {
+			r.slots[slot] = e
+			if !r.each(p, i+1, end, fn) {
+				return false
+			}
+		}
+	case map[string]any:
+		keys := make([]string, 0, len(c))
+		for k := range c {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			r.slots[slot] = map[string]any{"key": k, "value": c[k]}
+			if !r.each(p, i+1, end, fn) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// nodesOf assigns distinct live nodes to slots in every order.
+func (r *reference) nodesOf(slots []int, fn func() bool) bool {
+	if len(slots) == 0 {
+		return fn()
+	}
+	for j, n := range r.nodes {
+		if r.used[j] {
+			continue
+		}
+		r.used[j] = true
+		r.slots[slots[0]] = n
+		ok := r.nodesOf(slots[1:], fn)
+		r.used[j] = false
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// holds evaluates quantifiers i… and the disjunction at the current
+// binding.
+func (r *reference) holds(p *Prop, i int) bool {
+	if i == len(p.quants) {
+		for j := range p.lits {
+			if r.literal(&p.lits[j]) {
+				return true
+			}
+		}
+		return false
+	}
+	q := &p.quants[i]
+	// Distinct nodes are per quantifier group: a nested group starts with
+	// every node free again.
+	saved := slices.Clone(r.used)
+	clear(r.used)
+	defer copy(r.used, saved)
+	found := false
+	all := r.each(p, i, i+1, func() bool {
+		v := r.holds(p, i+1)
+		found = found || v
+		return q.exists != v // stop at the first witness or counterexample
+	})
+	if q.exists {
+		return found
+	}
+	return all
+}
+
+func (r *reference) literal(l *literal) bool {
+	return r.atom(&l.atom) != l.neg
+}
+
+func (r *reference) atom(a *atom) bool {
+	switch a.kind {
+	case atomCompare:
+		x, y := r.value(a.args[0]), r.value(a.args[1])
+		switch a.op {
+		case grammar.OpEq:
+			return equal(x, y)
+		case grammar.OpNe:
+			return !equal(x, y)
+		case grammar.OpLt:
+			return less(x, y, false)
+		case grammar.OpLe:
+			return less(x, y, true)
+		}
+	case atomIn:
+		return contains(r.value(a.args[1]), r.value(a.args[0]))
+	case atomSubset:
+		return subset(r.value(a.args[0]), r.value(a.args[1]))
+	case atomEmpty:
+		return size(r.value(a.args[0])) == 0
+	case atomSet:
+		return r.value(a.args[0]) != nil
+	case atomTruth:
+		return r.value(a.args[0]) == true
+	case atomCall:
+		args := make([]any, len(a.args))
+		for i, o := range a.args {
+			args[i] = r.value(o)
+		}
+		return a.pred.Eval(args)
+	}
+	panic(fmt.Sprintf("evaluator: bad atom kind %d", a.kind))
+}
+
+func (r *reference) value(o operand) any {
+	if o.path == nil {
+		return o.konst
+	}
+	return r.read(o.path)
+}
+
+// read follows a path from its variable's slot; a missing field or a
+// null on the way gives null.
+func (r *reference) read(x *path) any {
+	v, fields := r.slots[x.slot], x.fields
+	if x.node {
+		v, fields = v.(*nodeState).env[fields[0]], fields[1:]
+	}
+	for _, f := range fields {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[f]
+	}
+	return v
+}
+
+func (r *reference) witness(p *Prop, s *trace.Snapshot) Witness {
+	w := Witness{Snapshot: s.ID, TS: s.TS, Binding: map[string]any{}, Values: map[string]any{}}
+	for i, name := range p.vars[:r.boundVars(p)] {
+		if n, ok := r.slots[i].(*nodeState); ok {
+			w.Binding[name] = n.name
+		} else {
+			w.Binding[name] = r.slots[i]
+		}
+	}
+	for _, x := range p.paths {
+		if x.slot < r.boundVars(p) {
+			w.Values[x.text] = r.read(x)
+		}
+	}
+	return w
+}
+
+// boundVars returns how many variables a binding of p assigns: those of
+// its leading forall quantifiers.
+func (r *reference) boundVars(p *Prop) int {
+	n := 0
+	for _, q := range p.quants[:p.prefix] {
+		n += len(q.slots)
+	}
+	return n
+}

@@ -1,0 +1,170 @@
+package evaluator
+
+import (
+	"cmp"
+	"math"
+)
+
+// This file defines the comparison semantics of the property language on
+// decoded trace values: nil, bool, int64, uint64, float64, string, []any
+// and map[string]any.
+
+// equal reports whether a and b are equal; null equals only null, and
+// numbers compare by value across int64, uint64 and float64.
+func equal(a, b any) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	if c, ok := compareNumbers(a, b); ok {
+		return c == 0
+	}
+	switch a := a.(type) {
+	case bool:
+		b, ok := b.(bool)
+		return ok && a == b
+	case string:
+		b, ok := b.(string)
+		return ok && a == b
+	case []any:
+		b, ok := b.([]any)
+		if !ok || len(a) != len(b) {
+			return false
+		}
+		for i := range a {
+			if !equal(a[i], b[i]) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		b, ok := b.(map[string]any)
+		if !ok || len(a) != len(b) {
+			return false
+		}
+		for k, v := range a {
+			w, ok := b[k]
+			if !ok || !equal(v, w) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// less reports a < b (orEqual: a <= b) for numbers and strings; it is
+// false when either is null or they are not ordered together.
+func less(a, b any, orEqual bool) bool {
+	c, ok := compareNumbers(a, b)
+	if !ok {
+		as, aok := a.(string)
+		bs, bok := b.(string)
+		if !aok || !bok {
+			return false
+		}
+		c = cmp.Compare(as, bs)
+	}
+	return c < 0 || orEqual && c == 0
+}
+
+// compareNumbers compares two numbers exactly, without rounding int64 or
+// uint64 through float64 unless one side is a float. NaN compares unequal
+// to everything.
+func compareNumbers(a, b any) (int, bool) {
+	switch a := a.(type) {
+	case int64:
+		switch b := b.(type) {
+		case int64:
+			return cmp.Compare(a, b), true
+		case uint64:
+			if a < 0 {
+				return -1, true
+			}
+			return cmp.Compare(uint64(a), b), true
+		case float64:
+			return compareFloat(float64(a), b)
+		}
+	case uint64:
+		switch b := b.(type) {
+		case int64:
+			if b < 0 {
+				return 1, true
+			}
+			return cmp.Compare(a, uint64(b)), true
+		case uint64:
+			return cmp.Compare(a, b), true
+		case float64:
+			return compareFloat(float64(a), b)
+		}
+	case float64:
+		switch b := b.(type) {
+		case int64:
+			return compareFloat(a, float64(b))
+		case uint64:
+			return compareFloat(a, float64(b))
+		case float64:
+			return compareFloat(a, b)
+		}
+	}
+	return 0, false
+}
+
+func compareFloat(a, b float64) (int, bool) {
+	if math.IsNaN(a) || math.IsNaN(b) {
+		return 2, true // unequal and unordered: neither < nor == holds
+	}
+	return cmp.Compare(a, b), true
+}
+
+// contains reports whether x is a member of the container s: an element
+// of a list or set, a key of a map. A null container is empty.
+func contains(s, x any) bool {
+	if x == nil {
+		return false
+	}
+	switch s := s.(type) {
+	case []any:
+		for _, e := range s {
+			if equal(e, x) {
+				return true
+			}
+		}
+	case map[string]any:
+		k, ok := x.(string)
+		if ok {
+			_, ok = s[k]
+		}
+		return ok
+	}
+	return false
+}
+
+// subset reports whether every member of s is a member of t.
+func subset(s, t any) bool {
+	switch s := s.(type) {
+	case []any:
+		for _, e := range s {
+			if !contains(t, e) {
+				return false
+			}
+		}
+	case map[string]any:
+		for k := range s {
+			if !contains(t, k) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// size returns the number of members of a container; null has none.
+func size(s any) int {
+	switch s := s.(type) {
+	case []any:
+		return len(s)
+	case map[string]any:
+		return len(s)
+	}
+	return 0
+}
