@@ -1,0 +1,193 @@
+// Package checker reads and writes checks files and runs their checks
+// over traces.
+//
+// A checks file holds properties promoted from a report, and hand-written
+// ones (any property of the language, exists included):
+//
+//	spec: ../specs/etcdraft.yaml
+//	checks:
+//	  - name: one-leader-per-term
+//	    property: forall n0, n1 in nodes: n0.term != n1.term or n0.state != "leader" or n1.state != "leader"
+//	    holding_rate: 0.9999
+//	    source: report.json#1
+package checker
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/augur-dev/augur/collector/trace"
+	"github.com/augur-dev/augur/evaluator"
+	"github.com/augur-dev/augur/grammar"
+	"github.com/augur-dev/augur/specs"
+)
+
+// File is a checks file.
+type File struct {
+	// Spec is the spec the properties are written against, relative to
+	// the checks file; empty means the trace's own schema.
+	Spec   string  `yaml:"spec,omitempty"`
+	Checks []Check `yaml:"checks"`
+}
+
+// Check is one property to hold on every snapshot.
+type Check struct {
+	Name        string  `yaml:"name"`
+	Property    string  `yaml:"property"`
+	HoldingRate float64 `yaml:"holding_rate,omitempty"` // rate when promoted
+	Source      string  `yaml:"source,omitempty"`       // where it came from
+
+	prop *grammar.Property
+}
+
+// Load reads a checks file and parses its properties. Errors name the
+// file, line and column.
+func Load(path string) (*File, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	var f File
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&f); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	nodes := propertyNodes(&doc)
+	var errs grammar.ErrorList
+	for i := range f.Checks {
+		c := &f.Checks[i]
+		at := grammar.Position{Filename: path, Line: 1, Column: 1}
+		if i < len(nodes) {
+			at = scalarStart(path, nodes[i])
+		}
+		if c.Name == "" {
+			c.Name = fmt.Sprintf("check-%d", i+1)
+		}
+		p, err := grammar.ParseAt(c.Property, at)
+		if err != nil {
+			if l, ok := err.(grammar.ErrorList); ok {
+				errs = append(errs, l...)
+				continue
+			}
+			return nil, fmt.Errorf("%s: check %s: %w", path, c.Name, err)
+		}
+		c.prop = p
+	}
+	if err := errs.Err(); err != nil {
+		return nil, err
+	}
+	if len(f.Checks) == 0 {
+		return nil, fmt.Errorf("%s: no checks", path)
+	}
+	if f.Spec != "" && !filepath.IsAbs(f.Spec) {
+		f.Spec = filepath.Join(filepath.Dir(path), f.Spec)
+	}
+	return &f, nil
+}
+
+// propertyNodes returns the YAML nodes of checks[*].property in order.
+func propertyNodes(doc *yaml.Node) []*yaml.Node {
+	if len(doc.Content) == 0 {
+		return nil
+	}
+	checks := mapValue(doc.Content[0], "checks")
+	if checks == nil {
+		return nil
+	}
+	var out []*yaml.Node
+	for _, c := range checks.Content {
+		out = append(out, mapValue(c, "property"))
+	}
+	return out
+}
+
+func mapValue(m *yaml.Node, key string) *yaml.Node {
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// scalarStart returns the file position of the first character of a
+// scalar's value: after the opening quote of a quoted scalar.
+func scalarStart(path string, n *yaml.Node) grammar.Position {
+	if n == nil {
+		return grammar.Position{Filename: path, Line: 1, Column: 1}
+	}
+	pos := grammar.Position{Filename: path, Line: n.Line, Column: n.Column}
+	if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
+		pos.Column++
+	}
+	return pos
+}
+
+// Write writes f to path atomically.
+func (f *File) Write(path string) error {
+	data, err := yaml.Marshal(f)
+	if err != nil {
+		return err
+	}
+	return writeAtomic(path, data)
+}
+
+func writeAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// Result is the outcome of one check over a trace.
+type Result struct {
+	Check *Check
+	Stats evaluator.Stats
+}
+
+// Failed reports whether the check was violated.
+func (r *Result) Failed() bool { return r.Stats.Violations > 0 }
+
+// Run evaluates every check on every snapshot of tr, keeping up to
+// maxWitnesses witnesses per check (every violation is counted).
+func Run(ctx context.Context, tr *trace.Trace, spec *specs.Spec, f *File, maxWitnesses, workers int) ([]Result, error) {
+	props := make([]*grammar.Property, len(f.Checks))
+	for i := range f.Checks {
+		props[i] = f.Checks[i].prop
+	}
+	prog, err := evaluator.Compile(spec, props)
+	if err != nil {
+		return nil, err
+	}
+	res, err := evaluator.Run(ctx, tr, prog, evaluator.Options{MaxWitnesses: maxWitnesses, Workers: workers})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Result, len(f.Checks))
+	for i := range f.Checks {
+		out[i] = Result{Check: &f.Checks[i], Stats: res.Stats[i]}
+	}
+	return out, nil
+}

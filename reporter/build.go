@@ -1,0 +1,407 @@
+package reporter
+
+import (
+	"cmp"
+	"math"
+	"slices"
+
+	"github.com/augur-dev/augur/evaluator"
+	"github.com/augur-dev/augur/grammar"
+	"github.com/augur-dev/augur/specs"
+)
+
+// Version is the version of the JSON report.
+const Version = 1
+
+// Options are the thresholds of the reporter.
+type Options struct {
+	HoldRatio  float64 // least holding rate of an almost-invariant
+	MinSupport int64   // least number of non-vacuous snapshots
+	Alpha      float64 // significance level of the or-effect tests
+	Size       int     // entries per list; 0 means all
+}
+
+// OptionsFrom returns the options a spec asks for.
+func OptionsFrom(s *specs.Spec) Options {
+	return Options{
+		HoldRatio:  s.Filter.HoldRatio,
+		MinSupport: int64(s.Report.MinSupport),
+		Alpha:      s.Report.Alpha,
+		Size:       s.Report.Size,
+	}
+}
+
+// Input is what a report is built from.
+type Input struct {
+	System    string
+	Spec      string // path of the spec file
+	Trace     string // path of the trace
+	Generated int    // properties generated, before the evaluator
+	Program   *evaluator.Program
+	Result    *evaluator.Result
+}
+
+// Report is a ranked report. Its JSON form is stable (DESIGN §7).
+type Report struct {
+	Version          int        `json:"version"`
+	System           string     `json:"system"`
+	Spec             string     `json:"spec,omitempty"`
+	Trace            string     `json:"trace,omitempty"`
+	Snapshots        int        `json:"snapshots"`
+	Properties       Counts     `json:"properties"`
+	Candidates       Candidates `json:"candidates"`
+	AlmostInvariants []*Entry   `json:"almost_invariants"`
+	Invariants       []*Entry   `json:"invariants"`
+}
+
+// Counts are the sizes of the property pool.
+type Counts struct {
+	Generated int `json:"generated"`
+	Evaluated int `json:"evaluated"`
+	Pruned    int `json:"pruned"`
+}
+
+// Candidates count what the reporter found and removed, before the lists
+// are cut to Options.Size.
+type Candidates struct {
+	AlmostInvariants int `json:"almost_invariants"`
+	Invariants       int `json:"invariants"`
+	OrEffect         int `json:"or_effect"`  // dropped as or-effects
+	Equivalent       int `json:"equivalent"` // folded into an equivalence set
+}
+
+// Entry is one reported property.
+type Entry struct {
+	Rank               int                 `json:"rank"`
+	ID                 string              `json:"id"`
+	Text               string              `json:"text"`
+	HoldingRate        float64             `json:"holding_rate"`
+	TemporalRate       float64             `json:"temporal_rate"`
+	Violations         int64               `json:"violations"`
+	Bindings           int64               `json:"bindings"`
+	Support            int64               `json:"support"`
+	ViolatingSnapshots int64               `json:"violating_snapshots"`
+	ViolatingTags      map[string]int64    `json:"violating_tags,omitempty"`
+	Equivalents        []string            `json:"equivalents,omitempty"`
+	ExplainedBy        []string            `json:"explained_by,omitempty"`
+	Witnesses          []evaluator.Witness `json:"witnesses"`
+
+	prop  *evaluator.Prop
+	stats *evaluator.Stats
+	sym   string // text up to the order of node variables
+	drop  bool
+}
+
+// Build builds the report.
+func Build(in Input, opts Options) *Report {
+	res := in.Result
+	r := &Report{
+		Version:   Version,
+		System:    in.System,
+		Spec:      in.Spec,
+		Trace:     in.Trace,
+		Snapshots: res.Snapshots,
+		Properties: Counts{
+			Generated: in.Generated,
+			Evaluated: len(in.Program.Props),
+			Pruned:    res.Pruned,
+		},
+		AlmostInvariants: []*Entry{},
+		Invariants:       []*Entry{},
+	}
+	var cands []*Entry
+	for i, p := range in.Program.Props {
+		st := &res.Stats[i]
+		if st.Pruned || st.Support < opts.MinSupport || st.Violations > 0 && st.HoldingRate() < opts.HoldRatio {
+			continue
+		}
+		cands = append(cands, newEntry(p, st))
+	}
+	slices.SortFunc(cands, byRank)
+	r.Candidates.OrEffect = orEffect(cands, opts.Alpha)
+	for _, e := range cands {
+		if e.drop {
+			continue
+		}
+		if e.Violations > 0 {
+			r.AlmostInvariants = append(r.AlmostInvariants, e)
+		} else {
+			r.Invariants = append(r.Invariants, e)
+		}
+	}
+	r.AlmostInvariants, r.Candidates.Equivalent = equivalence(r.AlmostInvariants)
+	r.Candidates.AlmostInvariants = len(r.AlmostInvariants)
+	r.Candidates.Invariants = len(r.Invariants)
+	r.AlmostInvariants = cut(r.AlmostInvariants, opts.Size)
+	r.Invariants = cut(r.Invariants, opts.Size)
+	return r
+}
+
+func newEntry(p *evaluator.Prop, st *evaluator.Stats) *Entry {
+	return &Entry{
+		ID:                 p.ID,
+		Text:               p.Text,
+		HoldingRate:        st.HoldingRate(),
+		TemporalRate:       st.TemporalRate(),
+		Violations:         st.Violations,
+		Bindings:           st.Bindings,
+		Support:            st.Support,
+		ViolatingSnapshots: st.ViolatingSnapshots,
+		ViolatingTags:      st.Tags,
+		Witnesses:          slices.Clip(st.Witnesses),
+		prop:               p,
+		stats:              st,
+		sym:                symmetricText(p.Property),
+	}
+}
+
+// byRank orders by holding rate, then simpler first: fewer literals,
+// fewer quantified variables, then text.
+func byRank(a, b *Entry) int {
+	return cmp.Or(
+		-cmp.Compare(a.HoldingRate, b.HoldingRate),
+		cmp.Compare(a.prop.Literals(), b.prop.Literals()),
+		cmp.Compare(numVars(a.prop.Property), numVars(b.prop.Property)),
+		cmp.Compare(a.Text, b.Text),
+	)
+}
+
+func numVars(p *grammar.Property) int {
+	n := 0
+	for _, q := range p.Quants {
+		n += len(q.Vars)
+	}
+	return n
+}
+
+func cut(es []*Entry, size int) []*Entry {
+	for i, e := range es {
+		e.Rank = i + 1
+	}
+	if size > 0 && len(es) > size {
+		return es[:size]
+	}
+	return es
+}
+
+// equivalence folds almost-invariants with the same holding rate (to
+// 1e-9), the same violation count and the same first violating snapshot
+// into the first, simplest, of them. The design asks only for the first
+// two; the snapshot keeps unrelated properties that fail equally often
+// apart.
+func equivalence(es []*Entry) ([]*Entry, int) {
+	type key struct {
+		rate       int64
+		violations int64
+		first      uint64
+	}
+	heads := map[key]*Entry{}
+	var out []*Entry
+	folded := 0
+	for _, e := range es {
+		k := key{rate: int64(math.Round(e.HoldingRate * 1e9)), violations: e.Violations}
+		if len(e.Witnesses) > 0 {
+			k.first = e.Witnesses[0].Snapshot
+		}
+		if h, ok := heads[k]; ok {
+			h.Equivalents = append(h.Equivalents, e.Text)
+			folded++
+			continue
+		}
+		heads[k] = e
+		out = append(out, e)
+	}
+	return out, folded
+}
+
+// orEffect marks the candidates that hold only by OR-ing and returns how
+// many it dropped. cands are in rank order.
+func orEffect(cands []*Entry, alpha float64) int {
+	bySym := make(map[string]*Entry, len(cands))
+	for _, e := range cands {
+		if _, ok := bySym[e.sym]; !ok {
+			bySym[e.sym] = e
+		}
+	}
+	// Collect the sub-disjunction tests first: their number corrects the
+	// significance level.
+	type subTest struct {
+		p, q *Entry
+		t    table
+	}
+	var tests []subTest
+	hasSub := map[*Entry]bool{}
+	for _, e := range cands {
+		n := e.prop.Literals()
+		if n < 2 || !testable(e) {
+			continue
+		}
+		for mask := 1; mask < 1<<n-1; mask++ {
+			q, ok := bySym[symmetricText(subProperty(e.prop.Property, mask))]
+			if !ok || q == e {
+				continue
+			}
+			hasSub[e] = true
+			tests = append(tests, subTest{p: e, q: q, t: subTable(e.stats, n, mask)})
+		}
+	}
+	explained := map[*Entry]bool{}
+	level := alpha / float64(max(len(tests), 1))
+	for _, t := range tests {
+		if explains(t.t, level) {
+			explained[t.p] = true
+			if !slices.Contains(t.q.ExplainedBy, t.p.Text) {
+				t.q.ExplainedBy = append(t.q.ExplainedBy, t.p.Text)
+			}
+		}
+	}
+	dropped := 0
+	for _, e := range cands {
+		switch {
+		case hasSub[e]:
+			e.drop = !explained[e]
+		case e.prop.Literals() >= 2 && testable(e):
+			e.drop = independentSplit(e.stats, e.prop.Literals(), alpha)
+		}
+		if e.drop {
+			dropped++
+		}
+	}
+	return dropped
+}
+
+func testable(e *Entry) bool {
+	return e.prop.Flat() && e.prop.Literals() <= evaluator.MaxPatternLiterals
+}
+
+// minLift is how many times more often R must hold where Q fails than
+// where Q holds for R to explain Q's violations ("rarely elsewhere").
+const minLift = 2
+
+// subTable returns the table of "Q violated" (rows) against "R holds"
+// (columns) over P's bindings, where Q is the literals in mask and R the
+// others.
+func subTable(st *evaluator.Stats, n, mask int) table {
+	var t table
+	for pat := range 1 << n {
+		qViolated := b2i(pat&mask == 0)
+		rHolds := b2i(pat&^mask != 0)
+		t[qViolated][rHolds] += float64(st.Patterns[pat])
+	}
+	return t
+}
+
+// explains reports whether R holds at Q's violations far beyond chance.
+func explains(t table, level float64) bool {
+	viol := t[1][0] + t[1][1]
+	rest := t[0][0] + t[0][1]
+	if viol == 0 || rest == 0 {
+		return false
+	}
+	inViol, elsewhere := t[1][1]/viol, t[0][1]/rest
+	return inViol >= minLift*elsewhere && association(t) < level
+}
+
+// independentSplit reports whether the literals split into two groups
+// whose truth values look independent over the bindings.
+func independentSplit(st *evaluator.Stats, n int, alpha float64) bool {
+	all := 1<<n - 1
+	// Group A always holds literal 0, so each split is tried once.
+	for a := 1; a < all; a += 2 {
+		var t table
+		for pat := range 1 << n {
+			t[b2i(pat&a != 0)][b2i(pat&(all&^a) != 0)] += float64(st.Patterns[pat])
+		}
+		if independence(t) >= alpha {
+			return true
+		}
+	}
+	return false
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// subProperty returns the disjunction of the literals of p in mask, under
+// the quantifiers it still needs.
+func subProperty(p *grammar.Property, mask int) *grammar.Property {
+	q := &grammar.Property{}
+	used := map[string]bool{}
+	for i, l := range p.Matrix {
+		if mask&(1<<i) == 0 {
+			continue
+		}
+		q.Matrix = append(q.Matrix, l)
+		for x := range grammar.Paths(&grammar.Property{Matrix: []*grammar.Literal{l}}) {
+			used[x.Var] = true
+		}
+	}
+	// An iterator needs the variable its domain starts from.
+	for i := len(p.Quants) - 1; i >= 0; i-- {
+		if d := p.Quants[i].Domain; d != nil && used[p.Quants[i].Vars[0]] {
+			used[d.Var] = true
+		}
+	}
+	for _, qu := range p.Quants {
+		vars := slices.DeleteFunc(slices.Clone(qu.Vars), func(v string) bool { return !used[v] })
+		if len(vars) > 0 {
+			q.Quants = append(q.Quants, &grammar.Quantifier{Kind: qu.Kind, Vars: vars, Domain: qu.Domain})
+		}
+	}
+	return q
+}
+
+// symmetricText returns the smallest canonical text of p over the orders
+// of the variables of each node quantifier: distinct node variables are
+// interchangeable, so properties that differ only in their naming are
+// the same property.
+func symmetricText(p *grammar.Property) string {
+	best := ""
+	var try func(i int)
+	try = func(i int) {
+		if i == len(p.Quants) {
+			if t := p.Text(); best == "" || t < best {
+				best = t
+			}
+			return
+		}
+		q := p.Quants[i]
+		if q.Domain != nil || len(q.Vars) < 2 {
+			try(i + 1)
+			return
+		}
+		orig := q.Vars
+		for _, perm := range permutations(orig) {
+			q.Vars = perm
+			try(i + 1)
+		}
+		q.Vars = orig
+	}
+	q := &grammar.Property{Matrix: p.Matrix}
+	for _, qu := range p.Quants {
+		c := *qu
+		q.Quants = append(q.Quants, &c)
+	}
+	p = q
+	try(0)
+	return best
+}
+
+// permutations returns every order of vs; vs has at most a few elements.
+func permutations(vs []string) [][]string {
+	if len(vs) <= 1 {
+		return [][]string{slices.Clone(vs)}
+	}
+	var out [][]string
+	for i, v := range vs {
+		rest := append(slices.Clone(vs[:i]), vs[i+1:]...)
+		for _, p := range permutations(rest) {
+			out = append(out, append([]string{v}, p...))
+		}
+	}
+	return out
+}

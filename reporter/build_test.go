@@ -1,0 +1,140 @@
+package reporter
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/augur-dev/augur/evaluator"
+	"github.com/augur-dev/augur/grammar"
+	"github.com/augur-dev/augur/specs"
+)
+
+const boolSpec = `
+variables:
+  a: bool
+  b: bool
+  c: bool
+`
+
+// build compiles props and builds a report from hand-made stats.
+func build(t *testing.T, props []string, stats []evaluator.Stats) *Report {
+	t.Helper()
+	spec, err := specs.Parse("bools.yaml", []byte(boolSpec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ps []*grammar.Property
+	for _, s := range props {
+		p, err := grammar.Parse(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, p)
+	}
+	prog, err := evaluator.Compile(spec, ps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := &evaluator.Result{Snapshots: 1000, Stats: stats}
+	return Build(Input{Program: prog, Result: res, Generated: len(props)},
+		Options{HoldRatio: 0.9, MinSupport: 10, Alpha: 0.01})
+}
+
+// stats makes stats of a flat property over 1000 snapshots of one binding
+// each from counts of literal truth patterns.
+func stats(patterns map[int]int64) evaluator.Stats {
+	var s evaluator.Stats
+	for pat, n := range patterns {
+		s.Patterns[pat] = n
+		s.Bindings += n
+		if pat == 0 {
+			s.Violations += n
+		}
+	}
+	s.Support = s.Bindings
+	s.ScoreSum = float64(s.Bindings - s.Violations)
+	s.Perfect = s.Bindings - s.Violations
+	s.ViolatingSnapshots = s.Violations
+	return s
+}
+
+func texts(es []*Entry) []string {
+	var out []string
+	for _, e := range es {
+		out = append(out, e.Text)
+	}
+	return out
+}
+
+func TestOrEffectIndependent(t *testing.T) {
+	// a holds 80% and b 60% of the time, independently: a or b holds 92%.
+	r := build(t, []string{`forall n0 in nodes: n0.a or n0.b`}, []evaluator.Stats{
+		stats(map[int]int64{0b00: 80, 0b01: 320, 0b10: 120, 0b11: 480}),
+	})
+	if len(r.AlmostInvariants) != 0 || r.Candidates.OrEffect != 1 {
+		t.Errorf("independent disjunction kept: %v, or-effect %d", texts(r.AlmostInvariants), r.Candidates.OrEffect)
+	}
+}
+
+func TestOrEffectDependent(t *testing.T) {
+	// a fails 40% of the time, and b holds exactly then, but for 5 rare
+	// bindings: a or b is an almost-invariant with no candidate part.
+	r := build(t, []string{`forall n0 in nodes: n0.a or n0.b`}, []evaluator.Stats{
+		stats(map[int]int64{0b00: 5, 0b01: 600, 0b10: 395}),
+	})
+	if got := texts(r.AlmostInvariants); !reflect.DeepEqual(got, []string{"forall n0 in nodes: n0.a or n0.b"}) {
+		t.Errorf("almost-invariants = %v", got)
+	}
+}
+
+func TestOrEffectSubDisjunction(t *testing.T) {
+	props := []string{
+		`forall n0 in nodes: n0.a`,
+		`forall n0 in nodes: n0.a or n0.c`,
+		`forall n0 in nodes: n0.a or n0.b`,
+	}
+	a := stats(map[int]int64{0: 20, 1: 980})
+	// c holds at 15 of a's 20 violations and at 5% of the bindings
+	// elsewhere: it explains them, so a or c stays and a is explained.
+	ac := stats(map[int]int64{0b00: 5, 0b10: 15, 0b01: 931, 0b11: 49})
+	// b holds at 8% of a's violations and 8% elsewhere: a or b is the
+	// or-effect of a.
+	ab := stats(map[int]int64{0b00: 18, 0b10: 2, 0b01: 900, 0b11: 80})
+	r := build(t, props, []evaluator.Stats{a, ac, ab})
+	want := []string{"forall n0 in nodes: n0.a or n0.c", "forall n0 in nodes: n0.a"}
+	if got := texts(r.AlmostInvariants); !reflect.DeepEqual(got, want) {
+		t.Fatalf("almost-invariants = %v, want %v", got, want)
+	}
+	if got := r.AlmostInvariants[1].ExplainedBy; !reflect.DeepEqual(got, []string{want[0]}) {
+		t.Errorf("a explained by %v", got)
+	}
+	if r.Candidates.OrEffect != 1 {
+		t.Errorf("or-effect drops = %d, want 1", r.Candidates.OrEffect)
+	}
+}
+
+func TestEquivalence(t *testing.T) {
+	s := stats(map[int]int64{0: 3, 1: 997})
+	s.Witnesses = []evaluator.Witness{{Snapshot: 7}}
+	other := s
+	other.Witnesses = []evaluator.Witness{{Snapshot: 9}}
+	r := build(t, []string{
+		`forall n0 in nodes: n0.b`,
+		`forall n0 in nodes: n0.a`,
+		`forall n0 in nodes: n0.c`,
+	}, []evaluator.Stats{s, s, other})
+	if got := texts(r.AlmostInvariants); !reflect.DeepEqual(got, []string{"forall n0 in nodes: n0.a", "forall n0 in nodes: n0.c"}) {
+		t.Fatalf("almost-invariants = %v", got)
+	}
+	if got := r.AlmostInvariants[0].Equivalents; !reflect.DeepEqual(got, []string{"forall n0 in nodes: n0.b"}) {
+		t.Errorf("equivalents = %v", got)
+	}
+}
+
+func TestSymmetricText(t *testing.T) {
+	a, _ := grammar.Parse(`forall x, y in nodes: x.a or not y.b`)
+	b, _ := grammar.Parse(`forall x, y in nodes: y.a or not x.b`)
+	if sa, sb := symmetricText(a), symmetricText(b); sa != sb {
+		t.Errorf("symmetric texts differ: %q, %q", sa, sb)
+	}
+}

@@ -1,0 +1,150 @@
+package reporter
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/augur-dev/augur/evaluator"
+)
+
+// Formats lists the names accepted by Write.
+var Formats = []string{"text", "json", "md"}
+
+// Write writes r in the named format.
+func (r *Report) Write(w io.Writer, format string) error {
+	switch format {
+	case "text":
+		return r.WriteText(w)
+	case "json":
+		return r.WriteJSON(w)
+	case "md":
+		return r.WriteMarkdown(w)
+	}
+	return fmt.Errorf("unknown format %q (want %s)", format, strings.Join(Formats, ", "))
+}
+
+// WriteJSON writes r as indented JSON.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// WriteText writes r for a person at a terminal: rank, holding rate,
+// violations over bindings, the property, and its first witness.
+func (r *Report) WriteText(w io.Writer) error {
+	b := &strings.Builder{}
+	fmt.Fprintf(b, "%s: %d snapshots, %d properties generated, %d evaluated, %d pruned\n",
+		orDefault(r.System, "trace"), r.Snapshots, r.Properties.Generated, r.Properties.Evaluated, r.Properties.Pruned)
+	fmt.Fprintf(b, "candidates: %d almost-invariants, %d invariants; %d dropped as or-effects, %d folded as equivalent\n\n",
+		r.Candidates.AlmostInvariants, r.Candidates.Invariants, r.Candidates.OrEffect, r.Candidates.Equivalent)
+	writeSection(b, "Almost-invariants", r.AlmostInvariants, r.Candidates.AlmostInvariants, true)
+	writeSection(b, "Invariants", r.Invariants, r.Candidates.Invariants, false)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeSection(b *strings.Builder, title string, es []*Entry, total int, witnesses bool) {
+	fmt.Fprintf(b, "%s (%d", title, total)
+	if len(es) < total {
+		fmt.Fprintf(b, ", top %d", len(es))
+	}
+	b.WriteString(")\n")
+	if len(es) == 0 {
+		b.WriteString("  none\n\n")
+		return
+	}
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	for _, e := range es {
+		fmt.Fprintf(tw, "%3d\t%.5f\t%d/%d\t%s\n", e.Rank, e.HoldingRate, e.Violations, e.Bindings, e.Text)
+		if witnesses && len(e.Witnesses) > 0 {
+			fmt.Fprintf(tw, "\t\t\t  at %s\n", FormatWitness(e.Witnesses[0]))
+		}
+		if len(e.ExplainedBy) > 0 {
+			fmt.Fprintf(tw, "\t\t\t  explained by %s\n", strings.Join(e.ExplainedBy, "; "))
+		}
+		if len(e.Equivalents) > 0 {
+			fmt.Fprintf(tw, "\t\t\t  and %d equivalent\n", len(e.Equivalents))
+		}
+	}
+	tw.Flush()
+	b.WriteString("\n")
+}
+
+// FormatWitness renders a witness on one line: the snapshot, the binding,
+// and the values of the variables the property mentions.
+func FormatWitness(w evaluator.Witness) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "snapshot %d (ts %d): %s", w.Snapshot, w.TS, formatMap(w.Binding))
+	if len(w.Values) > 0 {
+		b.WriteString("; ")
+		b.WriteString(formatMap(w.Values))
+	}
+	return b.String()
+}
+
+func formatMap(m map[string]any) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + formatValue(m[k])
+	}
+	return strings.Join(parts, " ")
+}
+
+// formatValue renders a value compactly: strings quoted, null as null,
+// containers as JSON.
+func formatValue(v any) string {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(data)
+}
+
+// WriteMarkdown writes r as a Markdown document.
+func (r *Report) WriteMarkdown(w io.Writer) error {
+	b := &strings.Builder{}
+	fmt.Fprintf(b, "# augur report: %s\n\n", orDefault(r.System, "trace"))
+	fmt.Fprintf(b, "%d snapshots; %d properties generated, %d evaluated, %d pruned. ",
+		r.Snapshots, r.Properties.Generated, r.Properties.Evaluated, r.Properties.Pruned)
+	fmt.Fprintf(b, "%d almost-invariants and %d invariants; %d dropped as or-effects, %d folded as equivalent.\n\n",
+		r.Candidates.AlmostInvariants, r.Candidates.Invariants, r.Candidates.OrEffect, r.Candidates.Equivalent)
+	for _, s := range []struct {
+		title string
+		es    []*Entry
+	}{{"Almost-invariants", r.AlmostInvariants}, {"Invariants", r.Invariants}} {
+		fmt.Fprintf(b, "## %s\n\n", s.title)
+		if len(s.es) == 0 {
+			b.WriteString("None.\n\n")
+			continue
+		}
+		b.WriteString("| rank | holding rate | violations / bindings | property | first witness |\n|---:|---:|---:|---|---|\n")
+		for _, e := range s.es {
+			wit := ""
+			if len(e.Witnesses) > 0 {
+				wit = FormatWitness(e.Witnesses[0])
+			}
+			fmt.Fprintf(b, "| %d | %.5f | %d / %d | `%s` | %s |\n", e.Rank, e.HoldingRate, e.Violations, e.Bindings,
+				e.Text, strings.ReplaceAll(wit, "|", `\|`))
+		}
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
