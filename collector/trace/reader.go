@@ -70,12 +70,15 @@ func (t *Trace) checkSchemas() error {
 		return corruptf("%s: want columns node (utf8) and ts (uint64) first, have %s", t.states.path, s)
 	}
 	for _, f := range s.Fields()[2:] {
+		if t.Schema.Index(f.Name) >= 0 {
+			return corruptf("%s: column %s appears twice", t.states.path, f.Name)
+		}
 		if err := CheckType(f.Type); err != nil {
 			return corruptf("%s: column %s: %w", t.states.path, f.Name, err)
 		}
 		t.Schema = append(t.Schema, Column{Name: f.Name, Type: f.Type})
 	}
-	if !t.snapshots.r.Schema().Equal(snapshotSchema) {
+	if !sameShape(t.snapshots.r.Schema(), snapshotSchema) {
 		return corruptf("%s: schema is %s, want %s", t.snapshots.path, t.snapshots.r.Schema(), snapshotSchema)
 	}
 	if err := t.states.indexRows(); err != nil {
@@ -89,6 +92,30 @@ func (t *Trace) checkSchemas() error {
 			t.Dir, t.Manifest.States, t.Manifest.Snapshots, t.states.rows, t.snapshots.rows)
 	}
 	return nil
+}
+
+// sameShape reports whether two schemas have the same field names and
+// types, ignoring nullability and metadata, which other Arrow writers set
+// differently.
+func sameShape(a, b *arrow.Schema) bool {
+	if a.NumFields() != b.NumFields() {
+		return false
+	}
+	for i := range a.NumFields() {
+		fa, fb := a.Field(i), b.Field(i)
+		if fa.Name != fb.Name || !arrow.TypeEqual(fa.Type, fb.Type) && !sameListOf(fa.Type, fb.Type) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameListOf reports whether a and b are lists of the same element type,
+// whatever the element field's name and nullability.
+func sameListOf(a, b arrow.DataType) bool {
+	la, ok1 := a.(*arrow.ListType)
+	lb, ok2 := b.(*arrow.ListType)
+	return ok1 && ok2 && arrow.TypeEqual(la.Elem(), lb.Elem())
 }
 
 // Close releases the files.

@@ -34,7 +34,12 @@ func CheckType(t arrow.DataType) error {
 	case *arrow.ListType:
 		return CheckType(t.Elem())
 	case *arrow.StructType:
+		seen := map[string]bool{}
 		for _, f := range t.Fields() {
+			if f.Name == "" || seen[f.Name] {
+				return fmt.Errorf("struct field name %q is empty or repeated", f.Name)
+			}
+			seen[f.Name] = true
 			if err := CheckType(f.Type); err != nil {
 				return fmt.Errorf("field %s: %w", f.Name, err)
 			}

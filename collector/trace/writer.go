@@ -65,10 +65,15 @@ func Create(dir string, schema Schema, opts Options) (*Writer, error) {
 	if opts.BatchRows <= 0 {
 		opts.BatchRows = 4096
 	}
+	seen := map[string]bool{"node": true, "ts": true}
 	for _, c := range schema {
-		if c.Name == "node" || c.Name == "ts" {
-			return nil, fmt.Errorf("create trace %s: state variable %q collides with a reserved column", dir, c.Name)
+		switch {
+		case c.Name == "":
+			return nil, fmt.Errorf("create trace %s: a state variable has no name", dir)
+		case seen[c.Name]:
+			return nil, fmt.Errorf("create trace %s: state variable %q is declared twice or collides with a reserved column", dir, c.Name)
 		}
+		seen[c.Name] = true
 		if err := CheckType(c.Type); err != nil {
 			return nil, fmt.Errorf("create trace %s: variable %s: %w", dir, c.Name, err)
 		}
@@ -211,6 +216,10 @@ func (w *Writer) Close() error {
 		w.Abort()
 		return fmt.Errorf("write trace %s: %w", w.dir, err)
 	}
+	if _, err := os.Stat(w.dir); err == nil && !w.opts.Overwrite {
+		w.Abort()
+		return fmt.Errorf("write trace %s: already exists", w.dir)
+	}
 	if err := replaceDir(w.tmp, w.dir); err != nil {
 		w.Abort()
 		return fmt.Errorf("write trace %s: %w", w.dir, err)
@@ -239,9 +248,25 @@ func replaceDir(tmp, dir string) error {
 			os.Rename(old, dir)
 			return err
 		}
-		return os.RemoveAll(old)
+		if err := os.RemoveAll(old); err != nil {
+			return err
+		}
+		return syncDir(filepath.Dir(dir))
 	}
-	return os.Rename(tmp, dir)
+	if err := os.Rename(tmp, dir); err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(dir))
+}
+
+// syncDir makes a rename in dir durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
 }
 
 func writeFileSync(path string, data []byte) error {

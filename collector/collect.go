@@ -1,0 +1,396 @@
+package collector
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/augur-dev/augur/collector/trace"
+)
+
+// Options configure CollectJSONL.
+type Options struct {
+	// System is recorded in the manifest. The default is the base name of
+	// the output without its .trace suffix.
+	System string
+	// CreatedBy is recorded in the manifest; the default is "augur collect".
+	CreatedBy string
+	// Overwrite replaces an existing trace at the output path. Only a trace
+	// directory (one holding a manifest.json) or an empty directory is
+	// replaced, and only when the run succeeds.
+	Overwrite bool
+	// Schema, if not nil, fixes the state variables and their types (from a
+	// spec, say): no types are inferred and the input is read once. A
+	// variable missing in a state is null; a field of the input that the
+	// schema lacks is an error.
+	Schema trace.Schema
+}
+
+// Result summarises a trace written by CollectJSONL.
+type Result struct {
+	Snapshots int          // snapshots written: one per non-blank line
+	States    int          // state rows written, after deduplication
+	Nodes     int          // distinct nodes
+	Schema    trace.Schema // the state variables, inferred or from Options
+}
+
+// CollectJSONL reads global-snapshot JSONL from the inputs, in order as one
+// stream, and writes the trace directory out. Errors about the input are
+// [*Error]s naming file, line and field; after any error nothing is left at
+// out, and an existing trace there is untouched.
+func CollectJSONL(out string, inputs []string, opts Options) (*Result, error) {
+	if len(inputs) == 0 {
+		return nil, fmt.Errorf("collect %s: no input files", out)
+	}
+	if err := checkOutput(out, opts.Overwrite); err != nil {
+		return nil, err
+	}
+	schema, inferred := opts.Schema, opts.Schema == nil
+	if err := checkSchema(schema); err != nil {
+		return nil, fmt.Errorf("collect %s: %w", out, err)
+	}
+	if inferred {
+		in := newInferrer()
+		n, err := scanInputs(inputs, in.record)
+		if err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			return nil, noSnapshots(out, inputs)
+		}
+		schema = in.schema()
+	}
+	topts := trace.Options{System: opts.System, CreatedBy: opts.CreatedBy, Overwrite: opts.Overwrite}
+	if topts.System == "" {
+		topts.System = strings.TrimSuffix(filepath.Base(filepath.Clean(out)), ".trace")
+	}
+	if topts.CreatedBy == "" {
+		topts.CreatedBy = "augur collect"
+	}
+	w, err := trace.Create(out, schema, topts)
+	if err != nil {
+		return nil, fmt.Errorf("collect %s: %w", out, err)
+	}
+	sw := newSnapshotWriter(w, schema, inferred)
+	n, err := scanInputs(inputs, sw.record)
+	if err == nil && n == 0 {
+		err = noSnapshots(out, inputs)
+	}
+	if err != nil {
+		w.Abort()
+		return nil, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, fmt.Errorf("collect %s: %w", out, err)
+	}
+	return &Result{Snapshots: n, States: w.States(), Nodes: len(sw.last), Schema: schema}, nil
+}
+
+// checkSchema checks the names of a given schema; trace.Create checks the
+// types.
+func checkSchema(s trace.Schema) error {
+	seen := make(map[string]bool, len(s))
+	for _, c := range s {
+		if err := checkVarName(c.Name); err != nil {
+			return fmt.Errorf("schema: %w", err)
+		}
+		if seen[c.Name] {
+			return fmt.Errorf("schema: state variable %q appears twice", c.Name)
+		}
+		seen[c.Name] = true
+	}
+	return nil
+}
+
+func noSnapshots(out string, inputs []string) error {
+	return fmt.Errorf("collect %s: no snapshots in %s", out, strings.Join(inputs, ", "))
+}
+
+// checkOutput fails early if out exists and may not be replaced, before
+// any input is read.
+func checkOutput(out string, overwrite bool) error {
+	fi, err := os.Lstat(out)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("collect %s: %w", out, unwrapPathError(err))
+	}
+	if !overwrite {
+		return fmt.Errorf("collect %s: output already exists (overwrite to replace it)", out)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("collect %s: output exists and is not a trace directory; not replacing it", out)
+	}
+	entries, err := os.ReadDir(out)
+	if err != nil {
+		return fmt.Errorf("collect %s: %w", out, unwrapPathError(err))
+	}
+	if len(entries) > 0 {
+		if _, err := os.Stat(filepath.Join(out, trace.ManifestFile)); err != nil {
+			return fmt.Errorf("collect %s: output exists and is not a trace directory (no %s); not replacing it", out, trace.ManifestFile)
+		}
+	}
+	return nil
+}
+
+// A snapshotWriter writes global-snapshot records to a trace, storing a
+// node's state only when it differs from the node's last one.
+type snapshotWriter struct {
+	w        *trace.Writer
+	schema   trace.Schema
+	index    map[string]int // column name → position in schema
+	inferred bool           // the schema was inferred from the same input
+	last     map[string]*lastState
+
+	at      pos
+	path    []seg
+	vars    []any
+	members []uint32
+	buf     []byte // canonical encoding of a state
+}
+
+// lastState is what a snapshotWriter keeps of a node's last state.
+type lastState struct {
+	sum [sha256.Size]byte // of the canonical encoding
+	row uint32
+}
+
+func newSnapshotWriter(w *trace.Writer, schema trace.Schema, inferred bool) *snapshotWriter {
+	sw := &snapshotWriter{
+		w:        w,
+		schema:   schema,
+		index:    make(map[string]int, len(schema)),
+		inferred: inferred,
+		last:     map[string]*lastState{},
+		vars:     make([]any, len(schema)),
+	}
+	for i, c := range schema {
+		sw.index[c.Name] = i
+	}
+	return sw
+}
+
+// record writes one snapshot and the states that changed.
+func (sw *snapshotWriter) record(at pos, rec *record) error {
+	sw.at = at
+	sw.members = sw.members[:0]
+	for _, ns := range rec.nodes {
+		row, err := sw.state(rec.ts, ns)
+		if err != nil {
+			return err
+		}
+		sw.members = append(sw.members, row)
+	}
+	err := sw.w.AddSnapshot(trace.Snapshot{ID: rec.snapshot, TS: rec.ts, Members: sw.members, Tags: rec.tags})
+	if err != nil {
+		return &Error{File: at.file, Line: at.line, Msg: "write snapshot", Err: err}
+	}
+	return nil
+}
+
+// state returns the row of the node's state, adding it if it differs from
+// the node's last state.
+func (sw *snapshotWriter) state(ts uint64, ns nodeState) (uint32, error) {
+	clear(sw.vars)
+	sw.path = append(sw.path[:0], seg{key: "nodes", idx: -1}, seg{key: ns.name, idx: -1})
+	for _, k := range sortedKeys(ns.state) {
+		sw.path = append(sw.path, seg{key: k, idx: -1})
+		if err := checkVarName(k); err != nil {
+			return 0, sw.errorf("%v", err)
+		}
+		i, ok := sw.index[k]
+		if !ok {
+			return 0, sw.errorf("no such state variable in the schema%s", sw.hint())
+		}
+		v, err := sw.convert(sw.schema[i].Type, ns.state[k])
+		if err != nil {
+			return 0, err
+		}
+		sw.vars[i] = v
+		sw.path = sw.path[:len(sw.path)-1]
+	}
+	sw.buf = sw.buf[:0]
+	for i, c := range sw.schema {
+		sw.buf = appendCanonical(sw.buf, c.Type, sw.vars[i])
+	}
+	sum := sha256.Sum256(sw.buf)
+	l := sw.last[ns.name]
+	if l != nil && l.sum == sum {
+		return l.row, nil
+	}
+	row, err := sw.w.AddState(ns.name, ts, sw.vars)
+	if err != nil {
+		return 0, &Error{File: sw.at.file, Line: sw.at.line, Field: fieldPath(sw.path[:2]), Msg: "write state", Err: err}
+	}
+	if l == nil {
+		l = &lastState{}
+		sw.last[ns.name] = l
+	}
+	l.sum, l.row = sum, row
+	return row, nil
+}
+
+// convert turns the decoded JSON value v into the trace representation of
+// a value of type t, in place for lists and objects.
+func (sw *snapshotWriter) convert(t arrow.DataType, v any) (any, error) {
+	if v == nil {
+		return nil, nil
+	}
+	switch t := t.(type) {
+	case *arrow.BooleanType:
+		if b, ok := v.(bool); ok {
+			return b, nil
+		}
+	case *arrow.StringType:
+		if s, ok := v.(string); ok {
+			return s, nil
+		}
+	case *arrow.Int64Type:
+		if n, ok := v.(json.Number); ok && isInteger(n) {
+			i, err := strconv.ParseInt(string(n), 10, 64)
+			if err != nil {
+				return nil, sw.errorf("integer %s is out of the range of int64%s", n, sw.hint())
+			}
+			return i, nil
+		}
+	case *arrow.Uint64Type:
+		if n, ok := v.(json.Number); ok && isInteger(n) {
+			u, err := strconv.ParseUint(string(n), 10, 64)
+			if err != nil {
+				return nil, sw.errorf("integer %s is out of the range of uint64%s", n, sw.hint())
+			}
+			return u, nil
+		}
+	case *arrow.Float64Type:
+		if n, ok := v.(json.Number); ok {
+			f, err := strconv.ParseFloat(string(n), 64)
+			if err != nil {
+				return nil, sw.errorf("number %s is out of the range of float64", n)
+			}
+			return f, nil
+		}
+	case *arrow.ListType:
+		if l, ok := v.([]any); ok {
+			for i, e := range l {
+				sw.path = append(sw.path, seg{idx: i})
+				c, err := sw.convert(t.Elem(), e)
+				if err != nil {
+					return nil, err
+				}
+				l[i] = c
+				sw.path = sw.path[:len(sw.path)-1]
+			}
+			return l, nil
+		}
+	case *arrow.StructType:
+		if m, ok := v.(map[string]any); ok {
+			for _, k := range sortedKeys(m) {
+				sw.path = append(sw.path, seg{key: k, idx: -1})
+				i, found := t.FieldIdx(k)
+				if !found {
+					return nil, sw.errorf("no such field in the schema's %s%s", t, sw.hint())
+				}
+				c, err := sw.convert(t.Field(i).Type, m[k])
+				if err != nil {
+					return nil, err
+				}
+				m[k] = c
+				sw.path = sw.path[:len(sw.path)-1]
+			}
+			return m, nil
+		}
+	case *arrow.MapType:
+		if m, ok := v.(map[string]any); ok {
+			for _, k := range sortedKeys(m) {
+				sw.path = append(sw.path, seg{key: k, idx: -1})
+				c, err := sw.convert(t.ItemType(), m[k])
+				if err != nil {
+					return nil, err
+				}
+				m[k] = c
+				sw.path = sw.path[:len(sw.path)-1]
+			}
+			return m, nil
+		}
+	default:
+		return nil, sw.errorf("unsupported column type %s", t)
+	}
+	return nil, sw.errorf("%s, but the schema's type is %s%s", kindName(v), t, sw.hint())
+}
+
+// hint explains a mismatch with an inferred schema, which only a change of
+// the input between the two passes can cause.
+func (sw *snapshotWriter) hint() string {
+	if sw.inferred {
+		return " (did the input change while it was read?)"
+	}
+	return ""
+}
+
+func (sw *snapshotWriter) errorf(format string, args ...any) error {
+	return &Error{File: sw.at.file, Line: sw.at.line, Field: fieldPath(sw.path), Msg: fmt.Sprintf(format, args...)}
+}
+
+// appendCanonical appends an encoding of v, a value of type t as made by
+// convert, that is equal for equal values and differs for different ones.
+// Struct fields are encoded in schema order, map entries in key order, and
+// a missing struct field like null.
+func appendCanonical(b []byte, t arrow.DataType, v any) []byte {
+	if v == nil {
+		return append(b, 0)
+	}
+	b = append(b, 1)
+	switch t := t.(type) {
+	case *arrow.BooleanType:
+		if v.(bool) {
+			return append(b, 1)
+		}
+		return append(b, 0)
+	case *arrow.Int64Type:
+		return binary.LittleEndian.AppendUint64(b, uint64(v.(int64)))
+	case *arrow.Uint64Type:
+		return binary.LittleEndian.AppendUint64(b, v.(uint64))
+	case *arrow.Float64Type:
+		return binary.LittleEndian.AppendUint64(b, math.Float64bits(v.(float64)))
+	case *arrow.StringType:
+		return appendString(b, v.(string))
+	case *arrow.ListType:
+		l := v.([]any)
+		b = binary.AppendUvarint(b, uint64(len(l)))
+		for _, e := range l {
+			b = appendCanonical(b, t.Elem(), e)
+		}
+		return b
+	case *arrow.StructType:
+		m := v.(map[string]any)
+		for _, f := range t.Fields() {
+			b = appendCanonical(b, f.Type, m[f.Name])
+		}
+		return b
+	case *arrow.MapType:
+		m := v.(map[string]any)
+		b = binary.AppendUvarint(b, uint64(len(m)))
+		for _, k := range sortedKeys(m) {
+			b = appendString(b, k)
+			b = appendCanonical(b, t.ItemType(), m[k])
+		}
+		return b
+	}
+	panic(fmt.Sprintf("collector: canonical encoding of %s", t))
+}
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}

@@ -1,0 +1,296 @@
+package collector
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/augur-dev/augur/collector/trace"
+)
+
+// kind is what a shape has seen of a field's values, nulls aside.
+type kind uint8
+
+const (
+	kindNull   kind = iota // only nulls so far: no information
+	kindBool               // true, false
+	kindNumber             // integers and floats; see shape for which
+	kindString
+	kindList
+	kindObject
+)
+
+// site is where a value was seen: a line and a field path. The zero site
+// means not seen.
+type site struct {
+	at    pos
+	field string
+}
+
+func (s site) seen() bool { return s.at.line > 0 }
+
+// A shape is the type inferred so far for the values at one field path,
+// merged over all lines.
+type shape struct {
+	kind  kind
+	first site // first non-null value
+
+	// For kindNumber: the first integer, float, negative integer and
+	// integer beyond int64.
+	intAt, floatAt, negAt, bigAt site
+
+	elem   *shape            // kindList: the merged elements; nil while all lists were empty
+	fields map[string]*shape // kindObject
+}
+
+// plural names the values s has seen, for messages: "integers".
+func (s *shape) plural() string {
+	switch s.kind {
+	case kindBool:
+		return "bools"
+	case kindNumber:
+		switch {
+		case s.floatAt.seen() && s.intAt.seen():
+			return "numbers"
+		case s.floatAt.seen():
+			return "floats"
+		}
+		return "integers"
+	case kindString:
+		return "strings"
+	case kindList:
+		return "lists"
+	case kindObject:
+		return "objects"
+	}
+	return "nulls"
+}
+
+// arrowType is the column type for s.
+func (s *shape) arrowType() arrow.DataType {
+	switch s.kind {
+	case kindBool:
+		return arrow.FixedWidthTypes.Boolean
+	case kindNumber:
+		switch {
+		case s.bigAt.seen():
+			return arrow.PrimitiveTypes.Uint64
+		case s.floatAt.seen():
+			return arrow.PrimitiveTypes.Float64
+		}
+		return arrow.PrimitiveTypes.Int64
+	case kindList:
+		if s.elem == nil {
+			return arrow.ListOf(arrow.BinaryTypes.String)
+		}
+		return arrow.ListOf(s.elem.arrowType())
+	case kindObject:
+		if len(s.fields) == 0 {
+			return arrow.MapOf(arrow.BinaryTypes.String, arrow.BinaryTypes.String)
+		}
+		var fields []arrow.Field
+		for _, name := range sortedShapeKeys(s.fields) {
+			fields = append(fields, arrow.Field{Name: name, Type: s.fields[name].arrowType(), Nullable: true})
+		}
+		return arrow.StructOf(fields...)
+	}
+	// kindString, and kindNull: a field only ever null is utf8.
+	return arrow.BinaryTypes.String
+}
+
+func sortedShapeKeys(m map[string]*shape) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// An inferrer merges node states into a schema.
+type inferrer struct {
+	vars shape // the state variables: an object whose fields are the columns
+	at   pos
+	path []seg
+}
+
+func newInferrer() *inferrer {
+	return &inferrer{vars: shape{kind: kindObject, fields: map[string]*shape{}}}
+}
+
+// schema returns the inferred columns, sorted by name.
+func (in *inferrer) schema() trace.Schema {
+	var s trace.Schema
+	for _, name := range sortedShapeKeys(in.vars.fields) {
+		s = append(s, trace.Column{Name: name, Type: in.vars.fields[name].arrowType()})
+	}
+	return s
+}
+
+// record merges the node states of one line.
+func (in *inferrer) record(at pos, rec *record) error {
+	in.at = at
+	for _, ns := range rec.nodes {
+		in.path = append(in.path[:0], seg{key: "nodes", idx: -1}, seg{key: ns.name, idx: -1})
+		for _, k := range sortedKeys(ns.state) {
+			in.path = append(in.path, seg{key: k, idx: -1})
+			if err := checkVarName(k); err != nil {
+				return in.errorf("%v", err)
+			}
+			if err := in.field(&in.vars, k, ns.state[k]); err != nil {
+				return err
+			}
+			in.path = in.path[:len(in.path)-1]
+		}
+	}
+	return nil
+}
+
+// checkVarName rejects names that cannot be state variables.
+func checkVarName(name string) error {
+	switch name {
+	case "node", "ts":
+		return fmt.Errorf("state variable %q collides with the reserved column %s of states.arrow; rename it", name, name)
+	case "":
+		return fmt.Errorf("empty state variable name")
+	}
+	return nil
+}
+
+// field merges v into the shape of field k of the object shape s. The path
+// already ends in k.
+func (in *inferrer) field(s *shape, k string, v any) error {
+	f := s.fields[k]
+	if f == nil {
+		f = &shape{}
+		s.fields[k] = f
+	}
+	return in.add(f, v)
+}
+
+// add merges v into s.
+func (in *inferrer) add(s *shape, v any) error {
+	switch v := v.(type) {
+	case nil:
+		return nil
+	case bool:
+		return in.setKind(s, kindBool, "bool")
+	case string:
+		return in.setKind(s, kindString, "string")
+	case json.Number:
+		return in.number(s, v)
+	case []any:
+		if err := in.setKind(s, kindList, "list"); err != nil {
+			return err
+		}
+		if len(v) > 0 && s.elem == nil {
+			s.elem = &shape{}
+		}
+		for i, e := range v {
+			in.path = append(in.path, seg{idx: i})
+			if err := in.add(s.elem, e); err != nil {
+				return err
+			}
+			in.path = in.path[:len(in.path)-1]
+		}
+		return nil
+	case map[string]any:
+		if err := in.setKind(s, kindObject, "object"); err != nil {
+			return err
+		}
+		if s.fields == nil {
+			s.fields = map[string]*shape{}
+		}
+		for _, k := range sortedKeys(v) {
+			in.path = append(in.path, seg{key: k, idx: -1})
+			if err := in.field(s, k, v[k]); err != nil {
+				return err
+			}
+			in.path = in.path[:len(in.path)-1]
+		}
+		return nil
+	}
+	return in.errorf("unexpected value of type %T", v)
+}
+
+// setKind records that s holds a value of kind k, named name, or reports a
+// mix of kinds.
+func (in *inferrer) setKind(s *shape, k kind, name string) error {
+	switch s.kind {
+	case k:
+		return nil
+	case kindNull:
+		s.kind, s.first = k, in.site()
+		return nil
+	}
+	return in.errorf("%s, but %s hold %s", name, in.earlier(s.first), s.plural())
+}
+
+// number merges the number n into s.
+func (in *inferrer) number(s *shape, n json.Number) error {
+	if !isInteger(n) {
+		if err := in.setKind(s, kindNumber, "float"); err != nil {
+			return err
+		}
+		if _, err := strconv.ParseFloat(string(n), 64); err != nil {
+			return in.errorf("number %s is out of the range of float64", n)
+		}
+		if s.bigAt.seen() {
+			return in.errorf("float %s, but %s hold integers beyond int64 (a uint64 column holds only integers)", n, in.earlier(s.bigAt))
+		}
+		if !s.floatAt.seen() {
+			s.floatAt = in.site()
+		}
+		return nil
+	}
+	if err := in.setKind(s, kindNumber, "integer"); err != nil {
+		return err
+	}
+	if i, err := strconv.ParseInt(string(n), 10, 64); err == nil {
+		if i < 0 {
+			if s.bigAt.seen() {
+				return in.errorf("negative integer %s, but %s hold integers beyond int64 (a uint64 column holds only non-negative integers)", n, in.earlier(s.bigAt))
+			}
+			if !s.negAt.seen() {
+				s.negAt = in.site()
+			}
+		}
+	} else if _, err := strconv.ParseUint(string(n), 10, 64); err == nil {
+		switch {
+		case s.negAt.seen():
+			return in.errorf("integer %s is beyond int64, but %s hold negative integers (no column type holds both)", n, in.earlier(s.negAt))
+		case s.floatAt.seen():
+			return in.errorf("integer %s is beyond int64, but %s hold floats (float64 would round it)", n, in.earlier(s.floatAt))
+		}
+		if !s.bigAt.seen() {
+			s.bigAt = in.site()
+		}
+	} else {
+		return in.errorf("integer %s is out of the range of int64 and uint64 (write it as a string or a float)", n)
+	}
+	if !s.intAt.seen() {
+		s.intAt = in.site()
+	}
+	return nil
+}
+
+// site is the current position.
+func (in *inferrer) site() site {
+	return site{at: in.at, field: fieldPath(in.path)}
+}
+
+// earlier describes where an earlier value was seen, relative to the
+// current line.
+func (in *inferrer) earlier(s site) string {
+	if s.at == in.at {
+		return fmt.Sprintf("earlier values on this line (%s)", s.field)
+	}
+	return fmt.Sprintf("earlier lines (first at %s: %s)", s.at.relative(in.at), s.field)
+}
+
+func (in *inferrer) errorf(format string, args ...any) error {
+	return &Error{File: in.at.file, Line: in.at.line, Field: fieldPath(in.path), Msg: fmt.Sprintf(format, args...)}
+}

@@ -1,0 +1,142 @@
+package collector
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+func TestLineReader(t *testing.T) {
+	long := strings.Repeat("x", 200<<10) // beyond the bufio buffer
+	tests := []struct {
+		name  string
+		input string
+		max   int
+		want  []string // lines; a final "ERR msg" for an error
+	}{
+		{"empty", "", 0, nil},
+		{"one line without newline", "a", 0, []string{"a"}},
+		{"trailing newline", "a\nb\n", 0, []string{"a", "b"}},
+		{"blank lines kept", "\n\na\n\n", 0, []string{"", "", "a", ""}},
+		{"crlf", "a\r\nb\r\n", 0, []string{"a\r", "b\r"}},
+		{"bom on first line only", "\xef\xbb\xbfa\n\xef\xbb\xbfb", 0, []string{"a", "\xef\xbb\xbfb"}},
+		{"long line", long + "\nb", 0, []string{long, "b"}},
+		{"long last line", "a\n" + long, 0, []string{"a", long}},
+		{"at the limit", "abcd\nabcd", 4, []string{"abcd", "abcd"}},
+		{"over the limit", "abcd\nabcde\n", 4, []string{"abcd", "ERR in.jsonl:2: line longer than 4 bytes"}},
+		{"over the limit at EOF", "abcde", 4, []string{"ERR in.jsonl:1: line longer than 4 bytes"}},
+		{"long over the limit", "a\n" + long, 100 << 10, []string{"a", "ERR in.jsonl:2: line longer than 102400 bytes"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// One byte per read exercises the reassembly of lines.
+			for _, r := range []io.Reader{strings.NewReader(tt.input), iotest.OneByteReader(strings.NewReader(tt.input))} {
+				lr := newLineReader("in.jsonl", r)
+				if tt.max > 0 {
+					lr.max = tt.max
+				}
+				var got []string
+				for {
+					line, err := lr.next()
+					if err == io.EOF {
+						break
+					}
+					if err != nil {
+						got = append(got, "ERR "+err.Error())
+						break
+					}
+					got = append(got, string(line))
+				}
+				if fmt.Sprintf("%q", got) != fmt.Sprintf("%q", tt.want) {
+					t.Errorf("lines = %.200q, want %.200q", got, tt.want)
+				}
+			}
+		})
+	}
+}
+
+func TestLineReaderReadError(t *testing.T) {
+	boom := errors.New("boom")
+	lr := newLineReader("in.jsonl", io.MultiReader(strings.NewReader("a\nb"), iotest.ErrReader(boom)))
+	if line, err := lr.next(); err != nil || string(line) != "a" {
+		t.Fatalf("next = %q, %v", line, err)
+	}
+	_, err := lr.next()
+	if !errors.Is(err, boom) || err.Error() != "in.jsonl:2: read: boom" {
+		t.Errorf("err = %v", err)
+	}
+}
+
+// A line longer than the limit of 64 MiB is an error that names it; one
+// just below is read.
+func TestCollectJSONLLongLine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 128 MiB")
+	}
+	dir := t.TempDir()
+	pad := strings.Repeat("x", maxLineBytes-60)
+	ok := fmt.Sprintf(`{"snapshot": 1, "nodes": {"n1": {"pad": %q}}}`, pad)
+	if len(ok) > maxLineBytes {
+		t.Fatalf("test line is %d bytes", len(ok))
+	}
+	tooLong := fmt.Sprintf(`{"snapshot": 2, "nodes": {"n1": {"pad": %q}}}`, pad+strings.Repeat("y", 100))
+	in := filepath.Join(dir, "in.jsonl")
+	if err := os.WriteFile(in, []byte(ok+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := CollectJSONL(filepath.Join(dir, "ok.trace"), []string{in}, Options{})
+	if err != nil || res.Snapshots != 1 {
+		t.Fatalf("res = %v, err = %v", res, err)
+	}
+	if err := os.WriteFile(in, []byte(ok+"\n"+tooLong+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = CollectJSONL(filepath.Join(dir, "long.trace"), []string{in}, Options{})
+	if want := in + ":2: line longer than 67108864 bytes"; err == nil || err.Error() != want {
+		t.Errorf("err = %v, want %s", err, want)
+	}
+}
+
+func TestFieldPath(t *testing.T) {
+	k := func(s string) seg { return seg{key: s, idx: -1} }
+	i := func(n int) seg { return seg{idx: n} }
+	tests := []struct {
+		path []seg
+		want string
+	}{
+		{nil, ""},
+		{[]seg{k("nodes"), k("n3"), k("log"), i(2), k("term")}, "nodes.n3.log[2].term"},
+		{[]seg{k("nodes"), k("10.0.0.1:80"), k("a_b-c")}, `nodes["10.0.0.1:80"].a_b-c`},
+		{[]seg{k("nodes"), k("-x"), k(""), k("é")}, `nodes["-x"][""]["é"]`},
+		{[]seg{k("tags"), i(0), i(1)}, "tags[0][1]"},
+	}
+	for _, tt := range tests {
+		if got := fieldPath(tt.path); got != tt.want {
+			t.Errorf("fieldPath(%v) = %s, want %s", tt.path, got, tt.want)
+		}
+	}
+}
+
+func TestExcerpt(t *testing.T) {
+	tests := []struct {
+		line string
+		at   int
+		want string
+	}{
+		{"", 0, `""`},
+		{"short", 2, `"short"`},
+		{strings.Repeat("a", 30) + "X" + strings.Repeat("b", 30), 30, `…"aaaaaaaaaaaaaaaaaaaaXbbbbbbbbbbbbbbbbbbb"…`},
+		// Never a cut through a UTF-8 sequence.
+		{strings.Repeat("é", 30), 31, `…"ééééééééééééééééééééé"…`},
+	}
+	for _, tt := range tests {
+		if got := excerpt([]byte(tt.line), tt.at); got != tt.want {
+			t.Errorf("excerpt(%q, %d) = %s, want %s", tt.line, tt.at, got, tt.want)
+		}
+	}
+}
