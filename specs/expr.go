@@ -1,0 +1,318 @@
+package specs
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"sync"
+
+	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/file"
+	"github.com/expr-lang/expr/types"
+	"github.com/expr-lang/expr/vm"
+	"go.yaml.in/yaml/v3"
+)
+
+// Derived is a derived variable: a value computed from the state variables
+// of one node, like Avenger's no-argument methods. Parse compiles Expr; a
+// Derived built by hand has no program and evaluates to null.
+type Derived struct {
+	Name string
+	Type *Type
+	Expr string // expr-lang source
+	Pos  Position
+
+	prog *vm.Program
+}
+
+// Predicate is a user predicate template: a boolean expression over its
+// parameters, instantiated by the generator on every type-correct tuple of
+// arguments. Parse compiles Expr; a Predicate built by hand is false.
+type Predicate struct {
+	Name   string
+	Params []Param
+	Expr   string // expr-lang source
+	Pos    Position
+
+	prog *vm.Program
+}
+
+// Param is a parameter of a predicate.
+type Param struct {
+	Name string
+	Type *Type
+}
+
+// scratch is what one evaluation needs besides the program: a machine and,
+// for predicates, the environment that binds the parameters. Pooling both
+// keeps evaluation free of per-call allocations while staying safe for
+// concurrent use.
+type scratch struct {
+	vm  vm.VM
+	env map[string]any
+}
+
+var scratchPool = sync.Pool{New: func() any { return &scratch{env: map[string]any{}} }}
+
+// Eval evaluates d for one node state. env maps the names of the state
+// variables, and of the derived variables declared before d, to their
+// values in trace representation (see package trace); a caller evaluates
+// the derived variables in order and stores each result in env. Eval only
+// reads env.
+//
+// The result is in the trace representation of d.Type: int64 for Int,
+// uint64 for Uint, float64 for Float, []any for List and Set,
+// map[string]any for Map and Struct. It is nil (null) when the expression
+// fails at run time (a null operand, an index out of range), yields nil, or
+// yields a value that does not fit d.Type, such as a string outside an enum
+// or a negative number for a Uint.
+//
+// Eval is safe for concurrent use.
+func (d *Derived) Eval(env map[string]any) any {
+	if d.prog == nil {
+		return nil
+	}
+	s := scratchPool.Get().(*scratch)
+	out, err := s.vm.Run(d.prog, env)
+	scratchPool.Put(s)
+	if err != nil {
+		return nil
+	}
+	v, ok := convert(d.Type, out)
+	if !ok {
+		return nil
+	}
+	return v
+}
+
+// Eval evaluates p on positional arguments in trace representation, one per
+// parameter. It returns false when the expression fails at run time, for
+// example on a null argument the expression does not test for. It panics
+// when the number of arguments is wrong.
+//
+// Eval is safe for concurrent use: each call takes its machine and
+// environment from a pool, and does not allocate in the common case.
+func (p *Predicate) Eval(args []any) bool {
+	if len(args) != len(p.Params) {
+		panic(fmt.Sprintf("specs: predicate %s takes %d arguments, got %d", p.Name, len(p.Params), len(args)))
+	}
+	if p.prog == nil {
+		return false
+	}
+	s := scratchPool.Get().(*scratch)
+	for i, a := range args {
+		s.env[p.Params[i].Name] = a
+	}
+	out, err := s.vm.Run(p.prog, s.env)
+	clear(s.env) // keeps the map's space, drops the arguments
+	scratchPool.Put(s)
+	b, _ := out.(bool)
+	return err == nil && b
+}
+
+// compileDerived compiles the expression of d, found at n, against the
+// variables and the derived variables declared before d.
+func (p *parser) compileDerived(n *yaml.Node, d *Derived) *vm.Program {
+	env := types.Map{}
+	for _, v := range p.spec.Vars {
+		env[v.Name] = exprType(v.Type)
+	}
+	for _, e := range p.spec.Derived {
+		env[e.Name] = exprType(e.Type)
+	}
+	prog := p.compile(n, "derived "+d.Name, d.Expr, expr.Env(env))
+	if prog == nil || d.Type == nil {
+		return prog
+	}
+	if rt := prog.Node().Type(); !fits(d.Type, rt) {
+		p.errorf(deref(n), "derived %s: expression has type %s, want %s", d.Name, rt, describe(d.Type))
+		return nil
+	}
+	return prog
+}
+
+// compilePredicate compiles the expression of pr, found at n, against its
+// parameters.
+func (p *parser) compilePredicate(n *yaml.Node, pr *Predicate) *vm.Program {
+	env := types.Map{}
+	for _, a := range pr.Params {
+		env[a.Name] = exprType(a.Type)
+	}
+	return p.compile(n, "predicate "+pr.Name, pr.Expr, expr.Env(env), expr.AsBool())
+}
+
+// compile compiles src, reporting an error at its place inside n.
+func (p *parser) compile(n *yaml.Node, name, src string, opts ...expr.Option) *vm.Program {
+	prog, err := expr.Compile(src, opts...)
+	if err == nil {
+		return prog
+	}
+	n = deref(n)
+	pos, msg := p.pos(n), err.Error()
+	if fe := (*file.Error)(nil); errors.As(err, &fe) {
+		pos, msg = p.posIn(n, fe.Line, fe.Column), fe.Message
+	}
+	p.errorAt(pos, "%s: %s", name, msg)
+	return nil
+}
+
+// exprType returns the expr-lang type of values of t in trace
+// representation. Structs are maps with fixed keys, so that a misspelt
+// field is a compile error; a nil t (a type already reported as bad) is
+// any, so that it causes no further errors.
+func exprType(t *Type) types.Type {
+	if t == nil {
+		return types.Any
+	}
+	switch t.Kind {
+	case Bool:
+		return types.Bool
+	case Int:
+		return types.Int64
+	case Uint:
+		return types.Uint64
+	case Float:
+		return types.Float64
+	case String:
+		return types.String
+	case List, Set:
+		return types.Array(exprType(t.Elem))
+	case Map:
+		return types.Map{types.Extra: exprType(t.Elem)}
+	case Struct:
+		m := types.Map{}
+		for _, f := range t.Fields {
+			m[f.Name] = exprType(f.Type)
+		}
+		return m
+	}
+	return types.Any
+}
+
+// fits reports whether an expression of static type rt may yield values of
+// t. An unknown (interface) type fits anything; the value is checked when
+// it is converted.
+func fits(t *Type, rt reflect.Type) bool {
+	if rt == nil || rt.Kind() == reflect.Interface {
+		return true
+	}
+	switch k := rt.Kind(); t.Kind {
+	case Bool:
+		return k == reflect.Bool
+	case Int, Uint:
+		return isInt(k) || isUint(k)
+	case Float:
+		return isInt(k) || isUint(k) || k == reflect.Float32 || k == reflect.Float64
+	case String:
+		return k == reflect.String
+	case List, Set:
+		return k == reflect.Slice || k == reflect.Array
+	case Map, Struct:
+		return k == reflect.Map
+	}
+	return false
+}
+
+func isInt(k reflect.Kind) bool  { return reflect.Int <= k && k <= reflect.Int64 }
+func isUint(k reflect.Kind) bool { return reflect.Uint <= k && k <= reflect.Uintptr }
+
+// convert returns v in the trace representation of t, and whether v fits
+// t. Null fits every type.
+func convert(t *Type, v any) (any, bool) {
+	if v == nil {
+		return nil, true
+	}
+	switch v := v.(type) { // the common cases, without reflection
+	case bool:
+		if t.Kind == Bool {
+			return v, true
+		}
+	case string:
+		if t.Kind == String && (t.Enum == nil || slices.Contains(t.Enum, v)) {
+			return v, true
+		}
+	case int64:
+		if t.Kind == Int {
+			return v, true
+		}
+	case uint64:
+		if t.Kind == Uint {
+			return v, true
+		}
+	case float64:
+		if t.Kind == Float {
+			return v, true
+		}
+	}
+	rv := reflect.ValueOf(v)
+	k := rv.Kind()
+	switch t.Kind {
+	case Int:
+		switch {
+		case isInt(k):
+			return rv.Int(), true
+		case isUint(k) && rv.Uint() <= math.MaxInt64:
+			return int64(rv.Uint()), true
+		}
+	case Uint:
+		switch {
+		case isInt(k) && rv.Int() >= 0:
+			return uint64(rv.Int()), true
+		case isUint(k):
+			return rv.Uint(), true
+		}
+	case Float:
+		switch {
+		case isInt(k):
+			return float64(rv.Int()), true
+		case isUint(k):
+			return float64(rv.Uint()), true
+		case k == reflect.Float32 || k == reflect.Float64:
+			return rv.Float(), true
+		}
+	case List, Set:
+		if k != reflect.Slice && k != reflect.Array {
+			break
+		}
+		out := make([]any, rv.Len())
+		for i := range out {
+			e, ok := convert(t.Elem, rv.Index(i).Interface())
+			if !ok {
+				return nil, false
+			}
+			out[i] = e
+		}
+		return out, true
+	case Map:
+		if k != reflect.Map || rv.Type().Key().Kind() != reflect.String {
+			break
+		}
+		out := make(map[string]any, rv.Len())
+		for it := rv.MapRange(); it.Next(); {
+			key := it.Key().String()
+			e, ok := convert(t.Elem, it.Value().Interface())
+			if _, keyOK := convert(t.Key, key); !ok || !keyOK {
+				return nil, false
+			}
+			out[key] = e
+		}
+		return out, true
+	case Struct:
+		m, isMap := v.(map[string]any)
+		if !isMap {
+			break
+		}
+		out := make(map[string]any, len(t.Fields))
+		for _, f := range t.Fields {
+			e, ok := convert(f.Type, m[f.Name])
+			if !ok {
+				return nil, false
+			}
+			out[f.Name] = e
+		}
+		return out, true
+	}
+	return nil, false
+}

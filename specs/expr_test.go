@@ -1,0 +1,221 @@
+package specs
+
+import (
+	"math"
+	"reflect"
+	"sync"
+	"testing"
+)
+
+func mustLoad(t testing.TB, path string) *Spec {
+	t.Helper()
+	s, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func entry(term, index any) map[string]any {
+	return map[string]any{"term": term, "index": index}
+}
+
+func TestDerivedEval(t *testing.T) {
+	s := mustLoad(t, "testdata/raft.yaml")
+	byName := map[string]*Derived{}
+	for _, d := range s.Derived {
+		byName[d.Name] = d
+	}
+	tests := []struct {
+		derived string
+		env     map[string]any
+		want    any
+	}{
+		{"lastIndex", map[string]any{"log": []any{entry(uint64(1), uint64(1)), entry(uint64(2), uint64(2))}}, uint64(2)},
+		{"lastIndex", map[string]any{"log": []any{}}, uint64(0)}, // the literal 0 becomes a uint64
+		{"lastIndex", map[string]any{"log": nil}, nil},           // len(nil) fails: null
+		{"lastIndex", map[string]any{}, nil},
+		{"lastIndex", map[string]any{"log": []any{entry(int64(1), int64(7))}}, uint64(7)}, // int64 from a JSON trace
+		{"lastIndex", map[string]any{"log": []any{entry(int64(1), int64(-1))}}, nil},      // does not fit a uint64
+		{"lastIndex", map[string]any{"log": []any{nil}}, nil},
+		{"lastTerm", map[string]any{"log": []any{entry(uint64(3), uint64(1))}}, uint64(3)},
+		{"isLeader", map[string]any{"state": "leader"}, true},
+		{"isLeader", map[string]any{"state": "follower"}, false},
+		{"isLeader", map[string]any{"state": nil}, nil}, // a string comparison fails on null
+	}
+	for _, tt := range tests {
+		if got := byName[tt.derived].Eval(tt.env); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s.Eval(%v) = %#v, want %#v", tt.derived, tt.env, got, tt.want)
+		}
+	}
+}
+
+func TestDerivedEvalTypes(t *testing.T) {
+	src := `
+types:
+  Role: {enum: [a, b]}
+variables:
+  x: int64
+  m: map<string, int64>
+  log: "list<{term: uint64, index: uint64}>"
+derived:
+  half: {type: float64, expr: "x / 2"}
+  neg: {type: int64, expr: "-x"}
+  role: {type: Role, expr: 'x > 0 ? "a" : "c"'}
+  terms: {type: list<uint64>, expr: "map(log, .term)"}
+  doubled: {type: "map<string, int64>", expr: "{a: x * 2}"}
+  first: {type: "{term: uint64}", expr: "log[0]"}
+  plusHalf: {type: float64, expr: "half + 0.5"}
+`
+	s, err := Parse("types.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]any{"x": int64(3), "log": []any{entry(uint64(4), uint64(1))}}
+	want := map[string]any{
+		"half":     1.5,
+		"neg":      int64(-3),
+		"role":     "a",
+		"terms":    []any{uint64(4)},
+		"doubled":  map[string]any{"a": int64(6)},
+		"first":    map[string]any{"term": uint64(4)}, // fields outside the type are dropped
+		"plusHalf": 2.0,
+	}
+	for _, d := range s.Derived {
+		got := d.Eval(env)
+		if !reflect.DeepEqual(got, want[d.Name]) {
+			t.Errorf("%s = %#v, want %#v", d.Name, got, want[d.Name])
+		}
+		env[d.Name] = got
+	}
+	env["x"] = int64(-1)
+	if got := s.Derived[2].Eval(env); got != nil {
+		t.Errorf("role outside the enum = %#v, want nil", got)
+	}
+}
+
+func TestConvert(t *testing.T) {
+	u := &Type{Kind: Uint}
+	i := &Type{Kind: Int}
+	f := &Type{Kind: Float}
+	tests := []struct {
+		typ  *Type
+		in   any
+		want any
+		ok   bool
+	}{
+		{i, 3, int64(3), true},
+		{i, uint64(math.MaxUint64), nil, false},
+		{i, 1.5, nil, false},
+		{u, int64(-1), nil, false},
+		{u, 7, uint64(7), true},
+		{f, 2, 2.0, true},
+		{f, uint64(2), 2.0, true},
+		{&Type{Kind: Bool}, "true", nil, false},
+		{&Type{Kind: List, Elem: i}, []int{1, 2}, []any{int64(1), int64(2)}, true},
+		{&Type{Kind: List, Elem: i}, []any{1, "x"}, nil, false},
+		{&Type{Kind: Map, Key: &Type{Kind: String, Enum: []string{"k"}}, Elem: i}, map[string]any{"k": 1}, map[string]any{"k": int64(1)}, true},
+		{&Type{Kind: Map, Key: &Type{Kind: String, Enum: []string{"k"}}, Elem: i}, map[string]any{"j": 1}, nil, false},
+		{&Type{Kind: Struct, Fields: []Field{{"a", i}, {"b", u}}}, map[string]any{"a": 1, "c": 2}, map[string]any{"a": int64(1), "b": nil}, true},
+		{&Type{Kind: Struct, Fields: []Field{{"a", i}}}, []any{}, nil, false},
+	}
+	for _, tt := range tests {
+		got, ok := convert(tt.typ, tt.in)
+		if ok != tt.ok || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("convert(%s, %#v) = %#v, %v; want %#v, %v", tt.typ, tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestPredicateEval(t *testing.T) {
+	s := mustLoad(t, "testdata/raft.yaml")
+	a := []any{entry(uint64(1), uint64(1)), entry(uint64(2), uint64(2))}
+	b := []any{entry(uint64(1), uint64(1)), entry(uint64(3), uint64(2))}
+	tests := []struct {
+		pred string
+		args []any
+		want bool
+	}{
+		{"prefixEqual", []any{a, b, uint64(1)}, true},
+		{"prefixEqual", []any{a, b, uint64(2)}, false},
+		{"prefixEqual", []any{a, []any{}, uint64(0)}, true},
+		{"prefixEqual", []any{nil, b, uint64(1)}, false}, // filter(nil) fails
+		{"prefixEqual", []any{a, b, nil}, false},
+		{"behind", []any{uint64(1), uint64(3)}, true},
+		{"behind", []any{uint64(2), uint64(3)}, false},
+		{"behind", []any{int64(1), uint64(3)}, true},
+		{"behind", []any{nil, uint64(3)}, false},
+	}
+	for _, tt := range tests {
+		if got := s.Predicate(tt.pred).Eval(tt.args); got != tt.want {
+			t.Errorf("%s%v = %v, want %v", tt.pred, tt.args, got, tt.want)
+		}
+	}
+}
+
+func TestPredicateEvalArity(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Error("Eval with too few arguments did not panic")
+		}
+	}()
+	mustLoad(t, "testdata/raft.yaml").Predicate("behind").Eval([]any{uint64(1)})
+}
+
+// TestEvalConcurrent runs predicates and derived variables from many
+// goroutines; run it with -race.
+func TestEvalConcurrent(t *testing.T) {
+	s := mustLoad(t, "testdata/raft.yaml")
+	behind := s.Predicate("behind")
+	last := s.Derived[0]
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 1000 {
+				x, y := uint64(g), uint64(i)
+				if got, want := behind.Eval([]any{x, y}), x+1 < y; got != want {
+					t.Errorf("behind(%d, %d) = %v", x, y, got)
+					return
+				}
+				env := map[string]any{"log": []any{entry(x, y)}}
+				if got := last.Eval(env); got != y {
+					t.Errorf("lastIndex = %v, want %d", got, y)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func TestPredicateEvalAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector makes sync.Pool drop items")
+	}
+	behind := mustLoad(t, "testdata/raft.yaml").Predicate("behind")
+	args := []any{uint64(1), uint64(3)}
+	behind.Eval(args) // fill the pool
+	if n := testing.AllocsPerRun(100, func() { behind.Eval(args) }); n > 0 {
+		t.Errorf("Predicate.Eval allocates %v times per call", n)
+	}
+}
+
+func BenchmarkPredicateEval(b *testing.B) {
+	s := mustLoad(b, "testdata/raft.yaml")
+	for _, name := range []string{"behind", "prefixEqual"} {
+		p := s.Predicate(name)
+		var args []any
+		if name == "behind" {
+			args = []any{uint64(1), uint64(3)}
+		} else {
+			l := []any{entry(uint64(1), uint64(1)), entry(uint64(2), uint64(2))}
+			args = []any{l, l, uint64(2)}
+		}
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				p.Eval(args)
+			}
+		})
+	}
+}

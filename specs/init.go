@@ -1,0 +1,180 @@
+package specs
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/augur-dev/augur/collector/trace"
+)
+
+// maxEnum is the number of distinct values up to which Init declares a
+// string column as an enum.
+const maxEnum = 8
+
+// Init writes a starter spec for tr to w: one variable per column, typed
+// with its physical type, except that a string column with at most 8
+// distinct values becomes an enum; and the generate, filter and report
+// sections with their defaults. Columns that a spec cannot name (a name
+// that is not an identifier or is reserved) are left out with a comment.
+// The output parses, checks against tr and is deterministic.
+func Init(tr *trace.Trace, w io.Writer) error {
+	enums, err := smallStringColumns(tr)
+	if err != nil {
+		return fmt.Errorf("spec init: %w", err)
+	}
+	var b strings.Builder
+	b.WriteString("# Starter spec for augur, written from the schema of a trace of\n")
+	fmt.Fprintf(&b, "# %d snapshots, %d states and %d nodes.\n", tr.Manifest.Snapshots, tr.Manifest.States, tr.Manifest.Nodes)
+	b.WriteString("#\n")
+	b.WriteString("# Variables carry the physical types of their columns. Declare semantic\n")
+	b.WriteString("# types (Term: uint64, Index: uint64) and use them: only values of the\n")
+	b.WriteString("# same semantic type are compared.\n")
+	fmt.Fprintf(&b, "system: %s\n", quote(tr.Manifest.System))
+	b.WriteString("types: {}\n")
+	var containers []string
+	if len(tr.Schema) == 0 {
+		b.WriteString("variables: {}\n")
+	} else {
+		b.WriteString("variables:\n")
+	}
+	for i, c := range tr.Schema {
+		typ, err := typeExpr(c.Type)
+		if why := checkName(c.Name); why != "" {
+			err = fmt.Errorf("%s", why)
+		}
+		switch {
+		case err != nil:
+			fmt.Fprintf(&b, "  # column %s left out: %v\n", strconv.Quote(c.Name), err)
+		case enums[i] != nil:
+			fmt.Fprintf(&b, "  %s: {enum: [%s]}\n", c.Name, strings.Join(enums[i], ", "))
+		default:
+			if strings.HasPrefix(typ, "{") || strings.Contains(typ, ": ") {
+				typ = strconv.Quote(typ)
+			}
+			fmt.Fprintf(&b, "  %s: %s\n", c.Name, typ)
+			if id := c.Type.ID(); id == arrow.LIST || id == arrow.MAP {
+				containers = append(containers, c.Name)
+			}
+		}
+	}
+	b.WriteString("derived: {}        # name: {type: T, expr: \"expr-lang expression\"}\n")
+	b.WriteString("predicates: []     # - {name: p, params: [{a: T}, {b: T}], expr: \"...\"}\n")
+	b.WriteString("generate:\n")
+	b.WriteString("  max_nodes: 2           # node quantifiers per property, 1..4\n")
+	b.WriteString("  max_literals: 3        # literals per disjunction, 1..4\n")
+	b.WriteString("  max_per_class: 50000   # properties per (nodes, literals) class\n")
+	if len(containers) > 0 {
+		fmt.Fprintf(&b, "  iterate: []            # containers to quantify over: %s\n", strings.Join(containers, ", "))
+	} else {
+		b.WriteString("  iterate: []            # containers to quantify over\n")
+	}
+	b.WriteString("  constants:\n")
+	b.WriteString("    max_distinct: 8      # x == c literals for variables with at most this many values\n")
+	b.WriteString("filter:\n")
+	b.WriteString("  hold_ratio: 0.95       # prune properties that hold less often\n")
+	b.WriteString("  every: 1000            # snapshots between filter passes\n")
+	b.WriteString("report:\n")
+	b.WriteString("  size: 10               # properties reported\n")
+	b.WriteString("  min_support: 30        # non-vacuous snapshots a property needs\n")
+	b.WriteString("  alpha: 0.01            # significance of the or-effect tests\n")
+	_, err = io.WriteString(w, b.String())
+	return err
+}
+
+// smallStringColumns scans the states of tr and returns, by column index,
+// the sorted values of the string columns with 1 to maxEnum distinct
+// non-null values, quoted for a YAML flow sequence.
+func smallStringColumns(tr *trace.Trace) (map[int][]string, error) {
+	seen := map[int]map[string]bool{}
+	for i, c := range tr.Schema {
+		if c.Type.ID() == arrow.STRING {
+			seen[i] = map[string]bool{}
+		}
+	}
+	sr := tr.States()
+	defer sr.Close()
+	for row := 0; row < tr.NumStates() && len(seen) > 0; row++ {
+		st, err := sr.State(uint32(row))
+		if err != nil {
+			return nil, err
+		}
+		for i, vals := range seen {
+			if s, ok := st.Vars[i].(string); ok {
+				vals[s] = true
+				if len(vals) > maxEnum {
+					delete(seen, i) // not an enum: stop counting
+				}
+			}
+		}
+	}
+	enums := map[int][]string{}
+	for i, vals := range seen {
+		for _, v := range slices.Sorted(maps.Keys(vals)) {
+			enums[i] = append(enums[i], quote(v))
+		}
+	}
+	return enums, nil
+}
+
+// typeExpr returns the type expression of a physical type.
+func typeExpr(dt arrow.DataType) (string, error) {
+	switch dt := dt.(type) {
+	case *arrow.BooleanType:
+		return "bool", nil
+	case *arrow.Int64Type:
+		return "int64", nil
+	case *arrow.Uint64Type:
+		return "uint64", nil
+	case *arrow.Float64Type:
+		return "float64", nil
+	case *arrow.StringType:
+		return "string", nil
+	case *arrow.ListType:
+		elem, err := typeExpr(dt.Elem())
+		return "list<" + elem + ">", err
+	case *arrow.MapType:
+		if dt.KeyType().ID() == arrow.STRING {
+			elem, err := typeExpr(dt.ItemType())
+			return "map<string, " + elem + ">", err
+		}
+	case *arrow.StructType:
+		if dt.NumFields() == 0 {
+			return "", fmt.Errorf("struct without fields")
+		}
+		fields := make([]string, dt.NumFields())
+		for i, f := range dt.Fields() {
+			if reserved[f.Name] || !isIdent(f.Name) {
+				return "", fmt.Errorf("field %s cannot be named in a spec", strconv.Quote(f.Name))
+			}
+			t, err := typeExpr(f.Type)
+			if err != nil {
+				return "", err
+			}
+			fields[i] = f.Name + ": " + t
+		}
+		return "{" + strings.Join(fields, ", ") + "}", nil
+	}
+	return "", fmt.Errorf("unsupported type %s", dt)
+}
+
+// quote returns s as a YAML scalar: plain when it is a word that YAML reads
+// back as the same string, double-quoted otherwise.
+func quote(s string) string {
+	plain := s != ""
+	for i, r := range s {
+		plain = plain && (isIdentRune(r, i == 0) || i > 0 && (r == '-' || r == '.'))
+	}
+	switch strings.ToLower(s) {
+	case "true", "false", "null", "yes", "no", "on", "off", "y", "n":
+		plain = false
+	}
+	if plain {
+		return s
+	}
+	return strconv.Quote(s)
+}

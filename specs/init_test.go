@@ -1,0 +1,107 @@
+package specs
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/augur-dev/augur/collector/trace"
+)
+
+// toyTrace writes a small trace with a column of every kind, and columns
+// Init must leave out or quote, and opens it.
+func toyTrace(t *testing.T) *trace.Trace {
+	t.Helper()
+	utf8, i64 := arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int64
+	schema := trace.Schema{
+		{Name: "term", Type: i64},
+		{Name: "commit", Type: arrow.PrimitiveTypes.Uint64},
+		{Name: "load", Type: arrow.PrimitiveTypes.Float64},
+		{Name: "up", Type: arrow.FixedWidthTypes.Boolean},
+		{Name: "state", Type: utf8},  // 3 values: an enum
+		{Name: "leader", Type: utf8}, // 10 values: a string
+		{Name: "mode", Type: utf8},   // values that need quotes
+		{Name: "unset", Type: utf8},  // always null: a string
+		{Name: "peers", Type: arrow.ListOf(utf8)},
+		{Name: "log", Type: arrow.ListOf(arrow.StructOf(
+			arrow.Field{Name: "term", Type: i64, Nullable: true},
+			arrow.Field{Name: "index", Type: i64, Nullable: true},
+		))},
+		{Name: "acks", Type: arrow.MapOf(utf8, arrow.FixedWidthTypes.Boolean)},
+		{Name: "bad-name", Type: i64},
+		{Name: "set", Type: i64},
+		{Name: "meta", Type: arrow.StructOf(arrow.Field{Name: "in", Type: i64, Nullable: true})},
+	}
+	dir := filepath.Join(t.TempDir(), "toy.trace")
+	w, err := trace.Create(dir, schema, trace.Options{System: "toy", CreatedBy: "specs test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	states := []string{"follower", "candidate", "leader"}
+	modes := []string{"yes", "a b", "", "x,y"}
+	for i := range 10 {
+		node := fmt.Sprintf("n%d", i%2)
+		row, err := w.AddState(node, uint64(i), []any{
+			int64(i), uint64(i), float64(i) / 2, i%2 == 0,
+			states[i%3], fmt.Sprintf("n%d", i), modes[i%4], nil,
+			[]any{"n0", "n1"},
+			[]any{map[string]any{"term": int64(1), "index": int64(i)}},
+			map[string]any{"n0": true},
+			int64(0), int64(0), map[string]any{"in": int64(1)},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i%2 == 1 {
+			if err := w.AddSnapshot(trace.Snapshot{ID: uint64(i), TS: uint64(i), Members: []uint32{row - 1, row}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := trace.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tr.Close() })
+	return tr
+}
+
+func TestInit(t *testing.T) {
+	tr := toyTrace(t)
+	var b strings.Builder
+	if err := Init(tr, &b); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "init.golden.yaml", b.String())
+
+	s, err := Parse("init.yaml", []byte(b.String()))
+	if err != nil {
+		t.Fatalf("starter spec does not parse: %v", err)
+	}
+	if err := s.Check(tr.Schema); err != nil {
+		t.Fatalf("starter spec does not check: %v", err)
+	}
+	state, _ := s.Lookup("state")
+	mode, _ := s.Lookup("mode")
+	if fmt.Sprint(state.Enum) != "[candidate follower leader]" || fmt.Sprintf("%q", mode.Enum) != `["" "a b" "x,y" "yes"]` {
+		t.Errorf("enums: state %q, mode %q", state.Enum, mode.Enum)
+	}
+	for _, name := range []string{"leader", "unset"} {
+		if typ, _ := s.Lookup(name); typ.Enum != nil {
+			t.Errorf("%s is an enum", name)
+		}
+	}
+	if s.System != "toy" || len(s.Vars) != len(tr.Schema)-3 {
+		t.Errorf("system %q, %d variables", s.System, len(s.Vars))
+	}
+
+	var again strings.Builder
+	if err := Init(tr, &again); err != nil || again.String() != b.String() {
+		t.Errorf("Init is not deterministic (err %v)", err)
+	}
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package specs
+
+const raceEnabled = false
