@@ -136,7 +136,7 @@ func check(spec *specs.Spec, p *grammar.Property) error {
 		if !t.Container() {
 			return p.Errorf(q.Domain.Pos(), CodeType, "cannot iterate over %s of type %s", q.Domain, t)
 		}
-		scope[q.Vars[0]] = varType{typ: elemType(t)}
+		scope[q.Vars[0]] = varType{typ: memberType(t)}
 	}
 	for _, l := range p.Matrix {
 		if err := checkAtom(spec, p, scope, l.Atom); err != nil {
@@ -146,16 +146,9 @@ func check(spec *specs.Spec, p *grammar.Property) error {
 	return nil
 }
 
-// elemType is the type of the elements a container yields when iterated:
-// a map yields {key, value} entries.
-func elemType(t *specs.Type) *specs.Type {
-	if t.Kind == specs.Map {
-		return &specs.Type{Kind: specs.Struct, Fields: []specs.Field{{Name: "key", Type: t.Key}, {Name: "value", Type: t.Elem}}}
-	}
-	return t.Elem
-}
-
-// memberType is the type x must have for "x in S".
+// memberType is the type of the members of a container: what an
+// iterator binds and what "x in S" looks for. The members of a map are its
+// keys.
 func memberType(t *specs.Type) *specs.Type {
 	if t.Kind == specs.Map {
 		return t.Key

@@ -19,7 +19,8 @@
 // bindings of a property are those of its leading forall quantifiers; any
 // quantifier after the first exists is evaluated as part of the matrix.
 // == and != are null-safe; <, <= and in are false when an operand is null;
-// a null container is empty. The spatial score of a property in a
+// a null container is empty. The members of a map, for iterators and
+// for in, are its keys. The spatial score of a property in a
 // snapshot is the share of its bindings at which it holds; a snapshot
 // without bindings is vacuous and does not count.
 package evaluator

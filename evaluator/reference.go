@@ -177,7 +177,7 @@ func (r *reference) each(p *Prop, i, end int, fn func() bool) bool {
 		}
 		slices.Sort(keys)
 		for _, k := range keys {
-			r.slots[slot] = map[string]any{"key": k, "value": c[k]}
+			r.slots[slot] = k
 			if !r.each(p, i+1, end, fn) {
 				return false
 			}

@@ -1,0 +1,169 @@
+package generator
+
+import (
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/augur-dev/augur/collector/trace"
+	"github.com/augur-dev/augur/specs"
+)
+
+const mineSpec = `
+system: mine
+types:
+  NodeID: string
+  Term: uint64
+variables:
+  node: NodeID
+  id: NodeID
+  term: Term
+  role: {enum: [leader, follower]}
+  flag: bool
+  meta: "{zone: string, rank: int64}"
+  big: int64
+  peers: set<NodeID>
+derived:
+  next: {type: Term, expr: "term + 1"}
+generate:
+  max_nodes: 1
+  max_literals: 1
+  max_per_class: 100
+  constants: {max_distinct: 3}
+`
+
+// mineTrace writes a trace for mineSpec: term, next and big take four
+// values, the others at most three.
+func mineTrace(t *testing.T) *trace.Trace {
+	t.Helper()
+	schema := trace.Schema{
+		{Name: "id", Type: arrow.BinaryTypes.String},
+		{Name: "term", Type: arrow.PrimitiveTypes.Uint64},
+		{Name: "role", Type: arrow.BinaryTypes.String},
+		{Name: "flag", Type: arrow.FixedWidthTypes.Boolean},
+		{Name: "meta", Type: arrow.StructOf(
+			arrow.Field{Name: "zone", Type: arrow.BinaryTypes.String, Nullable: true},
+			arrow.Field{Name: "rank", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		)},
+		// A trace collected from JSON stores integers as int64.
+		{Name: "big", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "peers", Type: arrow.ListOf(arrow.BinaryTypes.String)},
+	}
+	dir := filepath.Join(t.TempDir(), "mine.trace")
+	w, err := trace.Create(dir, schema, trace.Options{System: "mine"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta := func(zone, rank any) map[string]any { return map[string]any{"zone": zone, "rank": rank} }
+	states := []struct {
+		node string
+		vars []any
+	}{
+		{"a", []any{"a", uint64(1), "leader", true, meta("x", int64(1)), int64(1), []any{"b"}}},
+		{"b", []any{"b", uint64(2), "follower", nil, meta("y", int64(2)), int64(2), []any{}}},
+		{"a", []any{"a", uint64(3), nil, false, nil, int64(3), nil}},
+		{"b", []any{"b", uint64(4), "follower", nil, meta("x", nil), int64(4), []any{"a"}}},
+	}
+	for i, s := range states {
+		if _, err := w.AddState(s.node, uint64(i), s.vars); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.AddSnapshot(trace.Snapshot{ID: 1, TS: 3, Members: []uint32{2, 3}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := trace.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tr.Close() })
+	return tr
+}
+
+func parseSpec(t *testing.T, src string) *specs.Spec {
+	t.Helper()
+	spec, err := specs.Parse("test.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return spec
+}
+
+func TestMineConstants(t *testing.T) {
+	tr := mineTrace(t)
+	tests := []struct {
+		name        string
+		maxDistinct int
+		trace       *trace.Trace
+		want        Constants
+	}{
+		{"three", 3, tr, Constants{
+			"node":      {"a", "b"},
+			"id":        {"a", "b"},
+			"role":      {"follower", "leader"},
+			"flag":      {false, true},
+			"meta.zone": {"x", "y"},
+			"meta.rank": {int64(1), int64(2)},
+		}},
+		{"four", 4, tr, Constants{
+			"node":      {"a", "b"},
+			"id":        {"a", "b"},
+			"term":      {uint64(1), uint64(2), uint64(3), uint64(4)},
+			"role":      {"follower", "leader"},
+			"flag":      {false, true},
+			"meta.zone": {"x", "y"},
+			"meta.rank": {int64(1), int64(2)},
+			"big":       {int64(1), int64(2), int64(3), int64(4)},
+			"next":      {uint64(2), uint64(3), uint64(4), uint64(5)},
+		}},
+		{"disabled", 0, tr, Constants{"role": {"follower", "leader"}}},
+		{"no trace", 3, nil, Constants{"role": {"follower", "leader"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			spec := parseSpec(t, mineSpec)
+			spec.Generate.Constants.MaxDistinct = tt.maxDistinct
+			got, err := MineConstants(tt.trace, spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got  %v\nwant %v", got, tt.want)
+			}
+			// The constants fit Generate.
+			pool, err := Generate(spec, got)
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := listing(pool, true)
+			for path, vals := range tt.want {
+				if path == "flag" || len(vals) == 0 {
+					continue // bools get no constants
+				}
+				if !strings.Contains(text, "n0."+path+" == ") && !strings.Contains(text, " == n0."+path) {
+					t.Errorf("no constant of %s in the pool", path)
+				}
+			}
+		})
+	}
+}
+
+func TestMineConstantsErrors(t *testing.T) {
+	tr := mineTrace(t)
+	spec := parseSpec(t, mineSpec+"\n")
+	spec.Vars = append(spec.Vars, &specs.Var{Name: "gone", Type: &specs.Type{Kind: specs.Bool}})
+	if _, err := MineConstants(tr, spec); err == nil || !strings.Contains(err.Error(), "variable gone is not in the trace") {
+		t.Errorf("missing variable: %v", err)
+	}
+	spec = parseSpec(t, mineSpec)
+	spec.Vars[1].Type = &specs.Type{Kind: specs.Bool} // id is a string column
+	if _, err := MineConstants(tr, spec); err == nil || !strings.Contains(err.Error(), "id is a (string), not a bool") {
+		t.Errorf("type mismatch: %v", err)
+	}
+}
