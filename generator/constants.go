@@ -26,6 +26,10 @@ type Constants map[string][]any
 // states of the trace. An enum path gets its declared values instead,
 // without looking at the trace; with a nil tr only enums are returned.
 //
+// Node names are not constants: a property about one particular node
+// says nothing about the system, so string values that name a node of the
+// trace are left out (and do not count towards MaxDistinct).
+//
 // The states are read once, in order, keeping at most MaxDistinct values
 // per path. Derived variables are evaluated on each state from its
 // variables and the derived variables declared before them; a spec
@@ -82,11 +86,13 @@ func MineConstants(tr *trace.Trace, spec *specs.Spec) (Constants, error) {
 	sr := tr.States()
 	defer sr.Close()
 	env := make(map[string]any, len(spec.Vars)+len(spec.Derived))
+	names := map[any]bool{}
 	for row := 0; row < tr.NumStates() && active > 0; row++ {
 		st, err := sr.State(uint32(row))
 		if err != nil {
 			return nil, fmt.Errorf("generator: mine constants: %w", err)
 		}
+		names[st.Node] = true
 		clear(env)
 		for i, v := range spec.Vars {
 			if cols[i] < 0 {
@@ -114,7 +120,7 @@ func MineConstants(tr *trace.Trace, spec *specs.Spec) (Constants, error) {
 					row, m.t.text, v, trace.KindOf(v), m.t.typ)
 			}
 			m.seen[k] = true
-			if len(m.seen) > maxDistinct {
+			if len(m.seen) > maxDistinct+len(names) || len(m.seen) > maxDistinct && countNonNames(m.seen, names) > maxDistinct {
 				m.seen = nil
 				active--
 				if m.derived {
@@ -124,6 +130,11 @@ func MineConstants(tr *trace.Trace, spec *specs.Spec) (Constants, error) {
 		}
 	}
 	for _, m := range miners {
+		for v := range m.seen {
+			if names[v] {
+				delete(m.seen, v)
+			}
+		}
 		if len(m.seen) == 0 {
 			continue
 		}
@@ -135,6 +146,17 @@ func MineConstants(tr *trace.Trace, spec *specs.Spec) (Constants, error) {
 		out[m.t.text] = vals
 	}
 	return out, nil
+}
+
+// countNonNames returns how many values of seen are not node names.
+func countNonNames(seen, names map[any]bool) int {
+	n := 0
+	for v := range seen {
+		if !names[v] {
+			n++
+		}
+	}
+	return n
 }
 
 // lookup returns the value at fields in env: a variable, then struct

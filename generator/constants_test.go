@@ -103,17 +103,14 @@ func TestMineConstants(t *testing.T) {
 		trace       *trace.Trace
 		want        Constants
 	}{
+		// Node names (a, b) are not constants.
 		{"three", 3, tr, Constants{
-			"node":      {"a", "b"},
-			"id":        {"a", "b"},
 			"role":      {"follower", "leader"},
 			"flag":      {false, true},
 			"meta.zone": {"x", "y"},
 			"meta.rank": {int64(1), int64(2)},
 		}},
 		{"four", 4, tr, Constants{
-			"node":      {"a", "b"},
-			"id":        {"a", "b"},
 			"term":      {uint64(1), uint64(2), uint64(3), uint64(4)},
 			"role":      {"follower", "leader"},
 			"flag":      {false, true},
