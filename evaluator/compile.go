@@ -82,12 +82,14 @@ type operand struct {
 }
 
 // path reads a value from the binding: the state variable or element in
-// slot, then fields. A node slot's first field is a variable name.
+// slot, then fields. A node slot's first field is a variable name, and
+// variable its index among the spec's variables and derived variables.
 type path struct {
-	slot   int
-	node   bool
-	fields []string
-	text   string
+	slot     int
+	node     bool
+	variable int
+	fields   []string
+	text     string
 }
 
 // Compile type-checks props against spec and compiles them. Errors carry
@@ -364,6 +366,10 @@ func build(spec *specs.Spec, p *grammar.Property) *Prop {
 			return px
 		}
 		px := &path{slot: slots[x.Var], node: nodes[x.Var], fields: x.Fields, text: text}
+		if px.node {
+			px.variable = variableIndex(spec, x.Fields[0])
+			px.fields = x.Fields[1:]
+		}
 		seen[text] = px
 		return px
 	}
@@ -423,6 +429,22 @@ func build(spec *specs.Spec, p *grammar.Property) *Prop {
 		cp.lits = append(cp.lits, literal{neg: l.Neg, atom: a})
 	}
 	return cp
+}
+
+// variableIndex returns the position of a variable in the values of a
+// decoded state: the spec's variables, then its derived variables.
+func variableIndex(spec *specs.Spec, name string) int {
+	for i, v := range spec.Vars {
+		if v.Name == name {
+			return i
+		}
+	}
+	for i, d := range spec.Derived {
+		if d.Name == name {
+			return len(spec.Vars) + i
+		}
+	}
+	panic("evaluator: unresolved variable " + name)
 }
 
 func constValue(c *grammar.Const) any {

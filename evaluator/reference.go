@@ -21,11 +21,11 @@ type reference struct {
 	maxWit      int
 }
 
-// nodeState is a decoded state: every variable and derived variable of the
-// spec by name.
+// nodeState is a decoded state: the values of the spec's variables, then
+// of its derived variables.
 type nodeState struct {
 	name string
-	env  map[string]any
+	vals []any
 }
 
 func newReference(tr *trace.Trace, prog *Program, maxWit int) (*reference, error) {
@@ -87,10 +87,15 @@ func (r *reference) decode(st *trace.State) *nodeState {
 			env[v.Name] = st.Node
 		}
 	}
+	vals := make([]any, 0, len(spec.Vars)+len(spec.Derived))
+	for _, v := range spec.Vars {
+		vals = append(vals, env[v.Name])
+	}
 	for _, d := range spec.Derived {
 		env[d.Name] = d.Eval(env)
+		vals = append(vals, env[d.Name])
 	}
-	return &nodeState{name: st.Node, env: env}
+	return &nodeState{name: st.Node, vals: vals}
 }
 
 // eval evaluates the active properties on snapshot s into acc.
@@ -283,11 +288,11 @@ func (r *reference) value(o operand) any {
 // read follows a path from its variable's slot; a missing field or a
 // null on the way gives null.
 func (r *reference) read(x *path) any {
-	v, fields := r.slots[x.slot], x.fields
+	v := r.slots[x.slot]
 	if x.node {
-		v, fields = v.(*nodeState).env[fields[0]], fields[1:]
+		v = v.(*nodeState).vals[x.variable]
 	}
-	for _, f := range fields {
+	for _, f := range x.fields {
 		m, ok := v.(map[string]any)
 		if !ok {
 			return nil
