@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 
 	"go.yaml.in/yaml/v3"
 
@@ -54,13 +55,13 @@ func Load(path string) (*File, error) {
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, yamlError(path, err)
 	}
 	var f File
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&f); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, yamlError(path, err)
 	}
 	nodes := propertyNodes(&doc)
 	var errs grammar.ErrorList
@@ -93,6 +94,18 @@ func Load(path string) (*File, error) {
 		f.Spec = filepath.Join(filepath.Dir(path), f.Spec)
 	}
 	return &f, nil
+}
+
+// yamlLine matches the position in the YAML library's messages.
+var yamlLine = regexp.MustCompile(`^yaml: (?:unmarshal errors:\n\s*)?line (\d+): `)
+
+// yamlError rewrites "yaml: line N: msg" as "path:N: msg".
+func yamlError(path string, err error) error {
+	msg := err.Error()
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		return fmt.Errorf("%s:%s: %s", path, m[1], msg[len(m[0]):])
+	}
+	return fmt.Errorf("%s: %w", path, err)
 }
 
 // propertyNodes returns the YAML nodes of checks[*].property in order.

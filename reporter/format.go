@@ -1,6 +1,7 @@
 package reporter
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -31,6 +32,7 @@ func (r *Report) Write(w io.Writer, format string) error {
 func (r *Report) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
 	return enc.Encode(r)
 }
 
@@ -64,6 +66,9 @@ func writeSection(b *strings.Builder, title string, es []*Entry, total int, witn
 		if witnesses && len(e.Witnesses) > 0 {
 			fmt.Fprintf(tw, "\t\t\t  at %s\n", FormatWitness(e.Witnesses[0]))
 		}
+		if len(e.ViolatingTags) > 0 {
+			fmt.Fprintf(tw, "\t\t\t  %s, tagged %s\n", plural(e.ViolatingSnapshots, "violating snapshot"), formatTags(e.ViolatingTags))
+		}
 		if len(e.ExplainedBy) > 0 {
 			fmt.Fprintf(tw, "\t\t\t  explained by %s\n", strings.Join(e.ExplainedBy, "; "))
 		}
@@ -75,11 +80,31 @@ func writeSection(b *strings.Builder, title string, es []*Entry, total int, witn
 	b.WriteString("\n")
 }
 
+// formatTags renders tag counts, most frequent first.
+func formatTags(tags map[string]int64) string {
+	names := make([]string, 0, len(tags))
+	for t := range tags {
+		names = append(names, t)
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		return cmp.Or(cmp.Compare(tags[b], tags[a]), strings.Compare(a, b))
+	})
+	parts := make([]string, len(names))
+	for i, t := range names {
+		parts[i] = fmt.Sprintf("%s×%d", t, tags[t])
+	}
+	return strings.Join(parts, " ")
+}
+
 // FormatWitness renders a witness on one line: the snapshot, the binding,
 // and the values of the variables the property mentions.
 func FormatWitness(w evaluator.Witness) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "snapshot %d (ts %d): %s", w.Snapshot, w.TS, formatMap(w.Binding))
+	fmt.Fprintf(&b, "snapshot %d (ts %d)", w.Snapshot, w.TS)
+	if len(w.Binding) > 0 {
+		b.WriteString(": ")
+		b.WriteString(formatMap(w.Binding))
+	}
 	if len(w.Values) > 0 {
 		b.WriteString("; ")
 		b.WriteString(formatMap(w.Values))
@@ -140,6 +165,14 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// plural returns "1 thing" or "n things".
+func plural(n int64, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 func orDefault(s, def string) string {

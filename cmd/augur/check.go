@@ -1,0 +1,159 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/augur-dev/augur/checker"
+	"github.com/augur-dev/augur/collector/trace"
+	"github.com/augur-dev/augur/evaluator"
+	"github.com/augur-dev/augur/reporter"
+	"github.com/augur-dev/augur/specs"
+)
+
+func newCheckCmd() *cobra.Command {
+	var (
+		specPath, format string
+		maxWitnesses     int
+		workers          int
+	)
+	cmd := &cobra.Command{
+		Use:   "check CHECKS TRACE",
+		Short: "Check every snapshot of a trace against a checks file",
+		Long: `Check evaluates every check on every snapshot of the trace and prints each
+violation with its witness: the snapshot, the binding of the variables, and
+the values the property reads. It exits with status 1 when any check is
+violated, so it can gate CI.
+
+The properties are type-checked against --spec, else the spec named in the
+checks file, else a spec made from the trace's own variables.`,
+		Example: `  augur check checks.yaml run.trace
+  augur check checks.yaml run.trace --spec spec.yaml --format json`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f, err := checker.Load(args[0])
+			if err != nil {
+				return err
+			}
+			tr, err := trace.Open(args[1])
+			if err != nil {
+				return err
+			}
+			defer tr.Close()
+			if specPath == "" {
+				specPath = f.Spec
+			}
+			spec, err := loadSpecFor(specPath, tr)
+			if err != nil {
+				return err
+			}
+			results, err := checker.Run(cmd.Context(), tr, spec, f, maxWitnesses, workers)
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			switch format {
+			case "text":
+				writeCheckText(out, args[1], tr.NumSnapshots(), results)
+			case "json":
+				if err := writeCheckJSON(out, results); err != nil {
+					return err
+				}
+			default:
+				return fmt.Errorf("unknown format %q (want text or json)", format)
+			}
+			for i := range results {
+				if results[i].Failed() {
+					return errViolations
+				}
+			}
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&specPath, "spec", "", "spec the checks are written against")
+	fl.StringVar(&format, "format", "text", "output format: text or json")
+	fl.IntVar(&maxWitnesses, "max-witnesses", 20, "violations shown per check (all are counted)")
+	fl.IntVar(&workers, "workers", 0, "goroutines evaluating snapshots (default: number of CPUs)")
+	return cmd
+}
+
+// loadSpecFor loads the spec at path and checks it against the trace, or
+// without a path makes one from the trace's variables.
+func loadSpecFor(path string, tr *trace.Trace) (*specs.Spec, error) {
+	if path == "" {
+		var b bytes.Buffer
+		if err := specs.Init(tr, &b); err != nil {
+			return nil, err
+		}
+		return specs.Parse(tr.Dir+" (inferred spec)", b.Bytes())
+	}
+	spec, err := specs.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := spec.Check(tr.Schema); err != nil {
+		return nil, err
+	}
+	return spec, nil
+}
+
+func writeCheckText(w io.Writer, tracePath string, snapshots int, results []checker.Result) {
+	failed := 0
+	for i := range results {
+		r := &results[i]
+		st := &r.Stats
+		if !r.Failed() {
+			fmt.Fprintf(w, "ok    %s: %s (%d snapshots, %d bindings)\n", r.Check.Name, r.Check.Property, st.Support, st.Bindings)
+			continue
+		}
+		failed++
+		fmt.Fprintf(w, "FAIL  %s: %s\n", r.Check.Name, r.Check.Property)
+		fmt.Fprintf(w, "      %d violations in %d of %d snapshots (holding rate %.5f)\n",
+			st.Violations, st.ViolatingSnapshots, st.Support, st.HoldingRate())
+		for _, wit := range st.Witnesses {
+			fmt.Fprintf(w, "      at %s\n", reporter.FormatWitness(wit))
+		}
+		if more := st.Violations - int64(len(st.Witnesses)); more > 0 {
+			fmt.Fprintf(w, "      … and %d more violations\n", more)
+		}
+	}
+	fmt.Fprintf(w, "%s: %d snapshots, %d checks, %d failed\n", tracePath, snapshots, len(results), failed)
+}
+
+func writeCheckJSON(w io.Writer, results []checker.Result) error {
+	type result struct {
+		Name               string              `json:"name"`
+		Property           string              `json:"property"`
+		OK                 bool                `json:"ok"`
+		HoldingRate        float64             `json:"holding_rate"`
+		Violations         int64               `json:"violations"`
+		ViolatingSnapshots int64               `json:"violating_snapshots"`
+		Bindings           int64               `json:"bindings"`
+		Support            int64               `json:"support"`
+		Witnesses          []evaluator.Witness `json:"witnesses"`
+	}
+	out := make([]result, len(results))
+	for i := range results {
+		r := &results[i]
+		out[i] = result{
+			Name:               r.Check.Name,
+			Property:           r.Check.Property,
+			OK:                 !r.Failed(),
+			HoldingRate:        r.Stats.HoldingRate(),
+			Violations:         r.Stats.Violations,
+			ViolatingSnapshots: r.Stats.ViolatingSnapshots,
+			Bindings:           r.Stats.Bindings,
+			Support:            r.Stats.Support,
+			Witnesses:          r.Stats.Witnesses,
+		}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(map[string]any{"checks": out})
+}

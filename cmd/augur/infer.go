@@ -1,0 +1,156 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/augur-dev/augur/collector/trace"
+	"github.com/augur-dev/augur/evaluator"
+	"github.com/augur-dev/augur/filter"
+	"github.com/augur-dev/augur/generator"
+	"github.com/augur-dev/augur/reporter"
+	"github.com/augur-dev/augur/specs"
+)
+
+type inferOptions struct {
+	format    string
+	top       int
+	evaluator string
+	workers   int
+	noFilter  bool
+	output    string
+	quiet     bool
+}
+
+func (o *inferOptions) addFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&o.format, "format", "text", "output format: "+strings.Join(reporter.Formats, ", "))
+	f.IntVar(&o.top, "top", 0, "entries per list (default: the spec's report.size)")
+	f.StringVar(&o.evaluator, "evaluator", "reference", "evaluator: reference or fast")
+	f.IntVar(&o.workers, "workers", 0, "goroutines evaluating snapshots (default: number of CPUs)")
+	f.BoolVar(&o.noFilter, "no-filter", false, "evaluate every property on every snapshot (no pruning)")
+	f.StringVarP(&o.output, "output", "o", "", "write the report to this file instead of stdout")
+	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress on stderr")
+}
+
+func newInferCmd() *cobra.Command {
+	var o inferOptions
+	cmd := &cobra.Command{
+		Use:   "infer SPEC TRACE",
+		Short: "Generate properties from a spec and rank them over a trace",
+		Long: `Infer generates the properties a spec describes, evaluates their holding
+rates over every snapshot of the trace, and reports the almost-invariants
+(properties that hold nearly always but not always) and invariants.`,
+		Example: `  augur infer spec.yaml run.trace
+  augur infer spec.yaml run.trace --top 20 --no-filter
+  augur infer spec.yaml run.trace --format json -o report.json`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			rep, err := infer(cmd.Context(), args[0], args[1], &o, cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			return writeReport(cmd.OutOrStdout(), rep, &o)
+		},
+	}
+	o.addFlags(cmd)
+	return cmd
+}
+
+// infer runs the whole pipeline: spec and trace, constants, generation,
+// evaluation with filtering, and the report.
+func infer(ctx context.Context, specPath, tracePath string, o *inferOptions, stderr io.Writer) (*reporter.Report, error) {
+	if !validFormat(o.format) {
+		return nil, fmt.Errorf("unknown format %q (want %s)", o.format, strings.Join(reporter.Formats, ", "))
+	}
+	kind, err := evaluator.ParseKind(o.evaluator)
+	if err != nil {
+		return nil, err
+	}
+	spec, err := specs.Load(specPath)
+	if err != nil {
+		return nil, err
+	}
+	tr, err := trace.Open(tracePath)
+	if err != nil {
+		return nil, err
+	}
+	defer tr.Close()
+	if err := spec.Check(tr.Schema); err != nil {
+		return nil, fmt.Errorf("spec does not fit trace %s: %w", tracePath, err)
+	}
+	consts, err := generator.MineConstants(tr, spec)
+	if err != nil {
+		return nil, err
+	}
+	pool, err := generator.Generate(spec, consts)
+	if err != nil {
+		return nil, err
+	}
+	prog, err := evaluator.Compile(spec, pool.Props)
+	if err != nil {
+		return nil, fmt.Errorf("generated properties do not compile: %w", err)
+	}
+	opts := evaluator.Options{Kind: kind, Workers: o.workers}
+	if !o.noFilter {
+		opts.Pruner = filter.New(spec.Filter)
+	}
+	bar := newProgress(stderr, "evaluating", tr.NumSnapshots(), o.quiet)
+	opts.Progress = bar.update
+	res, err := evaluator.Run(ctx, tr, prog, opts)
+	bar.stop()
+	if err != nil {
+		return nil, err
+	}
+	ropts := reporter.OptionsFrom(spec)
+	if o.top > 0 {
+		ropts.Size = o.top
+	}
+	system := spec.System
+	if system == "" {
+		system = tr.Manifest.System
+	}
+	return reporter.Build(reporter.Input{
+		System:    system,
+		Spec:      specPath,
+		Trace:     tracePath,
+		Generated: len(pool.Props),
+		Program:   prog,
+		Result:    res,
+	}, ropts), nil
+}
+
+func validFormat(f string) bool {
+	for _, g := range reporter.Formats {
+		if f == g {
+			return true
+		}
+	}
+	return false
+}
+
+// writeReport writes the report to o.output (atomically) or to stdout.
+func writeReport(stdout io.Writer, rep *reporter.Report, o *inferOptions) error {
+	if o.output == "" {
+		return rep.Write(stdout, o.format)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(o.output), "."+filepath.Base(o.output)+".tmp-")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := rep.Write(tmp, o.format); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), o.output)
+}
