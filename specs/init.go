@@ -17,13 +17,15 @@ import (
 const maxEnum = 8
 
 // Init writes a starter spec for tr to w: one variable per column, typed
-// with its physical type, except that a string column with at most 8
-// distinct values becomes an enum; and the generate, filter and report
+// with its physical type, except that string (and list of string) columns
+// whose values name nodes of the trace share the type NodeID, and other
+// string columns with at most 8 distinct values become enums; and the
+// generate, filter and report
 // sections with their defaults. Columns that a spec cannot name (a name
 // that is not an identifier or is reserved) are left out with a comment.
 // The output parses, checks against tr and is deterministic.
 func Init(tr *trace.Trace, w io.Writer) error {
-	enums, err := smallStringColumns(tr)
+	enums, ids, err := scanStrings(tr)
 	if err != nil {
 		return fmt.Errorf("spec init: %w", err)
 	}
@@ -35,7 +37,11 @@ func Init(tr *trace.Trace, w io.Writer) error {
 	b.WriteString("# types (Term: uint64, Index: uint64) and use them: only values of the\n")
 	b.WriteString("# same semantic type are compared.\n")
 	fmt.Fprintf(&b, "system: %s\n", quote(tr.Manifest.System))
-	b.WriteString("types: {}\n")
+	if len(ids) > 0 {
+		b.WriteString("types:\n  NodeID: string         # the values name nodes of the trace\n")
+	} else {
+		b.WriteString("types: {}\n")
+	}
 	var containers []string
 	if len(tr.Schema) == 0 {
 		b.WriteString("variables: {}\n")
@@ -47,9 +53,17 @@ func Init(tr *trace.Trace, w io.Writer) error {
 		if why := checkName(c.Name); why != "" {
 			err = fmt.Errorf("%s", why)
 		}
+		if ids[i] {
+			typ = strings.Replace(typ, "string", "NodeID", 1)
+		}
 		switch {
 		case err != nil:
 			fmt.Fprintf(&b, "  # column %s left out: %v\n", strconv.Quote(c.Name), err)
+		case ids[i]:
+			fmt.Fprintf(&b, "  %s: %s\n", c.Name, typ)
+			if c.Type.ID() == arrow.LIST {
+				containers = append(containers, c.Name)
+			}
 		case enums[i] != nil:
 			fmt.Fprintf(&b, "  %s: {enum: [%s]}\n", c.Name, strings.Join(enums[i], ", "))
 		default:
@@ -86,23 +100,33 @@ func Init(tr *trace.Trace, w io.Writer) error {
 	return err
 }
 
-// smallStringColumns scans the states of tr and returns, by column index,
-// the sorted values of the string columns with 1 to maxEnum distinct
-// non-null values, quoted for a YAML flow sequence.
-func smallStringColumns(tr *trace.Trace) (map[int][]string, error) {
-	seen := map[int]map[string]bool{}
+// scanStrings scans the states of tr. It returns, by column index, the
+// sorted values of the string columns with 1 to maxEnum distinct non-null
+// values, quoted for a YAML flow sequence; and the string and list<string>
+// columns whose non-empty values all name nodes of the trace, which get
+// the semantic type NodeID so that they can be compared with each other.
+func scanStrings(tr *trace.Trace) (map[int][]string, map[int]bool, error) {
+	names := map[string]bool{}
+	seen := map[int]map[string]bool{}  // candidate enums
+	other := map[int]map[string]bool{} // values not known as node names when read
+	used := map[int]bool{}             // columns with a non-empty string
 	for i, c := range tr.Schema {
-		if c.Type.ID() == arrow.STRING {
+		switch {
+		case c.Type.ID() == arrow.STRING:
 			seen[i] = map[string]bool{}
+			other[i] = map[string]bool{}
+		case c.Type.ID() == arrow.LIST && c.Type.(*arrow.ListType).Elem().ID() == arrow.STRING:
+			other[i] = map[string]bool{}
 		}
 	}
 	sr := tr.States()
 	defer sr.Close()
-	for row := 0; row < tr.NumStates() && len(seen) > 0; row++ {
+	for row := 0; row < tr.NumStates() && len(seen)+len(other) > 0; row++ {
 		st, err := sr.State(uint32(row))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
+		names[st.Node] = true
 		for i, vals := range seen {
 			if s, ok := st.Vars[i].(string); ok {
 				vals[s] = true
@@ -111,14 +135,54 @@ func smallStringColumns(tr *trace.Trace) (map[int][]string, error) {
 				}
 			}
 		}
+		for i, vals := range other {
+			for _, s := range stringsOf(st.Vars[i]) {
+				used[i] = used[i] || s != ""
+				if s != "" && !names[s] {
+					vals[s] = true
+				}
+			}
+			// A node may show up after values that name it; past a few
+			// such values the column does not hold node names.
+			if len(vals) > 2*maxEnum {
+				delete(other, i)
+			}
+		}
+	}
+	ids := map[int]bool{}
+	for i, vals := range other {
+		ids[i] = used[i]
+		for v := range vals {
+			ids[i] = ids[i] && names[v]
+		}
 	}
 	enums := map[int][]string{}
 	for i, vals := range seen {
+		if ids[i] {
+			continue
+		}
 		for _, v := range slices.Sorted(maps.Keys(vals)) {
 			enums[i] = append(enums[i], quote(v))
 		}
 	}
-	return enums, nil
+	return enums, ids, nil
+}
+
+// stringsOf returns the strings in a string or list-of-strings value.
+func stringsOf(v any) []string {
+	switch v := v.(type) {
+	case string:
+		return []string{v}
+	case []any:
+		var out []string
+		for _, e := range v {
+			if s, ok := e.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
 }
 
 // typeExpr returns the type expression of a physical type.
