@@ -151,11 +151,16 @@ func scalarStart(path string, n *yaml.Node) grammar.Position {
 
 // Write writes f to path atomically.
 func (f *File) Write(path string) error {
-	data, err := yaml.Marshal(f)
-	if err != nil {
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(f); err != nil {
 		return err
 	}
-	return writeAtomic(path, data)
+	if err := enc.Close(); err != nil {
+		return err
+	}
+	return writeAtomic(path, b.Bytes())
 }
 
 func writeAtomic(path string, data []byte) error {

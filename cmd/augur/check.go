@@ -113,16 +113,24 @@ func writeCheckText(w io.Writer, tracePath string, snapshots int, results []chec
 		}
 		failed++
 		fmt.Fprintf(w, "FAIL  %s: %s\n", r.Check.Name, r.Check.Property)
-		fmt.Fprintf(w, "      %d violations in %d of %d snapshots (holding rate %.5f)\n",
-			st.Violations, st.ViolatingSnapshots, st.Support, st.HoldingRate())
+		fmt.Fprintf(w, "      %s in %d of %d snapshots (holding rate %.5f)\n",
+			plural(st.Violations, "violation"), st.ViolatingSnapshots, st.Support, st.HoldingRate())
 		for _, wit := range st.Witnesses {
 			fmt.Fprintf(w, "      at %s\n", reporter.FormatWitness(wit))
 		}
 		if more := st.Violations - int64(len(st.Witnesses)); more > 0 {
-			fmt.Fprintf(w, "      … and %d more violations\n", more)
+			fmt.Fprintf(w, "      … and %s more\n", plural(more, "violation"))
 		}
 	}
 	fmt.Fprintf(w, "%s: %d snapshots, %d checks, %d failed\n", tracePath, snapshots, len(results), failed)
+}
+
+// plural returns "1 thing" or "n things".
+func plural(n int64, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 func writeCheckJSON(w io.Writer, results []checker.Result) error {
