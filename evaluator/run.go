@@ -171,7 +171,9 @@ func Run(ctx context.Context, tr *trace.Trace, prog *Program, opts Options) (*Re
 			}
 			res.Snapshots += len(block)
 		}
-		if opts.Pruner != nil {
+		// Pruning saves work on the snapshots still to come; after the
+		// last chunk there are none.
+		if opts.Pruner != nil && res.Snapshots < total {
 			for i := range res.Stats {
 				st := &res.Stats[i]
 				if active[i] && !opts.Pruner.Keep(st) {
