@@ -3,7 +3,6 @@ package evaluator_test
 import (
 	"context"
 	"math"
-	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/augur-dev/augur/collector/trace"
 	"github.com/augur-dev/augur/evaluator"
 	"github.com/augur-dev/augur/grammar"
+	"github.com/augur-dev/augur/internal/tracetest"
 	"github.com/augur-dev/augur/specs"
 )
 
@@ -55,11 +55,7 @@ type snap map[string]st
 // snapshot.
 func writeTiny(t testing.TB, snaps []snap, tags ...[]string) *trace.Trace {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), "tiny.trace")
-	w, err := trace.Create(dir, tinySchema, trace.Options{BatchRows: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := tracetest.New(t, tinySchema, trace.Options{BatchRows: 3})
 	for i, s := range snaps {
 		var members []uint32
 		for node, state := range s {
@@ -68,29 +64,15 @@ func writeTiny(t testing.TB, snaps []snap, tags ...[]string) *trace.Trace {
 				vars[c] = state[col.Name]
 			}
 			vars[0] = node
-			row, err := w.AddState(node, uint64(i), vars)
-			if err != nil {
-				t.Fatal(err)
-			}
-			members = append(members, row)
+			members = append(members, b.State(node, uint64(i), vars...))
 		}
 		ts := trace.Snapshot{ID: uint64(i), TS: uint64(i), Members: members}
 		if i < len(tags) {
 			ts.Tags = tags[i]
 		}
-		if err := w.AddSnapshot(ts); err != nil {
-			t.Fatal(err)
-		}
+		b.Snapshot(ts)
 	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	tr, err := trace.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tr.Close() })
-	return tr
+	return b.Open()
 }
 
 func mustSpec(t testing.TB) *specs.Spec {

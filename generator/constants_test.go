@@ -1,7 +1,6 @@
 package generator
 
 import (
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -9,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/augur-dev/augur/collector/trace"
+	"github.com/augur-dev/augur/internal/tracetest"
 	"github.com/augur-dev/augur/specs"
 )
 
@@ -52,38 +52,14 @@ func mineTrace(t *testing.T) *trace.Trace {
 		{Name: "big", Type: arrow.PrimitiveTypes.Int64},
 		{Name: "peers", Type: arrow.ListOf(arrow.BinaryTypes.String)},
 	}
-	dir := filepath.Join(t.TempDir(), "mine.trace")
-	w, err := trace.Create(dir, schema, trace.Options{System: "mine"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := tracetest.New(t, schema, trace.Options{System: "mine"})
 	meta := func(zone, rank any) map[string]any { return map[string]any{"zone": zone, "rank": rank} }
-	states := []struct {
-		node string
-		vars []any
-	}{
-		{"a", []any{"a", uint64(1), "leader", true, meta("x", int64(1)), int64(1), []any{"b"}}},
-		{"b", []any{"b", uint64(2), "follower", nil, meta("y", int64(2)), int64(2), []any{}}},
-		{"a", []any{"a", uint64(3), nil, false, nil, int64(3), nil}},
-		{"b", []any{"b", uint64(4), "follower", nil, meta("x", nil), int64(4), []any{"a"}}},
-	}
-	for i, s := range states {
-		if _, err := w.AddState(s.node, uint64(i), s.vars); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.AddSnapshot(trace.Snapshot{ID: 1, TS: 3, Members: []uint32{2, 3}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	tr, err := trace.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tr.Close() })
-	return tr
+	b.State("a", 0, "a", uint64(1), "leader", true, meta("x", int64(1)), int64(1), []any{"b"})
+	b.State("b", 1, "b", uint64(2), "follower", nil, meta("y", int64(2)), int64(2), []any{})
+	b.State("a", 2, "a", uint64(3), nil, false, nil, int64(3), nil)
+	b.State("b", 3, "b", uint64(4), "follower", nil, meta("x", nil), int64(4), []any{"a"})
+	b.Snapshot(trace.Snapshot{ID: 1, TS: 3, Members: []uint32{2, 3}})
+	return b.Open()
 }
 
 func parseSpec(t *testing.T, src string) *specs.Spec {

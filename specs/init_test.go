@@ -2,12 +2,13 @@ package specs
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
+
 	"github.com/augur-dev/augur/collector/trace"
+	"github.com/augur-dev/augur/internal/tracetest"
 )
 
 // toyTrace writes a small trace with a column of every kind, and columns
@@ -34,41 +35,24 @@ func toyTrace(t *testing.T) *trace.Trace {
 		{Name: "set", Type: i64},
 		{Name: "meta", Type: arrow.StructOf(arrow.Field{Name: "in", Type: i64, Nullable: true})},
 	}
-	dir := filepath.Join(t.TempDir(), "toy.trace")
-	w, err := trace.Create(dir, schema, trace.Options{System: "toy", CreatedBy: "specs test"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := tracetest.New(t, schema, trace.Options{System: "toy", CreatedBy: "specs test"})
 	states := []string{"follower", "candidate", "leader"}
 	modes := []string{"yes", "a b", "", "x,y"}
 	for i := range 10 {
 		node := fmt.Sprintf("n%d", i%2)
-		row, err := w.AddState(node, uint64(i), []any{
-			int64(i), uint64(i), float64(i) / 2, i%2 == 0,
+		row := b.State(node, uint64(i),
+			int64(i), uint64(i), float64(i)/2, i%2 == 0,
 			states[i%3], fmt.Sprintf("n%d", i), modes[i%4], nil,
 			[]any{"n0", "n1"},
 			[]any{map[string]any{"term": int64(1), "index": int64(i)}},
 			map[string]any{"n0": true},
 			int64(0), int64(0), map[string]any{"in": int64(1)},
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		)
 		if i%2 == 1 {
-			if err := w.AddSnapshot(trace.Snapshot{ID: uint64(i), TS: uint64(i), Members: []uint32{row - 1, row}}); err != nil {
-				t.Fatal(err)
-			}
+			b.Snapshot(trace.Snapshot{ID: uint64(i), TS: uint64(i), Members: []uint32{row - 1, row}})
 		}
 	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	tr, err := trace.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tr.Close() })
-	return tr
+	return b.Open()
 }
 
 func TestInit(t *testing.T) {
