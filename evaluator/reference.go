@@ -2,6 +2,7 @@ package evaluator
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/augur-dev/augur/collector/trace"
@@ -17,7 +18,6 @@ type reference struct {
 	cache, next map[uint32]*nodeState // decoded states by row
 	nodes       []*nodeState          // live nodes of the current snapshot
 	slots       []any                 // current binding
-	used        []bool                // nodes taken in the current group
 	maxWit      int
 }
 
@@ -71,9 +71,6 @@ func (r *reference) load(s *trace.Snapshot) error {
 		r.nodes = append(r.nodes, ns)
 	}
 	r.cache, r.next = r.next, r.cache
-	if len(r.used) < len(r.nodes) {
-		r.used = make([]bool, len(r.nodes))
-	}
 	return nil
 }
 
@@ -89,29 +86,33 @@ func (r *reference) decode(st *trace.State) *nodeState {
 	}
 	vals := make([]any, 0, len(spec.Vars)+len(spec.Derived))
 	for _, v := range spec.Vars {
-		vals = append(vals, env[v.Name])
+		vals = append(vals, normalize(env[v.Name], v.Type))
 	}
 	for _, d := range spec.Derived {
 		env[d.Name] = d.Eval(env)
-		vals = append(vals, env[d.Name])
+		vals = append(vals, normalize(env[d.Name], d.Type))
 	}
 	return &nodeState{name: st.Node, vals: vals}
 }
 
-// eval evaluates the active properties on snapshot s into acc.
-func (r *reference) eval(s *trace.Snapshot, active []bool, acc []Stats) error {
+// eval evaluates the active properties lo ≤ i < hi on snapshot s into
+// acc.
+func (r *reference) eval(s *trace.Snapshot, active []bool, acc []Stats, lo, hi int) error {
 	if err := r.load(s); err != nil {
 		return err
 	}
-	for i, p := range r.prog.Props {
+	for i := lo; i < hi; i++ {
 		if active[i] {
-			r.evalProp(p, s, &acc[i])
+			r.evalProp(r.prog.Props[i], s, &acc[i])
 		}
 	}
 	return nil
 }
 
 func (r *reference) evalProp(p *Prop, s *trace.Snapshot, st *Stats) {
+	if len(r.nodes) == 0 {
+		return // no live node: vacuous for every property, exists included
+	}
 	var bindings, holds int64
 	patterns := p.Flat() && len(p.lits) <= MaxPatternLiterals
 	r.each(p, 0, p.prefix, func() bool {
@@ -131,7 +132,8 @@ func (r *reference) evalProp(p *Prop, s *trace.Snapshot, st *Stats) {
 		}
 		if ok {
 			holds++
-		} else if len(st.Witnesses) < r.maxWit {
+		} else if bindings-holds == 1 && len(st.Witnesses) < r.maxWit {
+			// The snapshot's first violating binding witnesses it.
 			st.Witnesses = append(st.Witnesses, r.witness(p, s))
 		}
 		return true
@@ -191,24 +193,30 @@ func (r *reference) each(p *Prop, i, end int, fn func() bool) bool {
 	return true
 }
 
-// nodesOf assigns distinct live nodes to slots in every order.
-func (r *reference) nodesOf(slots []int, fn func() bool) bool {
-	if len(slots) == 0 {
-		return fn()
-	}
-	for j, n := range r.nodes {
-		if r.used[j] {
-			continue
+// nodesOf assigns distinct live nodes to the slots of one quantifier
+// group, in every order. Distinctness is per group: slots bound by other
+// groups do not count.
+func (r *reference) nodesOf(group []int, fn func() bool) bool {
+	var assign func(k int) bool
+	assign = func(k int) bool {
+		if k == len(group) {
+			return fn()
 		}
-		r.used[j] = true
-		r.slots[slots[0]] = n
-		ok := r.nodesOf(slots[1:], fn)
-		r.used[j] = false
-		if !ok {
-			return false
+	next:
+		for _, n := range r.nodes {
+			for _, prev := range group[:k] {
+				if r.slots[prev] == n {
+					continue next
+				}
+			}
+			r.slots[group[k]] = n
+			if !assign(k + 1) {
+				return false
+			}
 		}
+		return true
 	}
-	return true
+	return assign(0)
 }
 
 // holds evaluates quantifiers i… and the disjunction at the current
@@ -223,11 +231,6 @@ func (r *reference) holds(p *Prop, i int) bool {
 		return false
 	}
 	q := &p.quants[i]
-	// Distinct nodes are per quantifier group: a nested group starts with
-	// every node free again.
-	saved := slices.Clone(r.used)
-	clear(r.used)
-	defer copy(r.used, saved)
 	found := false
 	all := r.each(p, i, i+1, func() bool {
 		v := r.holds(p, i+1)
@@ -308,15 +311,61 @@ func (r *reference) witness(p *Prop, s *trace.Snapshot) Witness {
 		if n, ok := r.slots[i].(*nodeState); ok {
 			w.Binding[name] = n.name
 		} else {
-			w.Binding[name] = r.slots[i]
+			w.Binding[name] = finite(r.slots[i])
 		}
 	}
 	for _, x := range p.paths {
 		if x.slot < r.boundVars(p) {
-			w.Values[x.text] = r.read(x)
+			w.Values[x.text] = finite(r.read(x))
 		}
 	}
 	return w
+}
+
+// finite returns v with every infinite or NaN float replaced by its name
+// ("+Inf", "-Inf", "NaN"), so that witnesses can be written as JSON.
+func finite(v any) any {
+	switch v := v.(type) {
+	case float64:
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			return fmt.Sprint(v)
+		}
+	case []any:
+		if slices.ContainsFunc(v, notFinite) {
+			out := make([]any, len(v))
+			for i, e := range v {
+				out[i] = finite(e)
+			}
+			return out
+		}
+	case map[string]any:
+		for _, e := range v {
+			if notFinite(e) {
+				out := make(map[string]any, len(v))
+				for k, e := range v {
+					out[k] = finite(e)
+				}
+				return out
+			}
+		}
+	}
+	return v
+}
+
+func notFinite(v any) bool {
+	switch v := v.(type) {
+	case float64:
+		return math.IsInf(v, 0) || math.IsNaN(v)
+	case []any:
+		return slices.ContainsFunc(v, notFinite)
+	case map[string]any:
+		for _, e := range v {
+			if notFinite(e) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // boundVars returns how many variables a binding of p assigns: those of

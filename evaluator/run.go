@@ -57,7 +57,7 @@ type Options struct {
 	Kind         Kind   // default Reference
 	Workers      int    // goroutines; 0 means GOMAXPROCS
 	Pruner       Pruner // nil keeps every property
-	MaxWitnesses int    // per property; 0 means DefaultWitnesses
+	MaxWitnesses int    // per property, one per snapshot; 0 means DefaultWitnesses, < 0 none
 
 	// Progress, if set, is called after each chunk with the number of
 	// snapshots done and the total.
@@ -71,10 +71,12 @@ type Result struct {
 	Pruned    int // properties dropped by the Pruner
 }
 
-// blockSize is the number of snapshots one goroutine evaluates at a time.
-// Partial stats are merged in block order, and block boundaries depend
-// only on the chunk size, so the floating-point sums are the same for any
-// number of workers.
+// blockSize is the number of snapshots one task evaluates. A chunk of
+// snapshots is cut into blocks, and the properties into one slice per
+// worker; each task evaluates one slice over one block, so that small
+// chunks still keep every worker busy. Partial stats are merged in block
+// order, and block boundaries depend only on the chunk size, so the
+// floating-point sums are the same for any number of workers.
 const blockSize = 256
 
 // defaultChunk is the number of snapshots read between merges when no
@@ -83,7 +85,8 @@ const defaultChunk = 16 * blockSize
 
 // engine evaluates snapshots for one goroutine.
 type engine interface {
-	eval(s *trace.Snapshot, active []bool, acc []Stats) error
+	// eval evaluates the active properties lo ≤ i < hi on s into acc[i].
+	eval(s *trace.Snapshot, active []bool, acc []Stats, lo, hi int) error
 	close()
 }
 
@@ -98,8 +101,11 @@ func Run(ctx context.Context, tr *trace.Trace, prog *Program, opts Options) (*Re
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)
 	}
-	if opts.MaxWitnesses == 0 {
+	switch {
+	case opts.MaxWitnesses == 0:
 		opts.MaxWitnesses = DefaultWitnesses
+	case opts.MaxWitnesses < 0:
+		opts.MaxWitnesses = 0
 	}
 	chunk := defaultChunk
 	if opts.Pruner != nil && opts.Pruner.Every() > 0 {
@@ -121,6 +127,14 @@ func Run(ctx context.Context, tr *trace.Trace, prog *Program, opts Options) (*Re
 		engines <- e
 	}
 
+	type span struct{ lo, hi int }
+	var spans []span
+	for w := range opts.Workers {
+		lo, hi := w*len(prog.Props)/opts.Workers, (w+1)*len(prog.Props)/opts.Workers
+		if lo < hi {
+			spans = append(spans, span{lo, hi})
+		}
+	}
 	res := &Result{Stats: make([]Stats, len(prog.Props))}
 	active := make([]bool, len(prog.Props))
 	for i := range active {
@@ -145,22 +159,24 @@ func Run(ctx context.Context, tr *trace.Trace, prog *Program, opts Options) (*Re
 		g, gctx := errgroup.WithContext(ctx)
 		for b, block := range blocks {
 			acc := partials[b]
-			g.Go(func() error {
-				e := <-engines
-				defer func() { engines <- e }()
-				for i := range acc {
-					acc[i].reset()
-				}
-				for i := range block {
-					if err := gctx.Err(); err != nil {
-						return err
+			for _, r := range spans {
+				g.Go(func() error {
+					e := <-engines
+					defer func() { engines <- e }()
+					for i := r.lo; i < r.hi; i++ {
+						acc[i].reset()
 					}
-					if err := e.eval(&block[i], active, acc); err != nil {
-						return err
+					for i := range block {
+						if err := gctx.Err(); err != nil {
+							return err
+						}
+						if err := e.eval(&block[i], active, acc, r.lo, r.hi); err != nil {
+							return err
+						}
 					}
-				}
-				return nil
-			})
+					return nil
+				})
+			}
 		}
 		if err := g.Wait(); err != nil {
 			return nil, err

@@ -3,6 +3,9 @@ package evaluator
 import (
 	"cmp"
 	"math"
+	"slices"
+
+	"github.com/augur-dev/augur/specs"
 )
 
 // This file defines the comparison semantics of the property language on
@@ -167,4 +170,112 @@ func size(s any) int {
 		return len(s)
 	}
 	return 0
+}
+
+// normalize returns v in the form the comparisons expect for type t: the
+// elements of a set sorted and without duplicates, at any depth, so that
+// equal sets are equal lists.
+func normalize(v any, t *specs.Type) any {
+	switch v := v.(type) {
+	case []any:
+		if t.Kind != specs.List && t.Kind != specs.Set {
+			return v
+		}
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = normalize(e, t.Elem)
+		}
+		if t.Kind == specs.Set {
+			slices.SortFunc(out, order)
+			out = slices.CompactFunc(out, equal)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[k] = e
+			switch t.Kind {
+			case specs.Map:
+				out[k] = normalize(e, t.Elem)
+			case specs.Struct:
+				for _, f := range t.Fields {
+					if f.Name == k {
+						out[k] = normalize(e, f.Type)
+					}
+				}
+			}
+		}
+		return out
+	}
+	return v
+}
+
+// order is a total order on values, for sorting sets: null, then bools,
+// numbers, strings, lists and maps, each in their natural order.
+func order(a, b any) int {
+	if c := cmp.Compare(rank(a), rank(b)); c != 0 {
+		return c
+	}
+	switch a := a.(type) {
+	case bool:
+		return cmp.Compare(b2i(a), b2i(b.(bool)))
+	case string:
+		return cmp.Compare(a, b.(string))
+	case []any:
+		b := b.([]any)
+		for i := range min(len(a), len(b)) {
+			if c := order(a[i], b[i]); c != 0 {
+				return c
+			}
+		}
+		return cmp.Compare(len(a), len(b))
+	case map[string]any:
+		b := b.(map[string]any)
+		ka, kb := sortedKeys(a), sortedKeys(b)
+		if c := slices.Compare(ka, kb); c != 0 {
+			return c
+		}
+		for _, k := range ka {
+			if c := order(a[k], b[k]); c != 0 {
+				return c
+			}
+		}
+		return 0
+	}
+	if c, ok := compareNumbers(a, b); ok && c != 2 {
+		return c
+	}
+	return 0
+}
+
+func rank(v any) int {
+	switch v.(type) {
+	case nil:
+		return 0
+	case bool:
+		return 1
+	case int64, uint64, float64:
+		return 2
+	case string:
+		return 3
+	case []any:
+		return 4
+	}
+	return 5
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }

@@ -1,0 +1,59 @@
+package evaluator
+
+import (
+	"encoding/json"
+	"math"
+	"reflect"
+	"testing"
+
+	"github.com/augur-dev/augur/specs"
+)
+
+func TestEqualAndLess(t *testing.T) {
+	tests := []struct {
+		a, b       any
+		eq, lt, le bool
+	}{
+		{nil, nil, true, false, false},
+		{nil, int64(0), false, false, false},
+		{int64(-1), uint64(1), false, true, true},
+		{uint64(math.MaxUint64), int64(math.MaxInt64), false, false, false},
+		{int64(2), 2.0, true, false, true},
+		{math.NaN(), math.NaN(), false, false, false},
+		{"a", "b", false, true, true},
+		{[]any{int64(1)}, []any{uint64(1)}, true, false, false},
+		{map[string]any{"k": nil}, map[string]any{}, false, false, false},
+	}
+	for _, tt := range tests {
+		if got := equal(tt.a, tt.b); got != tt.eq {
+			t.Errorf("equal(%v, %v) = %v", tt.a, tt.b, got)
+		}
+		if got := less(tt.a, tt.b, false); got != tt.lt {
+			t.Errorf("less(%v, %v) = %v", tt.a, tt.b, got)
+		}
+		if got := less(tt.a, tt.b, true); got != tt.le {
+			t.Errorf("lessOrEqual(%v, %v) = %v", tt.a, tt.b, got)
+		}
+	}
+}
+
+func TestNormalizeSets(t *testing.T) {
+	set := &specs.Type{Kind: specs.Set, Elem: &specs.Type{Kind: specs.Int}}
+	nested := &specs.Type{Kind: specs.List, Elem: &specs.Type{Kind: specs.Struct, Fields: []specs.Field{{Name: "s", Type: set}}}}
+	got := normalize([]any{map[string]any{"s": []any{int64(3), uint64(1), int64(3)}}}, nested)
+	want := []any{map[string]any{"s": []any{uint64(1), int64(3)}}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("normalize = %v, want %v", got, want)
+	}
+}
+
+func TestFiniteWitnessValues(t *testing.T) {
+	v := finite(map[string]any{"r": math.Inf(1), "l": []any{math.NaN(), 1.5}})
+	data, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"l":["NaN",1.5],"r":"+Inf"}`; string(data) != want {
+		t.Errorf("finite value marshals as %s, want %s", data, want)
+	}
+}
