@@ -78,6 +78,8 @@ func (t *Trace) checkSchemas() error {
 		}
 		t.Schema = append(t.Schema, Column{Name: f.Name, Type: f.Type})
 	}
+	t.states.nonNull = 2    // node, ts
+	t.snapshots.nonNull = 3 // snapshot, ts, members
 	if !sameShape(t.snapshots.r.Schema(), snapshotSchema) {
 		return corruptf("%s: schema is %s, want %s", t.snapshots.path, t.snapshots.r.Schema(), snapshotSchema)
 	}
@@ -267,11 +269,12 @@ func (sr *StateReader) Close() {
 
 // arrowReader is one Arrow IPC file of a trace.
 type arrowReader struct {
-	path   string
-	f      *os.File
-	r      *ipc.FileReader
-	starts []int // first row of each record batch
-	rows   int
+	path    string
+	f       *os.File
+	r       *ipc.FileReader
+	starts  []int // first row of each record batch
+	rows    int
+	nonNull int // the first nonNull columns may not hold nulls
 }
 
 func openArrow(dir, name, wantSum string) (*arrowReader, error) {
@@ -290,12 +293,23 @@ func openArrow(dir, name, wantSum string) (*arrowReader, error) {
 		f.Close()
 		return nil, corruptf("%s: SHA-256 %.12s… does not match the manifest's %.12s…: the file is corrupt or was changed after it was written", path, sum, wantSum)
 	}
-	r, err := ipc.NewFileReader(f)
+	r, err := newFileReader(f)
 	if err != nil {
 		f.Close()
 		return nil, corruptf("%s: not a readable Arrow IPC file (%d bytes; truncated?): %w", path, size, err)
 	}
 	return &arrowReader{path: path, f: f, r: r}, nil
+}
+
+// newFileReader opens an Arrow IPC file. The Arrow library can panic on
+// malformed metadata; that is reported as an error here.
+func newFileReader(f *os.File) (r *ipc.FileReader, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			r, err = nil, fmt.Errorf("malformed metadata: %v", p)
+		}
+	}()
+	return ipc.NewFileReader(f)
 }
 
 // indexRows records the first row of every batch. Our writer stores the
@@ -336,9 +350,18 @@ func (ar *arrowReader) indexRows() error {
 }
 
 // batch loads record batch i and validates its arrays, so that decoding
-// never reads out of bounds.
-func (ar *arrowReader) batch(i int) (arrow.RecordBatch, error) {
-	rec, err := ar.r.RecordBatchAt(i)
+// never reads out of bounds. The Arrow library can panic on malformed
+// data while loading or validating; that is reported as corruption.
+func (ar *arrowReader) batch(i int) (rec arrow.RecordBatch, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			if rec != nil {
+				rec.Release()
+			}
+			rec, err = nil, corruptf("%s: record batch %d: malformed data: %v", ar.path, i, p)
+		}
+	}()
+	rec, err = ar.r.RecordBatchAt(i)
 	if err != nil {
 		return nil, corruptf("%s: record batch %d: %w", ar.path, i, err)
 	}
@@ -346,6 +369,14 @@ func (ar *arrowReader) batch(i int) (arrow.RecordBatch, error) {
 		if err := validate(col); err != nil {
 			rec.Release()
 			return nil, corruptf("%s: record batch %d, column %s: %w", ar.path, i, rec.ColumnName(c), err)
+		}
+	}
+	if ar.nonNull > 0 && rec.NumCols() > 0 {
+		for c := range ar.nonNull {
+			if n := rec.Column(c).NullN(); n > 0 {
+				rec.Release()
+				return nil, corruptf("%s: record batch %d: column %s has %d nulls", ar.path, i, rec.ColumnName(c), n)
+			}
 		}
 	}
 	return rec, nil
