@@ -16,6 +16,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -25,6 +26,7 @@ import (
 	"github.com/augur-dev/augur/collector/trace"
 	"github.com/augur-dev/augur/evaluator"
 	"github.com/augur-dev/augur/grammar"
+	"github.com/augur-dev/augur/internal/safefile"
 	"github.com/augur-dev/augur/specs"
 )
 
@@ -149,34 +151,17 @@ func scalarStart(path string, n *yaml.Node) grammar.Position {
 	return pos
 }
 
-// Write writes f to path atomically.
-func (f *File) Write(path string) error {
-	var b bytes.Buffer
-	enc := yaml.NewEncoder(&b)
-	enc.SetIndent(2)
-	if err := enc.Encode(f); err != nil {
-		return err
-	}
-	if err := enc.Close(); err != nil {
-		return err
-	}
-	return writeAtomic(path, b.Bytes())
-}
-
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+// Write writes f to path atomically; an existing file is replaced only
+// if overwrite is set.
+func (f *File) Write(path string, overwrite bool) error {
+	return safefile.Write(path, 0o644, overwrite, func(w io.Writer) error {
+		enc := yaml.NewEncoder(w)
+		enc.SetIndent(2)
+		if err := enc.Encode(f); err != nil {
+			return err
+		}
+		return enc.Close()
+	})
 }
 
 // Result is the outcome of one check over a trace.

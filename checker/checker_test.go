@@ -80,7 +80,7 @@ func TestPromote(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.Write(out); err != nil {
+	if err := f.Write(out, false); err != nil {
 		t.Fatal(err)
 	}
 	back, err := Load(out)

@@ -127,7 +127,7 @@ func checkOutput(out string, overwrite bool) error {
 		return fmt.Errorf("collect %s: %w", out, unwrapPathError(err))
 	}
 	if !overwrite {
-		return fmt.Errorf("collect %s: output already exists (overwrite to replace it)", out)
+		return fmt.Errorf("collect %s: output already exists (set Overwrite to replace it)", out)
 	}
 	if !fi.IsDir() {
 		return fmt.Errorf("collect %s: output exists and is not a trace directory; not replacing it", out)

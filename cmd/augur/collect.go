@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -32,6 +34,9 @@ unless the whole input is valid.`,
 			if out == "" {
 				return fmt.Errorf("collect: -o NAME.trace is required")
 			}
+			if _, err := os.Stat(out); err == nil && !force {
+				return fmt.Errorf("collect: %s already exists (use --force to replace it)", out)
+			}
 			opts := collector.Options{System: system, Overwrite: force, CreatedBy: "augur " + version()}
 			if spec != "" {
 				s, err := specs.Load(spec)
@@ -46,7 +51,7 @@ unless the whole input is valid.`,
 				}
 			}
 			if opts.System == "" {
-				opts.System = strings.TrimSuffix(out, ".trace")
+				opts.System = strings.TrimSuffix(filepath.Base(out), ".trace")
 			}
 			res, err := collector.CollectJSONL(out, args, opts)
 			if err != nil {

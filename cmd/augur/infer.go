@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -14,6 +12,7 @@ import (
 	"github.com/augur-dev/augur/evaluator"
 	"github.com/augur-dev/augur/filter"
 	"github.com/augur-dev/augur/generator"
+	"github.com/augur-dev/augur/internal/safefile"
 	"github.com/augur-dev/augur/reporter"
 	"github.com/augur-dev/augur/specs"
 )
@@ -135,22 +134,11 @@ func validFormat(f string) bool {
 	return false
 }
 
-// writeReport writes the report to o.output (atomically) or to stdout.
+// writeReport writes the report to o.output, replacing it atomically, or
+// to stdout.
 func writeReport(stdout io.Writer, rep *reporter.Report, o *inferOptions) error {
 	if o.output == "" {
 		return rep.Write(stdout, o.format)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(o.output), "."+filepath.Base(o.output)+".tmp-")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := rep.Write(tmp, o.format); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), o.output)
+	return safefile.Write(o.output, 0o644, true, func(w io.Writer) error { return rep.Write(w, o.format) })
 }

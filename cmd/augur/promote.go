@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -8,12 +9,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/augur-dev/augur/checker"
+	"github.com/augur-dev/augur/internal/safefile"
 )
 
 func newPromoteCmd() *cobra.Command {
 	var (
 		out               string
 		almost, invariant string
+		force             bool
 	)
 	cmd := &cobra.Command{
 		Use:   "promote REPORT.json --select RANK,… -o CHECKS.yaml",
@@ -46,7 +49,10 @@ language is welcome, exists included.`,
 			if err != nil {
 				return err
 			}
-			if err := f.Write(out); err != nil {
+			if err := f.Write(out, force); err != nil {
+				if errors.Is(err, safefile.ErrExists) {
+					return fmt.Errorf("%w (use --force to replace it, hand-written checks included)", err)
+				}
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%s: %d checks\n", out, len(f.Checks))
@@ -57,6 +63,7 @@ language is welcome, exists included.`,
 	f.StringVar(&almost, "select", "", "ranks of almost-invariants to promote, e.g. 1,3")
 	f.StringVar(&invariant, "invariants", "", "ranks of invariants to promote")
 	f.StringVarP(&out, "output", "o", "", "checks file to write")
+	f.BoolVarP(&force, "force", "f", false, "replace an existing checks file")
 	return cmd
 }
 

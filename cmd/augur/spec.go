@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
-	"os"
+	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/augur-dev/augur/collector/trace"
+	"github.com/augur-dev/augur/internal/safefile"
 	"github.com/augur-dev/augur/specs"
 )
 
@@ -21,7 +23,10 @@ func newSpecCmd() *cobra.Command {
 }
 
 func newSpecInitCmd() *cobra.Command {
-	var out string
+	var (
+		out   string
+		force bool
+	)
 	cmd := &cobra.Command{
 		Use:   "init TRACE",
 		Short: "Write a starter spec for a trace",
@@ -46,10 +51,18 @@ containers to iterate, and add derived variables and predicates.`,
 				_, err = cmd.OutOrStdout().Write(b.Bytes())
 				return err
 			}
-			return os.WriteFile(out, b.Bytes(), 0o644)
+			err = safefile.Write(out, 0o644, force, func(w io.Writer) error {
+				_, err := w.Write(b.Bytes())
+				return err
+			})
+			if errors.Is(err, safefile.ErrExists) {
+				return fmt.Errorf("%w (use --force to replace it)", err)
+			}
+			return err
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write the spec to this file instead of stdout")
+	cmd.Flags().BoolVarP(&force, "force", "f", false, "replace an existing spec file")
 	return cmd
 }
 

@@ -85,6 +85,12 @@ func Create(dir string, schema Schema, opts Options) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create trace %s: %w", dir, err)
 	}
+	// MkdirTemp makes the directory private; a trace is as readable as
+	// any directory the user makes.
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		os.RemoveAll(tmp)
+		return nil, fmt.Errorf("create trace %s: %w", dir, err)
+	}
 	w := &Writer{dir: dir, tmp: tmp, opts: opts, schema: schema, nodes: map[string]uint32{}}
 	fields := []arrow.Field{
 		{Name: "node", Type: arrow.BinaryTypes.String},
