@@ -26,13 +26,19 @@ func ReadReport(path string) (*reporter.Report, error) {
 }
 
 // Promote makes checks of the almost-invariants and invariants of r with
-// the given ranks. reportPath names the source of each check; out is
-// where the checks file will live, so that the spec path is relative to
+// the given ranks. reportPath is where r was read from: the report's spec
+// path is relative to it, and it names the source of each check. out is
+// where the checks file will live, so that its spec path is relative to
 // it.
 func Promote(r *reporter.Report, reportPath, out string, almost, invariants []int) (*File, error) {
 	f := &File{}
 	if r.Spec != "" {
-		spec, err := filepath.Abs(r.Spec)
+		spec := r.Spec
+		if !filepath.IsAbs(spec) {
+			// A relative spec path is relative to the report.
+			spec = filepath.Join(filepath.Dir(reportPath), spec)
+		}
+		spec, err := filepath.Abs(spec)
 		if err != nil {
 			return nil, err
 		}

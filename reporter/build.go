@@ -34,7 +34,7 @@ func OptionsFrom(s *specs.Spec) Options {
 // Input is what a report is built from.
 type Input struct {
 	System    string
-	Spec      string // path of the spec file
+	Spec      string // path of the spec file, relative to the report's directory or absolute
 	Trace     string // path of the trace
 	Generated int    // properties generated, before the evaluator
 	Program   *evaluator.Program

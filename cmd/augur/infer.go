@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -117,12 +118,33 @@ func infer(ctx context.Context, specPath, tracePath string, o *inferOptions, std
 	}
 	return reporter.Build(reporter.Input{
 		System:    system,
-		Spec:      specPath,
+		Spec:      specRef(specPath, o.output),
 		Trace:     tracePath,
 		Generated: len(pool.Props),
 		Program:   prog,
 		Result:    res,
 	}, ropts), nil
+}
+
+// specRef returns how a report names its spec, so that promote finds it:
+// relative to the report's directory when the report goes to a file,
+// absolute when it goes to stdout and may end up anywhere.
+func specRef(spec, output string) string {
+	abs, err := filepath.Abs(spec)
+	if err != nil {
+		return spec
+	}
+	if output == "" {
+		return abs
+	}
+	dir, err := filepath.Abs(filepath.Dir(output))
+	if err != nil {
+		return abs
+	}
+	if rel, err := filepath.Rel(dir, abs); err == nil {
+		return filepath.ToSlash(rel)
+	}
+	return abs
 }
 
 func validFormat(f string) bool {
