@@ -2,6 +2,7 @@ package reporter
 
 import (
 	"cmp"
+	"maps"
 	"math"
 	"slices"
 
@@ -72,19 +73,22 @@ type Candidates struct {
 
 // Entry is one reported property.
 type Entry struct {
-	Rank               int                 `json:"rank"`
-	ID                 string              `json:"id"`
-	Text               string              `json:"text"`
-	HoldingRate        float64             `json:"holding_rate"`
-	TemporalRate       float64             `json:"temporal_rate"`
-	Violations         int64               `json:"violations"`
-	Bindings           int64               `json:"bindings"`
-	Support            int64               `json:"support"`
-	ViolatingSnapshots int64               `json:"violating_snapshots"`
-	ViolatingTags      map[string]int64    `json:"violating_tags,omitempty"`
-	Equivalents        []string            `json:"equivalents,omitempty"`
-	ExplainedBy        []string            `json:"explained_by,omitempty"`
-	Witnesses          []evaluator.Witness `json:"witnesses"`
+	Rank               int              `json:"rank"`
+	ID                 string           `json:"id"`
+	Text               string           `json:"text"`
+	HoldingRate        float64          `json:"holding_rate"`
+	TemporalRate       float64          `json:"temporal_rate"`
+	Violations         int64            `json:"violations"`
+	Bindings           int64            `json:"bindings"`
+	Support            int64            `json:"support"`
+	ViolatingSnapshots int64            `json:"violating_snapshots"`
+	ViolatingTags      map[string]int64 `json:"violating_tags"` // tags of the violating snapshots
+	Equivalents        []string         `json:"equivalents"`    // same rate and violations, folded into this one
+	// ExplainedBy lists the longer properties whose other literals hold
+	// where this one fails, far beyond chance: its violations may be
+	// expected.
+	ExplainedBy []string            `json:"explained_by,omitempty"`
+	Witnesses   []evaluator.Witness `json:"witnesses"` // first violating snapshots
 
 	prop  *evaluator.Prop
 	stats *evaluator.Stats
@@ -138,6 +142,13 @@ func Build(in Input, opts Options) *Report {
 }
 
 func newEntry(p *evaluator.Prop, st *evaluator.Stats) *Entry {
+	tags, wits := maps.Clone(st.Tags), slices.Clip(st.Witnesses)
+	if tags == nil {
+		tags = map[string]int64{}
+	}
+	if wits == nil {
+		wits = []evaluator.Witness{}
+	}
 	return &Entry{
 		ID:                 p.ID,
 		Text:               p.Text,
@@ -147,8 +158,9 @@ func newEntry(p *evaluator.Prop, st *evaluator.Stats) *Entry {
 		Bindings:           st.Bindings,
 		Support:            st.Support,
 		ViolatingSnapshots: st.ViolatingSnapshots,
-		ViolatingTags:      st.Tags,
-		Witnesses:          slices.Clip(st.Witnesses),
+		ViolatingTags:      tags,
+		Equivalents:        []string{},
+		Witnesses:          wits,
 		prop:               p,
 		stats:              st,
 		sym:                symmetricText(p.Property),
@@ -215,7 +227,9 @@ func equivalence(es []*Entry) ([]*Entry, int) {
 }
 
 // orEffect marks the candidates that hold only by OR-ing and returns how
-// many it dropped. cands are in rank order.
+// many it dropped. cands are in rank order. Candidates are decided from
+// the fewest literals up, so that a disjunction is dropped in favour of a
+// sub-disjunction only when that one stays.
 func orEffect(cands []*Entry, alpha float64) int {
 	bySym := make(map[string]*Entry, len(cands))
 	for _, e := range cands {
@@ -223,43 +237,44 @@ func orEffect(cands []*Entry, alpha float64) int {
 			bySym[e.sym] = e
 		}
 	}
-	// Collect the sub-disjunction tests first: their number corrects the
-	// significance level.
-	type subTest struct {
-		p, q *Entry
-		t    table
-	}
-	var tests []subTest
-	hasSub := map[*Entry]bool{}
-	for _, e := range cands {
+	subs := func(e *Entry, yield func(q *Entry, mask int)) {
 		n := e.prop.Literals()
 		if n < 2 || !testable(e) {
-			continue
+			return
 		}
 		for mask := 1; mask < 1<<n-1; mask++ {
-			q, ok := bySym[symmetricText(subProperty(e.prop.Property, mask))]
-			if !ok || q == e {
-				continue
-			}
-			hasSub[e] = true
-			tests = append(tests, subTest{p: e, q: q, t: subTable(e.stats, n, mask)})
-		}
-	}
-	explained := map[*Entry]bool{}
-	level := alpha / float64(max(len(tests), 1))
-	for _, t := range tests {
-		if explains(t.t, level) {
-			explained[t.p] = true
-			if !slices.Contains(t.q.ExplainedBy, t.p.Text) {
-				t.q.ExplainedBy = append(t.q.ExplainedBy, t.p.Text)
+			if q, ok := bySym[symmetricText(subProperty(e.prop.Property, mask))]; ok && q != e {
+				yield(q, mask)
 			}
 		}
 	}
-	dropped := 0
+	// The number of sub-disjunction tests corrects the significance level.
+	tests := 0
 	for _, e := range cands {
+		subs(e, func(*Entry, int) { tests++ })
+	}
+	level := alpha / float64(max(tests, 1))
+
+	order := slices.Clone(cands)
+	slices.SortStableFunc(order, func(a, b *Entry) int { return cmp.Compare(a.prop.Literals(), b.prop.Literals()) })
+	dropped := 0
+	for _, e := range order {
+		hasSub, explained := false, false
+		subs(e, func(q *Entry, mask int) {
+			if q.drop {
+				return
+			}
+			hasSub = true
+			if explains(subTable(e.stats, e.prop.Literals(), mask), level) {
+				explained = true
+				if !slices.Contains(q.ExplainedBy, e.Text) {
+					q.ExplainedBy = append(q.ExplainedBy, e.Text)
+				}
+			}
+		})
 		switch {
-		case hasSub[e]:
-			e.drop = !explained[e]
+		case hasSub:
+			e.drop = !explained
 		case e.prop.Literals() >= 2 && testable(e):
 			e.drop = independentSplit(e.stats, e.prop.Literals(), alpha)
 		}

@@ -138,3 +138,17 @@ func TestSymmetricText(t *testing.T) {
 		t.Errorf("symmetric texts differ: %q, %q", sa, sb)
 	}
 }
+
+func TestOrEffectDroppedSub(t *testing.T) {
+	// a or b holds by OR-ing independent facts and is dropped; a or b or
+	// c stays, since c holds exactly where a and b fail.
+	ab := stats(map[int]int64{0b00: 80, 0b01: 320, 0b10: 120, 0b11: 480})
+	abc := stats(map[int]int64{0b100: 78, 0b000: 2, 0b001: 320, 0b010: 120, 0b011: 480})
+	r := build(t, []string{
+		`forall n0 in nodes: n0.a or n0.b`,
+		`forall n0 in nodes: n0.a or n0.b or n0.c`,
+	}, []evaluator.Stats{ab, abc})
+	if got := texts(r.AlmostInvariants); !reflect.DeepEqual(got, []string{"forall n0 in nodes: n0.a or n0.b or n0.c"}) {
+		t.Errorf("almost-invariants = %v", got)
+	}
+}

@@ -159,13 +159,16 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 				wit = FormatWitness(e.Witnesses[0])
 			}
 			fmt.Fprintf(b, "| %d | %.5f | %d / %d | `%s` | %s |\n", e.Rank, e.HoldingRate, e.Violations, e.Bindings,
-				e.Text, strings.ReplaceAll(wit, "|", `\|`))
+				mdCell(e.Text), mdCell(wit))
 		}
 		b.WriteString("\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+// mdCell escapes the pipes that would end a Markdown table cell.
+func mdCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 
 // plural returns "1 thing" or "n things".
 func plural(n int64, thing string) string {
