@@ -20,6 +20,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 
@@ -62,8 +63,11 @@ func Load(path string) (*File, error) {
 	var f File
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
-	if err := dec.Decode(&f); err != nil {
+	if err := dec.Decode(&f); err != nil && err != io.EOF {
 		return nil, yamlError(path, err)
+	}
+	if len(f.Checks) == 0 {
+		return nil, fmt.Errorf("%s: no checks", path)
 	}
 	nodes := propertyNodes(&doc)
 	var errs grammar.ErrorList
@@ -75,6 +79,10 @@ func Load(path string) (*File, error) {
 		}
 		if c.Name == "" {
 			c.Name = fmt.Sprintf("check-%d", i+1)
+		}
+		if strings.TrimSpace(c.Property) == "" {
+			errs = append(errs, &grammar.Error{Pos: at, Msg: fmt.Sprintf("check %s has no property", c.Name)})
+			continue
 		}
 		p, err := grammar.ParseAt(c.Property, at)
 		if err != nil {
@@ -88,9 +96,6 @@ func Load(path string) (*File, error) {
 	}
 	if err := errs.Err(); err != nil {
 		return nil, err
-	}
-	if len(f.Checks) == 0 {
-		return nil, fmt.Errorf("%s: no checks", path)
 	}
 	if f.Spec != "" && !filepath.IsAbs(f.Spec) {
 		f.Spec = filepath.Join(filepath.Dir(path), f.Spec)
@@ -121,7 +126,11 @@ func propertyNodes(doc *yaml.Node) []*yaml.Node {
 	}
 	var out []*yaml.Node
 	for _, c := range checks.Content {
-		out = append(out, mapValue(c, "property"))
+		if p := mapValue(c, "property"); p != nil {
+			out = append(out, p)
+		} else {
+			out = append(out, c) // no property: point at the check
+		}
 	}
 	return out
 }
@@ -167,6 +176,7 @@ func (f *File) Write(path string, overwrite bool) error {
 // Result is the outcome of one check over a trace.
 type Result struct {
 	Check *Check
+	Text  string // canonical text of the property, whose variable names witnesses use
 	Stats evaluator.Stats
 }
 
@@ -190,7 +200,7 @@ func Run(ctx context.Context, tr *trace.Trace, spec *specs.Spec, f *File, maxWit
 	}
 	out := make([]Result, len(f.Checks))
 	for i := range f.Checks {
-		out[i] = Result{Check: &f.Checks[i], Stats: res.Stats[i]}
+		out[i] = Result{Check: &f.Checks[i], Text: prog.Props[i].Text, Stats: res.Stats[i]}
 	}
 	return out, nil
 }

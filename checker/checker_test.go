@@ -27,6 +27,8 @@ func TestLoadErrors(t *testing.T) {
 		{"quoted scalar", "checks:\n  - name: a\n    property: \"forall n0 in nodes: n9.x\"\n", ":3:36: unbound variable n9"},
 		{"unknown key", "checks:\n  - name: a\n    prop: x\n", ":3: field prop not found"},
 		{"no checks", "checks: []\n", ": no checks"},
+		{"empty file", "", ": no checks"},
+		{"no property", "checks:\n  - name: a\n", ":2:5: check a has no property"},
 		{"bad yaml", "checks:\n  - name: a\n    property: forall n0 in nodes: n0.x\n", ":3: mapping values are not allowed"},
 	}
 	for _, tt := range tests {

@@ -30,14 +30,22 @@ func (k Kind) String() string {
 	return fmt.Sprintf("Kind(%d)", k)
 }
 
-// ParseKind returns the evaluator named s.
+// ParseKind returns the evaluator named s, if it is available.
 func ParseKind(s string) (Kind, error) {
 	for k, name := range kindNames {
 		if name != "" && name == s {
-			return Kind(k), nil
+			return Kind(k), available(Kind(k))
 		}
 	}
 	return KindInvalid, fmt.Errorf("unknown evaluator %q (want reference or fast)", s)
+}
+
+// available reports whether evaluator k is built.
+func available(k Kind) error {
+	if k != Reference {
+		return fmt.Errorf("the %s evaluator is not available yet; use reference", k)
+	}
+	return nil
 }
 
 // Pruner decides between chunks of snapshots which properties stay.
@@ -95,8 +103,8 @@ func Run(ctx context.Context, tr *trace.Trace, prog *Program, opts Options) (*Re
 	if opts.Kind == KindInvalid {
 		opts.Kind = Reference
 	}
-	if opts.Kind != Reference {
-		return nil, fmt.Errorf("the %s evaluator is not available yet; use reference", opts.Kind)
+	if err := available(opts.Kind); err != nil {
+		return nil, err
 	}
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)

@@ -80,3 +80,12 @@ func (l ErrorList) Sort() {
 		)
 	})
 }
+
+// Unwrap returns the errors of l, so that errors.As finds an *Error.
+func (l ErrorList) Unwrap() []error {
+	errs := make([]error, len(l))
+	for i, e := range l {
+		errs[i] = e
+	}
+	return errs
+}

@@ -35,6 +35,12 @@ checks file, else a spec made from the trace's own variables.`,
   augur check checks.yaml run.trace --spec spec.yaml --format json`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if format != "text" && format != "json" {
+				return fmt.Errorf("unknown format %q (want text or json)", format)
+			}
+			if maxWitnesses == 0 {
+				maxWitnesses = -1 // none shown; every violation is still counted
+			}
 			f, err := checker.Load(args[0])
 			if err != nil {
 				return err
@@ -56,15 +62,12 @@ checks file, else a spec made from the trace's own variables.`,
 				return err
 			}
 			out := cmd.OutOrStdout()
-			switch format {
-			case "text":
-				writeCheckText(out, args[1], tr.NumSnapshots(), results)
-			case "json":
+			if format == "json" {
 				if err := writeCheckJSON(out, results); err != nil {
 					return err
 				}
-			default:
-				return fmt.Errorf("unknown format %q (want text or json)", format)
+			} else {
+				writeCheckText(out, args[1], tr.NumSnapshots(), results)
 			}
 			for i := range results {
 				if results[i].Failed() {
@@ -77,7 +80,7 @@ checks file, else a spec made from the trace's own variables.`,
 	fl := cmd.Flags()
 	fl.StringVar(&specPath, "spec", "", "spec the checks are written against")
 	fl.StringVar(&format, "format", "text", "output format: text or json")
-	fl.IntVar(&maxWitnesses, "max-witnesses", 20, "violations shown per check (all are counted)")
+	fl.IntVar(&maxWitnesses, "max-witnesses", 20, "violating snapshots shown per check, with their first violating binding (all are counted)")
 	fl.IntVar(&workers, "workers", 0, "goroutines evaluating snapshots (default: number of CPUs)")
 	return cmd
 }
@@ -107,19 +110,27 @@ func writeCheckText(w io.Writer, tracePath string, snapshots int, results []chec
 	for i := range results {
 		r := &results[i]
 		st := &r.Stats
-		if !r.Failed() {
+		switch {
+		case st.Support == 0:
+			fmt.Fprintf(w, "vacuous %s: %s (no bindings in any snapshot)\n", r.Check.Name, r.Check.Property)
+			continue
+		case !r.Failed():
 			fmt.Fprintf(w, "ok    %s: %s (%d snapshots, %d bindings)\n", r.Check.Name, r.Check.Property, st.Support, st.Bindings)
 			continue
 		}
 		failed++
 		fmt.Fprintf(w, "FAIL  %s: %s\n", r.Check.Name, r.Check.Property)
+		if r.Text != r.Check.Property {
+			// Witnesses name the variables of the canonical form.
+			fmt.Fprintf(w, "      canonical: %s\n", r.Text)
+		}
 		fmt.Fprintf(w, "      %s in %d of %d snapshots (holding rate %.5f)\n",
 			plural(st.Violations, "violation"), st.ViolatingSnapshots, st.Support, st.HoldingRate())
 		for _, wit := range st.Witnesses {
 			fmt.Fprintf(w, "      at %s\n", reporter.FormatWitness(wit))
 		}
-		if more := st.Violations - int64(len(st.Witnesses)); more > 0 {
-			fmt.Fprintf(w, "      … and %s more\n", plural(more, "violation"))
+		if more := st.ViolatingSnapshots - int64(len(st.Witnesses)); more > 0 {
+			fmt.Fprintf(w, "      … and %s more\n", plural(more, "violating snapshot"))
 		}
 	}
 	fmt.Fprintf(w, "%s: %d snapshots, %d checks, %d failed\n", tracePath, snapshots, len(results), failed)
@@ -137,6 +148,7 @@ func writeCheckJSON(w io.Writer, results []checker.Result) error {
 	type result struct {
 		Name               string              `json:"name"`
 		Property           string              `json:"property"`
+		Canonical          string              `json:"canonical"`
 		OK                 bool                `json:"ok"`
 		HoldingRate        float64             `json:"holding_rate"`
 		Violations         int64               `json:"violations"`
@@ -151,6 +163,7 @@ func writeCheckJSON(w io.Writer, results []checker.Result) error {
 		out[i] = result{
 			Name:               r.Check.Name,
 			Property:           r.Check.Property,
+			Canonical:          r.Text,
 			OK:                 !r.Failed(),
 			HoldingRate:        r.Stats.HoldingRate(),
 			Violations:         r.Stats.Violations,

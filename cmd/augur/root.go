@@ -28,12 +28,46 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
+	var cpuprofile string
+	root.PersistentFlags().StringVar(&cpuprofile, "cpuprofile", "", "write a CPU profile (pprof) to this file")
+	var profile *os.File
+	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		if cpuprofile == "" {
+			return nil
+		}
+		f, err := os.Create(cpuprofile)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			return err
+		}
+		profile = f
+		return nil
+	}
 	err := root.ExecuteContext(ctx)
+	if profile != nil {
+		// Stopped here, not in a post-run hook, so that a command that
+		// fails still leaves a complete profile.
+		pprof.StopCPUProfile()
+		if cerr := profile.Close(); err == nil {
+			err = cerr
+		}
+	}
 	switch {
 	case err == nil:
 		return exitOK
 	case errors.Is(err, errViolations):
 		return exitViolation
+	}
+	var list interface{ Unwrap() []error }
+	if errors.As(err, &list) && len(list.Unwrap()) > 1 {
+		// Positioned error lists (specs, properties): show every error.
+		for _, e := range list.Unwrap() {
+			fmt.Fprintf(stderr, "augur: %v\n", e)
+		}
+		return exitError
 	}
 	fmt.Fprintf(stderr, "augur: %v\n", err)
 	return exitError
@@ -60,33 +94,6 @@ Exit status: 0 on success, 1 when augur check finds a violation, 2 on
 errors.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-	}
-	var cpuprofile string
-	root.PersistentFlags().StringVar(&cpuprofile, "cpuprofile", "", "write a CPU profile (pprof) to this file")
-	var stopProfile func() error
-	root.PersistentPreRunE = func(*cobra.Command, []string) error {
-		if cpuprofile == "" {
-			return nil
-		}
-		f, err := os.Create(cpuprofile)
-		if err != nil {
-			return err
-		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			f.Close()
-			return err
-		}
-		stopProfile = func() error {
-			pprof.StopCPUProfile()
-			return f.Close()
-		}
-		return nil
-	}
-	root.PersistentPostRunE = func(*cobra.Command, []string) error {
-		if stopProfile == nil {
-			return nil
-		}
-		return stopProfile()
 	}
 	root.AddCommand(
 		newCollectCmd(),
