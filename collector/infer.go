@@ -206,6 +206,9 @@ func (in *inferrer) add(s *shape, v any) error {
 		}
 		for _, k := range sortedKeys(v) {
 			in.path = append(in.path, seg{key: k, idx: -1})
+			if k == "" {
+				return in.errorf("empty field name (objects become structs, whose fields need names)")
+			}
 			if err := in.field(s, k, v[k]); err != nil {
 				return err
 			}
