@@ -128,6 +128,7 @@ func (s *Spec) Predicate(name string) *Predicate {
 type parser struct {
 	file    string
 	lines   []string            // source lines, to place errors inside scalars
+	quoted  map[int]int         // lines whose value parse quoted → column of the added quote
 	names   map[string]declared // variables, derived variables and predicates
 	typePos map[string]Position // declared types
 	spec    *Spec
@@ -145,6 +146,9 @@ func (p *parser) pos(n *yaml.Node) Position {
 }
 
 func (p *parser) errorAt(pos Position, format string, args ...any) {
+	if col, ok := p.quoted[pos.Line]; ok && pos.Column > col {
+		pos.Column-- // after a quote the source does not have
+	}
 	p.errs = append(p.errs, &Error{Pos: pos, Msg: fmt.Sprintf(format, args...)})
 }
 
@@ -155,8 +159,15 @@ func (p *parser) errorf(n *yaml.Node, format string, args ...any) {
 func (p *parser) parse(data []byte) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		p.yamlError(err)
-		return
+		// Accept struct types inside container types unquoted, as the
+		// design writes them; positions are mapped back to the source.
+		fixed, quoted := quoteFlowTypes(data)
+		if len(quoted) == 0 || yaml.Unmarshal(fixed, &doc) != nil {
+			p.yamlError(err)
+			return
+		}
+		p.lines = strings.Split(string(fixed), "\n")
+		p.quoted = quoted
 	}
 	if len(doc.Content) == 0 {
 		return // an empty file: all defaults

@@ -111,7 +111,8 @@ func TestParseDefaults(t *testing.T) {
 // error message. FuzzParse uses them as seeds too.
 var parseErrorTests = []struct{ name, src, want string }{
 	{"malformed YAML", "variables:\n  a: [x\n", "bad.yaml:2: invalid YAML: did not find expected ',' or ']'"},
-	{"unquoted struct type", "variables:\n  log: list<{term: uint64}>\n", "bad.yaml:2: invalid YAML: mapping values are not allowed in this context"},
+	{"unquoted struct type", "variables:\n  log: list<{term: uint64, index: Nope}>\n", "bad.yaml:2:35: variable log: unknown type Nope"},
+	{"unquoted flow mapping", "variables:\n  log: {term: uint64, index: Nope}\n", "bad.yaml:2:30: variable log.index: unknown type Nope"},
 	{"not a mapping", "- a\n", "bad.yaml:1:1: spec must be a mapping, not a list"},
 	{"unknown top-level key", "system: x\nvariable:\n  a: int64\n", "bad.yaml:2:1: unknown key variable in spec; expected one of system, types, variables, derived, predicates, generate, filter, report"},
 	{"unknown section key", "generate:\n  max_node: 2\n", "bad.yaml:2:3: unknown key max_node in generate; expected one of max_nodes, max_literals, max_per_class, iterate, constants"},
@@ -125,7 +126,7 @@ var parseErrorTests = []struct{ name, src, want string }{
 	{"type forward reference", "types:\n  A: list<B>\n  B: int64\n", "bad.yaml:2:11: type A: unknown type B"},
 	{"predeclared type name", "types:\n  string: int64\n", "bad.yaml:2:3: type name string is predeclared"},
 	{"duplicate type", "types:\n  A: int64\n  A: bool\n", "bad.yaml:3:3: type A redeclared (previous declaration at 2:3)"},
-	{"struct type as mapping", "variables:\n  e: {term: uint64}\n", `bad.yaml:2:6: variable e: expected a type expression or {enum: [...]} (quote a struct type: "{a: T}")`},
+	{"struct type field", "variables:\n  e: {term: Nope}\n", `bad.yaml:2:13: variable e.term: unknown type Nope`},
 	{"missing type", "variables:\n  e:\n", "bad.yaml:2:5: variable e: expected a type expression, found null"},
 	{"empty enum", "variables:\n  state: {enum: []}\n", "bad.yaml:2:17: variable state: enum needs at least one value"},
 	{"duplicate enum value", "variables:\n  state: {enum: [a, b, a]}\n", `bad.yaml:2:24: variable state: duplicate enum value "a"`},
@@ -153,7 +154,7 @@ var parseErrorTests = []struct{ name, src, want string }{
 	{"predicate param null", "predicates:\n  - {name: p, params: [~], expr: 'true'}\n", "bad.yaml:2:24: predicate p: expected a parameter {name: type}"},
 	{"predicate params null", "predicates:\n  - {name: p, params: , expr: 'true'}\n", "bad.yaml:2:23: predicate p: needs at least one parameter"},
 	{"predicate duplicate param", "predicates:\n  - {name: p, params: [{a: bool}, {a: bool}], expr: a}\n", "bad.yaml:2:36: predicate p: duplicate parameter a"},
-	{"predicate param inline enum", "predicates:\n  - {name: p, params: [{a: {enum: [x]}}], expr: 'true'}\n", `bad.yaml:2:28: predicate p: parameter a: expected a type expression, found a mapping (quote a struct type: "{a: T}")`},
+	{"predicate param inline enum", "predicates:\n  - {name: p, params: [{a: {enum: [x]}}], expr: 'true'}\n", `bad.yaml:2:28: predicate p: parameter a: an enum cannot be declared here; declare it under types and use its name`},
 	{"predicate name clash", "variables:\n  p: int64\npredicates:\n  - {name: p, params: [{a: int64}], expr: 'true'}\n", "bad.yaml:4:12: predicate p redeclared (previous variable at 2:3)"},
 	{"predicate reserved name", "predicates:\n  - {name: empty, params: [{a: int64}], expr: 'true'}\n", "bad.yaml:2:12: bad predicate name: empty is a reserved word"},
 	{"predicate missing name", "predicates:\n  - {params: [{a: int64}], expr: 'true'}\n", "bad.yaml:2:5: predicate: missing name"},

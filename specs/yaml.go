@@ -159,15 +159,19 @@ func (p *parser) floatIn(n *yaml.Node, name, interval string, ok func(float64) b
 // enumName forbids inline enums. It returns nil after reporting an error.
 func (p *parser) typeOf(n *yaml.Node, enumName, name string) *Type {
 	n = deref(n)
-	if n.Kind == yaml.MappingNode && enumName != "" {
-		return p.enum(n, enumName, name)
+	if n.Kind == yaml.MappingNode {
+		kvs := p.pairs(n, name)
+		if len(kvs) == 1 && kvs[0].key.Value == "enum" {
+			if enumName == "" {
+				p.errorf(n, "%s: an enum cannot be declared here; declare it under types and use its name", name)
+				return nil
+			}
+			return p.enum(n, enumName, name)
+		}
+		return p.structOf(n, kvs, name)
 	}
 	if n.Kind != yaml.ScalarNode || isNull(n) {
-		hint := ""
-		if n.Kind == yaml.MappingNode {
-			hint = ` (quote a struct type: "{a: T}")`
-		}
-		p.errorf(n, "%s: expected a type expression, found %s%s", name, what(n), hint)
+		p.errorf(n, "%s: expected a type expression, found %s", name, what(n))
 		return nil
 	}
 	t, err := ParseType(n.Value, p.spec.Types)
@@ -179,14 +183,37 @@ func (p *parser) typeOf(n *yaml.Node, enumName, name string) *Type {
 	return t
 }
 
-// enum parses {enum: [a, b, …]}.
-func (p *parser) enum(n *yaml.Node, enumName, name string) *Type {
-	kvs := p.pairs(n, name)
-	if len(kvs) != 1 || kvs[0].key.Value != "enum" {
-		p.errorf(n, `%s: expected a type expression or {enum: [...]} (quote a struct type: "{a: T}")`, name)
+// structOf parses a struct type written as a YAML mapping, {a: T, b: U}
+// or a block of field: type lines: each value is a type expression or a
+// nested mapping.
+func (p *parser) structOf(n *yaml.Node, kvs []pair, name string) *Type {
+	if len(kvs) == 0 {
+		p.errorf(n, "%s: a struct type needs at least one field", name)
 		return nil
 	}
-	vn := kvs[0].value
+	t := &Type{Kind: Struct}
+	for _, kv := range kvs {
+		field := kv.key.Value
+		if why := checkName(field); why != "" {
+			p.errorf(kv.key, "%s: field %s", name, why)
+			return nil
+		}
+		if slices.ContainsFunc(t.Fields, func(f Field) bool { return f.Name == field }) {
+			p.errorf(kv.key, "%s: duplicate field %s", name, field)
+			return nil
+		}
+		ft := p.typeOf(kv.value, "", name+"."+field)
+		if ft == nil {
+			return nil
+		}
+		t.Fields = append(t.Fields, Field{Name: field, Type: ft})
+	}
+	return t
+}
+
+// enum parses {enum: [a, b, …]}.
+func (p *parser) enum(n *yaml.Node, enumName, name string) *Type {
+	vn := p.pairs(n, name)[0].value
 	items := p.items(vn, name+": enum")
 	if len(items) == 0 {
 		if deref(vn).Kind == yaml.SequenceNode || isNull(deref(vn)) {
