@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/augur-dev/augur/collector/trace"
 )
@@ -34,14 +35,42 @@ type Options struct {
 	// variable missing in a state is null; a field of the input that the
 	// schema lacks is an error.
 	Schema trace.Schema
+
+	// The options below apply to node-local input (see Collect).
+
+	// FailAfter, if positive, is a heartbeat timeout in logical time: a
+	// node is not live at a cut more than FailAfter after its latest
+	// record. Zero means nodes are live until they leave.
+	FailAfter uint64
+	// Collapse drops a snapshot whose member states are those of the
+	// snapshot written before it.
+	Collapse bool
+	// Lenient skips bad records (malformed lines, out-of-order
+	// timestamps, type conflicts, a node's records in a second input) and
+	// counts them in Result.Skipped, instead of failing.
+	Lenient bool
+	// Window is the out-of-order window of each input, in records: a
+	// record may come up to Window records after records of other nodes
+	// with larger timestamps in the same input. Memory grows with it;
+	// 0 means 4096.
+	Window int
+	// Allocator holds the batches read from Arrow streams; nil means
+	// memory.DefaultAllocator.
+	Allocator memory.Allocator
 }
 
 // Result summarises a trace written by CollectJSONL.
 type Result struct {
-	Snapshots int          // snapshots written: one per non-blank line
+	Snapshots int          // snapshots written: one per non-blank line of global snapshots
 	States    int          // state rows written, after deduplication
 	Nodes     int          // distinct nodes
 	Schema    trace.Schema // the state variables, inferred or from Options
+
+	// Node-local input only.
+	Incomplete int     // cuts dropped because a live node had no record at or after them
+	Collapsed  int     // snapshots dropped by Options.Collapse
+	Skipped    int     // bad records skipped under Options.Lenient
+	Warnings   []error // torn ends of inputs and skipped records (the first 100), as *Error
 }
 
 // CollectJSONL reads global-snapshot JSONL from the inputs, in order as one
@@ -202,40 +231,58 @@ func (sw *snapshotWriter) record(at pos, rec *record) error {
 // state returns the row of the node's state, adding it if it differs from
 // the node's last state.
 func (sw *snapshotWriter) state(ts uint64, ns nodeState) (uint32, error) {
-	clear(sw.vars)
 	sw.path = append(sw.path[:0], seg{key: "nodes", idx: -1}, seg{key: ns.name, idx: -1})
-	for _, k := range sortedKeys(ns.state) {
-		sw.path = append(sw.path, seg{key: k, idx: -1})
+	if err := sw.convertState(ns.state); err != nil {
+		return 0, err
+	}
+	return sw.addVars(ts, ns.name, sw.vars)
+}
+
+// convertState converts the variables of a decoded state object into
+// sw.vars. sw.path holds the path of the object, and holds it again on
+// success.
+func (sw *snapshotWriter) convertState(state map[string]any) error {
+	clear(sw.vars)
+	n := len(sw.path)
+	for _, k := range sortedKeys(state) {
+		sw.path = append(sw.path[:n], seg{key: k, idx: -1})
 		if err := checkVarName(k); err != nil {
-			return 0, sw.errorf("%v", err)
+			return sw.errorf("%v", err)
 		}
 		i, ok := sw.index[k]
 		if !ok {
-			return 0, sw.errorf("no such state variable in the schema%s", sw.hint())
+			return sw.errorf("no such state variable in the schema%s", sw.hint())
 		}
-		v, err := sw.convert(sw.schema[i].Type, ns.state[k])
+		v, err := sw.convert(sw.schema[i].Type, state[k])
 		if err != nil {
-			return 0, err
+			return err
 		}
 		sw.vars[i] = v
-		sw.path = sw.path[:len(sw.path)-1]
 	}
+	sw.path = sw.path[:n]
+	return nil
+}
+
+// addVars returns the row of the node's state vars, one value per schema
+// column, adding it if it differs from the node's last state. sw.path
+// names the state for errors.
+func (sw *snapshotWriter) addVars(ts uint64, node string, vars []any) (uint32, error) {
 	sw.buf = sw.buf[:0]
 	for i, c := range sw.schema {
-		sw.buf = appendCanonical(sw.buf, c.Type, sw.vars[i])
+		sw.buf = appendCanonical(sw.buf, c.Type, vars[i])
 	}
 	sum := sha256.Sum256(sw.buf)
-	l := sw.last[ns.name]
+	l := sw.last[node]
 	if l != nil && l.sum == sum {
 		return l.row, nil
 	}
-	row, err := sw.w.AddState(ns.name, ts, sw.vars)
+	row, err := sw.w.AddState(node, ts, vars)
 	if err != nil {
-		return 0, &Error{File: sw.at.file, Line: sw.at.line, Field: fieldPath(sw.path[:2]), Msg: "write state", Err: err}
+		return 0, &Error{File: sw.at.file, Line: sw.at.line, Field: fieldPath(sw.path), Msg: "write state", Err: err}
 	}
 	if l == nil {
 		l = &lastState{}
-		sw.last[ns.name] = l
+		sw.last[node] = l
 	}
 	l.sum, l.row = sum, row
 	return row, nil
@@ -374,7 +421,8 @@ func appendCanonical(b []byte, t arrow.DataType, v any) []byte {
 		return b
 	case *arrow.StructType:
 		m := v.(map[string]any)
-		for _, f := range t.Fields() {
+		for i := range t.NumFields() { // not t.Fields(), which copies
+			f := t.Field(i)
 			b = appendCanonical(b, f.Type, m[f.Name])
 		}
 		return b

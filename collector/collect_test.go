@@ -424,12 +424,12 @@ func TestCollectJSONLErrors(t *testing.T) {
 	}, {
 		name:   "node-local mode",
 		inputs: []string{`{"node": "n1", "ts": 17, "state": {"a": 1}}`},
-		want:   `in1.jsonl:1: node-local input ({"node": …, "ts": …, "state": …}) is not implemented yet; CollectJSONL reads global snapshots ({"snapshot": N, "nodes": {…}})`,
+		want:   `in1.jsonl:1: node-local input ({"node": …, "ts": …, "state": …}): CollectJSONL reads global snapshots ({"snapshot": N, "nodes": {…}}); Collect reads both`,
 		file:   "in1.jsonl", line: 1,
 	}, {
 		name:   "node-local heartbeat",
 		inputs: []string{"\n" + `{"node": "n1", "ts": 19, "heartbeat": true}`},
-		want:   `in1.jsonl:2: node-local input ({"node": …, "ts": …, "state": …}) is not implemented yet; CollectJSONL reads global snapshots ({"snapshot": N, "nodes": {…}})`,
+		want:   `in1.jsonl:2: node-local input ({"node": …, "ts": …, "state": …}): CollectJSONL reads global snapshots ({"snapshot": N, "nodes": {…}}); Collect reads both`,
 		file:   "in1.jsonl", line: 2,
 	}, {
 		name:   "node-local after global",

@@ -1,6 +1,36 @@
 // Package collector records augur traces: it turns what a system exposes
 // into the trace format of package [trace].
 //
+// # Instrumenting a node
+//
+// A [Node] stands for one node of a real system. It owns a Lamport
+// [Clock] and a [Sink], and records the node's state after each change:
+//
+//	sink, err := collector.CreateArrowSink("n1.arrow", collector.SinkOptions{})
+//	node := collector.NewNode("n1", sink)
+//	defer node.Close()
+//	defer node.Leave()
+//	node.Expose(&state)            // after every change of state
+//	msg.TS = node.Stamp()          // on every message sent, after exposing
+//	node.Receive(msg.TS)           // on every message received
+//
+// [Node.Expose] turns any struct into a row: its exported fields are the
+// state variables (see [Node.Expose] for the types and the augur tags).
+// The reflection plan of a type is built once and cached, and exposing
+// through an [ArrowSink] allocates nothing between flushes.
+// [Node.Heartbeat] records progress without a change, so that snapshots
+// complete while a node is idle, and [Node.Leave] an orderly departure. A
+// nil *Node does nothing, so instrumentation can stay in a system that is
+// not traced.
+//
+// The sinks: an [ArrowSink] writes an Arrow IPC stream per node, flushed
+// every [SinkOptions.FlushRecords] records or [SinkOptions.FlushInterval];
+// after a crash every flushed record can be read back, and a batch torn by
+// the crash is detected by [StreamReader] and reported with its offset. A
+// [JSONLSink] writes the node-local JSON lines below. A [Recorder] is for
+// simulators that can pause the world: it writes global snapshots straight
+// into a trace.
+//
 // # JSONL input
 //
 // [CollectJSONL] reads newline-delimited JSON in global-snapshot mode, one
@@ -17,9 +47,43 @@
 //
 // A node's state is stored once and its row reused in later snapshots until
 // the state changes; the ts of a stored state is the ts of the first
-// snapshot that holds it. Node-local input ({"node": "n1", "ts": 17,
-// "state": {…}}) is recognised and rejected: building snapshots from it is
-// not implemented yet.
+// snapshot that holds it.
+//
+// # Node-local input
+//
+// [Collect] also reads node-local records, from JSONL files and from the
+// Arrow streams of an [ArrowSink], one or several files, each node in one
+// file:
+//
+//	{"node": "n1", "ts": 17, "state": {…}}     the node's state after a change
+//	{"node": "n1", "ts": 19, "heartbeat": true} progress without a change
+//	{"node": "n1", "ts": 25, "leave": true}     orderly departure
+//
+// ts is the node's Lamport time and increases strictly within a node. The
+// snapshots are built as in D3S: the files are merged in timestamp order,
+// and there is a cut at every time t at which some node exposed a state.
+// The snapshot of the cut holds, for every node live at t, its latest
+// state at or before t. A node is live from a state until it leaves (a
+// later state makes it rejoin), and with [Options.FailAfter] only while
+// its latest record is at most FailAfter old. A snapshot is written only
+// when the cut is complete: every live node has a record at or after t.
+// If the nodes expose a change before they stamp the messages that tell
+// of it, such a cut is consistent: a node that received a message is
+// never seen with a sender that has not yet sent it. Incomplete cuts are
+// counted in [Result.Incomplete]; a snapshot is numbered by its cut, so
+// the numbers skip the cuts not written. [Options.Collapse] drops a
+// snapshot equal to the one before.
+//
+// Within a file, the records of different nodes may be out of order by up
+// to [Options.Window] records. Memory is bounded by the nodes, the inputs
+// times the window, and the cuts waiting for a node of a shared file that
+// is silent for more than the window (in a file of one node, a cut never
+// waits). A record out of order within its node, outside the window, of a
+// node already seen in another file, or whose type conflicts with earlier
+// states is an [*Error] naming the file, the line (or the offset of the
+// Arrow record batch) and the node; with [Options.Lenient] it is skipped
+// and counted instead. A torn end of an input, a last line cut short or an
+// Arrow message cut short, is a warning in [Result.Warnings].
 //
 // # Type inference
 //

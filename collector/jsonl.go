@@ -19,15 +19,18 @@ const maxLineBytes = 64 << 20
 
 // An Error is a problem with the input at a position.
 type Error struct {
-	File  string // input file as named by the caller
-	Line  int    // 1-based line; 0 for the file as a whole
-	Col   int    // 1-based byte column in the line; 0 if unknown
-	Field string // path of the offending value, e.g. nodes.n3.log[2].term; "" if none
-	Msg   string
-	Err   error // underlying cause (I/O, trace writer), if any
+	File   string // input file as named by the caller
+	Line   int    // 1-based line; 0 for the file as a whole
+	Col    int    // 1-based byte column in the line; 0 if unknown
+	Offset int64  // byte offset into a binary input (an Arrow stream); 0 if none
+	Node   string // the node whose record it is; "" if none
+	Field  string // path of the offending value, e.g. nodes.n3.log[2].term; "" if none
+	Msg    string
+	Err    error // underlying cause (I/O, trace writer), if any
 }
 
-// Error renders the error as "file:line:col: field: msg".
+// Error renders the error as "file:line:col: node N: field: msg", or
+// "file: offset N: …" for a position in an Arrow stream.
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString(e.File)
@@ -36,8 +39,15 @@ func (e *Error) Error() string {
 		if e.Col > 0 {
 			fmt.Fprintf(&b, ":%d", e.Col)
 		}
+	} else if e.Offset > 0 {
+		fmt.Fprintf(&b, ": offset %d", e.Offset)
 	}
 	b.WriteString(": ")
+	if e.Node != "" {
+		b.WriteString("node ")
+		b.WriteString(e.Node)
+		b.WriteString(": ")
+	}
 	if e.Field != "" {
 		b.WriteString(e.Field)
 		b.WriteString(": ")
@@ -233,8 +243,8 @@ type nodeState struct {
 var topKeys = []string{"snapshot", "ts", "tags", "nodes"}
 
 // errNodeLocal is the message for node-local input.
-const errNodeLocal = `node-local input ({"node": …, "ts": …, "state": …}) is not implemented yet; ` +
-	`CollectJSONL reads global snapshots ({"snapshot": N, "nodes": {…}})`
+const errNodeLocal = `node-local input ({"node": …, "ts": …, "state": …}): ` +
+	`CollectJSONL reads global snapshots ({"snapshot": N, "nodes": {…}}); Collect reads both`
 
 // parseRecord checks the shape of a decoded line and fills rec. first
 // reports whether this is the first record of the input.

@@ -16,19 +16,37 @@ func newCollectCmd() *cobra.Command {
 	var (
 		out, system, spec string
 		force             bool
+		local             collector.Options
 	)
 	cmd := &cobra.Command{
-		Use:   "collect FILE.jsonl... -o NAME.trace",
-		Short: "Turn JSONL global snapshots into a trace",
+		Use:   "collect FILE... -o NAME.trace",
+		Short: "Turn JSONL snapshots or node-local exposures into a trace",
 		Long: `Collect reads newline-delimited JSON global snapshots, one object per line:
 
   {"snapshot": 7, "ts": 120, "tags": ["steady"], "nodes": {"n1": {...}, "n2": {...}}}
 
+or node-local exposures, each stamped with the node's Lamport clock, from
+JSONL files or the Arrow stream files of the Go API (usually one per node):
+
+  {"node": "n1", "ts": 17, "state": {...}}
+  {"node": "n1", "ts": 19, "heartbeat": true}
+  {"node": "n1", "ts": 25, "leave": true}
+
 and writes the trace directory NAME.trace (Arrow files and a manifest). Types
 are inferred from the JSON unless --spec fixes them. Nothing is written
-unless the whole input is valid.`,
+unless the whole input is valid (or, with --lenient, bad records are skipped
+and counted).
+
+From node-local exposures, a snapshot is cut at every exposure time t: it
+holds the latest state at or before t of every live node, and is written
+only when every live node has a record at or after t; with Lamport clocks
+it is a consistent cut. A node is live from its first state until it leaves
+(or, with --fail-after D, while its latest record is at most D old). The
+cuts that are not complete are counted. A torn end of an input, as left by
+a killed writer, is a warning.`,
 		Example: `  augur collect run.jsonl -o run.trace
-  augur collect part1.jsonl part2.jsonl -o run.trace --system etcd-raft --force`,
+  augur collect part1.jsonl part2.jsonl -o run.trace --system etcd-raft --force
+  augur collect n1.arrow n2.arrow n3.arrow -o run.trace --fail-after 50 --collapse`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
@@ -37,7 +55,8 @@ unless the whole input is valid.`,
 			if _, err := os.Stat(out); err == nil && !force {
 				return fmt.Errorf("collect: %s already exists (use --force to replace it)", out)
 			}
-			opts := collector.Options{System: system, Overwrite: force, CreatedBy: "augur " + version()}
+			opts := local
+			opts.System, opts.Overwrite, opts.CreatedBy = system, force, "augur "+version()
 			if spec != "" {
 				s, err := specs.Load(spec)
 				if err != nil {
@@ -53,12 +72,32 @@ unless the whole input is valid.`,
 			if opts.System == "" {
 				opts.System = strings.TrimSuffix(filepath.Base(out), ".trace")
 			}
-			res, err := collector.CollectJSONL(out, args, opts)
+			res, err := collector.Collect(out, args, opts)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%s: %d snapshots, %d states, %d nodes, %d variables\n",
-				out, res.Snapshots, res.States, res.Nodes, len(res.Schema))
+			for _, w := range res.Warnings {
+				fmt.Fprintf(cmd.ErrOrStderr(), "augur: warning: %v\n", w)
+			}
+			if n := res.Skipped - len(res.Warnings); n > 0 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "augur: warning: %d more bad records skipped\n", n)
+			}
+			var extra []string
+			if res.Incomplete > 0 {
+				extra = append(extra, fmt.Sprintf("%d cuts incomplete", res.Incomplete))
+			}
+			if res.Collapsed > 0 {
+				extra = append(extra, fmt.Sprintf("%d collapsed", res.Collapsed))
+			}
+			if res.Skipped > 0 {
+				extra = append(extra, fmt.Sprintf("%d bad records skipped", res.Skipped))
+			}
+			note := ""
+			if len(extra) > 0 {
+				note = " (" + strings.Join(extra, ", ") + ")"
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: %d snapshots, %d states, %d nodes, %d variables%s\n",
+				out, res.Snapshots, res.States, res.Nodes, len(res.Schema), note)
 			return nil
 		},
 	}
@@ -67,5 +106,9 @@ unless the whole input is valid.`,
 	f.StringVar(&system, "system", "", "system name for the manifest (default: the spec's, or the output name)")
 	f.StringVar(&spec, "spec", "", "spec whose variable types fix the column types instead of inference")
 	f.BoolVarP(&force, "force", "f", false, "replace an existing trace")
+	f.Uint64Var(&local.FailAfter, "fail-after", 0, "node-local input: a node is not live more than this logical time after its latest record (0: until it leaves)")
+	f.BoolVar(&local.Collapse, "collapse", false, "node-local input: drop snapshots identical to the one before")
+	f.BoolVar(&local.Lenient, "lenient", false, "node-local input: skip and count bad records instead of failing")
+	f.IntVar(&local.Window, "window", 0, "node-local input: out-of-order window of an input, in records (default 4096)")
 	return cmd
 }

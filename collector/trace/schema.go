@@ -168,8 +168,10 @@ func checkValue(t arrow.DataType, v any) error {
 	return nil
 }
 
-// appendValue appends v, already accepted by checkValue, to b.
-func appendValue(b array.Builder, v any) {
+// appendValue appends v, already accepted by checkValue as a value of
+// type t, to b, a builder of t. The type comes from the schema because
+// StructBuilder.Type builds a new type on every call.
+func appendValue(b array.Builder, t arrow.DataType, v any) {
 	if v == nil {
 		b.AppendNull()
 		return
@@ -194,19 +196,19 @@ func appendValue(b array.Builder, v any) {
 		kb, ib := b.KeyBuilder().(*array.StringBuilder), b.ItemBuilder()
 		for _, k := range sortedKeys(m) {
 			kb.Append(k)
-			appendValue(ib, m[k])
+			appendValue(ib, t.(*arrow.MapType).ItemType(), m[k])
 		}
 	case *array.ListBuilder:
 		b.Append(true)
 		for _, e := range v.([]any) {
-			appendValue(b.ValueBuilder(), e)
+			appendValue(b.ValueBuilder(), t.(*arrow.ListType).Elem(), e)
 		}
 	case *array.StructBuilder:
 		m := v.(map[string]any)
-		st := b.Type().(*arrow.StructType)
+		st := t.(*arrow.StructType)
 		b.Append(true)
 		for f := range b.NumField() {
-			appendValue(b.FieldBuilder(f), m[st.Field(f).Name])
+			appendValue(b.FieldBuilder(f), st.Field(f).Type, m[st.Field(f).Name])
 		}
 	default:
 		panic(fmt.Sprintf("trace: append to %s", b.Type()))

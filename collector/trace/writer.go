@@ -139,7 +139,7 @@ func (w *Writer) AddState(node string, ts uint64, vars []any) (uint32, error) {
 	rb.Field(0).(*array.StringBuilder).Append(node)
 	rb.Field(1).(*array.Uint64Builder).Append(ts)
 	for i, v := range vars {
-		appendValue(rb.Field(i+2), v)
+		appendValue(rb.Field(i+2), w.schema[i].Type, v)
 	}
 	n, ok := w.nodes[node]
 	if !ok {

@@ -1,0 +1,203 @@
+package collector
+
+import (
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"path/filepath"
+	"testing"
+)
+
+// kbState is a node state of about 1 KB (as JSON): raft-like scalars, a
+// short log, peers and per-peer progress.
+type kbState struct {
+	ID       string         `augur:"id"`
+	Term     uint64         `augur:"term"`
+	Vote     string         `augur:"vote"`
+	Lead     string         `augur:"lead"`
+	Role     string         `augur:"role"`
+	Commit   uint64         `augur:"commit"`
+	Applied  uint64         `augur:"applied"`
+	Load     float64        `augur:"load"`
+	Healthy  bool           `augur:"healthy"`
+	Peers    []string       `augur:"peers"`
+	Log      []benchEntry   `augur:"log"`
+	Progress []benchMatch   `augur:"progress"`
+	Snapshot *benchEntry    `augur:"snapshot"`
+	Extra    map[string]int `augur:"extra"`
+}
+
+type benchEntry struct {
+	Term  uint64 `augur:"term"`
+	Index uint64 `augur:"index"`
+	Cmd   string `augur:"cmd"`
+}
+
+type benchMatch struct {
+	Peer  string `augur:"peer"`
+	Match uint64 `augur:"match"`
+	Next  uint64 `augur:"next"`
+}
+
+func newKBState(withMap bool) *kbState {
+	s := &kbState{ID: "node-7", Term: 12, Vote: "node-3", Lead: "node-3", Role: "follower",
+		Commit: 1041, Applied: 1040, Load: 0.37, Healthy: true,
+		Peers: []string{"node-1", "node-2", "node-3", "node-4", "node-5", "node-6"}}
+	for i := range 8 {
+		s.Log = append(s.Log, benchEntry{Term: 12, Index: uint64(1034 + i), Cmd: fmt.Sprintf("put key-%04d value-%08d", i, i*7919)})
+	}
+	for _, p := range s.Peers {
+		s.Progress = append(s.Progress, benchMatch{Peer: p, Match: 1040, Next: 1041})
+	}
+	if withMap {
+		s.Extra = map[string]int{"a": 1, "b": 2, "c": 3}
+	}
+	return s
+}
+
+// BenchmarkExpose measures one Expose of a 1 KB state through each sink,
+// the sink writing to io.Discard.
+//
+//	go test -run - -bench Expose -benchmem ./collector
+func BenchmarkExpose(b *testing.B) {
+	for _, withMap := range []bool{false, true} {
+		st := newKBState(withMap)
+		v, p, _ := stateValue(st)
+		js, _ := State{p, v}.AppendJSON(nil)
+		for _, sink := range []string{"arrow", "jsonl"} {
+			b.Run(fmt.Sprintf("sink=%s/map=%v", sink, withMap), func(b *testing.B) {
+				var s Sink
+				opts := SinkOptions{FlushRecords: 64, FlushInterval: -1}
+				if sink == "arrow" {
+					s = NewArrowSink(io.Discard, opts)
+				} else {
+					s = NewJSONLSink(io.Discard, opts)
+				}
+				n := NewNode("node-7", s)
+				defer n.Close()
+				b.SetBytes(int64(len(js)))
+				b.ReportAllocs()
+				for b.Loop() {
+					st.Commit++
+					if err := n.Expose(st); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
+			})
+		}
+	}
+}
+
+// BenchmarkArrowSink measures records per second through an Arrow stream
+// file on disk, flushed every 64 records.
+//
+//	go test -run - -bench ArrowSink -benchmem ./collector
+func BenchmarkArrowSink(b *testing.B) {
+	sink, err := CreateArrowSink(filepath.Join(b.TempDir(), "n.arrow"), SinkOptions{FlushRecords: 64, FlushInterval: -1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	n := NewNode("node-7", sink)
+	defer n.Close()
+	st := newKBState(false)
+	b.ReportAllocs()
+	for b.Loop() {
+		st.Commit++
+		if err := n.Expose(st); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
+}
+
+// benchState is a small node state for the construction benchmark.
+type benchState struct {
+	Term   int64        `augur:"term"`
+	Commit int64        `augur:"commit"`
+	Role   string       `augur:"role"`
+	Log    []benchEntry `augur:"log"`
+}
+
+// writeBenchInputs records a random message-passing run of nodes nodes,
+// each exposing states times, into one file per node.
+func writeBenchInputs(b *testing.B, dir, kind string, nodes, states int) []string {
+	rng := rand.New(rand.NewPCG(1, 1))
+	var (
+		ns     []*Node
+		paths  []string
+		st     []benchState
+		counts = make([]int, nodes)
+	)
+	for i := range nodes {
+		path := filepath.Join(dir, fmt.Sprintf("n%02d.%s", i, kind))
+		var (
+			s   Sink
+			err error
+		)
+		if kind == "arrow" {
+			s, err = CreateArrowSink(path, SinkOptions{FlushRecords: 256})
+		} else {
+			s, err = CreateJSONLSink(path, SinkOptions{FlushRecords: 256})
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		paths = append(paths, path)
+		ns = append(ns, NewNode(fmt.Sprintf("n%02d", i), s))
+		st = append(st, benchState{Role: "follower", Log: []benchEntry{{Term: 1, Index: 1, Cmd: "x"}}})
+	}
+	for left := nodes * states; left > 0; {
+		i := rng.IntN(nodes)
+		if counts[i] == states {
+			continue
+		}
+		if rng.IntN(2) == 0 {
+			// A message from a random peer.
+			ns[i].Receive(ns[rng.IntN(nodes)].Clock().Now())
+		}
+		st[i].Commit++
+		st[i].Term = st[i].Commit / 50
+		if err := ns[i].Expose(&st[i]); err != nil {
+			b.Fatal(err)
+		}
+		counts[i]++
+		left--
+	}
+	for _, n := range ns {
+		n.Leave()
+		if err := n.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return paths
+}
+
+// BenchmarkCollectLocal measures snapshot construction from the files of
+// 32 nodes.
+//
+//	go test -run - -bench CollectLocal -benchmem ./collector
+func BenchmarkCollectLocal(b *testing.B) {
+	for _, kind := range []string{"arrow", "jsonl"} {
+		b.Run("nodes=32/input="+kind, func(b *testing.B) {
+			dir := b.TempDir()
+			inputs := writeBenchInputs(b, dir, kind, 32, 500)
+			out := filepath.Join(dir, "out.trace")
+			var snaps int
+			b.ReportAllocs()
+			for b.Loop() {
+				res, err := Collect(out, inputs, Options{Overwrite: true})
+				if err != nil {
+					b.Fatal(err)
+				}
+				snaps = res.Snapshots
+			}
+			if snaps == 0 {
+				b.Fatal("no snapshots")
+			}
+			b.ReportMetric(float64(b.N*snaps)/b.Elapsed().Seconds(), "snapshots/s")
+			b.ReportMetric(float64(b.N*32*501)/b.Elapsed().Seconds(), "records/s")
+			b.ReportMetric(float64(snaps), "snapshots/op")
+		})
+	}
+}

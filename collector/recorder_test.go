@@ -1,0 +1,158 @@
+package collector
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/augur-dev/augur/collector/trace"
+)
+
+type raftish struct {
+	Term  int64    `augur:"term"`
+	Role  string   `augur:"role"`
+	Peers []string `augur:"peers"`
+}
+
+func TestRecorder(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "sim.trace")
+	rec, err := NewRecorder[*raftish](dir, trace.Options{System: "sim"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &raftish{Term: 1, Role: "leader", Peers: []string{"b"}}
+	b := &raftish{Term: 1, Role: "follower", Peers: []string{"a"}}
+	steps := []struct {
+		ts    uint64
+		nodes map[string]*raftish
+		tags  []string
+	}{
+		{10, map[string]*raftish{"b": b, "a": a}, []string{"start"}},
+		{20, map[string]*raftish{"a": a, "b": {Term: 2, Role: "candidate", Peers: []string{"a"}}}, nil},
+		{30, map[string]*raftish{"a": a}, []string{"bug:x"}},
+	}
+	for _, s := range steps {
+		if err := rec.Snapshot(s.ts, s.nodes, s.tags...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	const want = `schema term:int64 role:utf8 peers:list<utf8>
+state 0 a ts=10 term=1 role=leader peers=[b]
+state 1 b ts=10 term=1 role=follower peers=[a]
+state 2 b ts=20 term=2 role=candidate peers=[a]
+snapshot 0 ts=10 tags=["start"] a@0 b@1
+snapshot 1 ts=20 tags=[] a@0 b@2
+snapshot 2 ts=30 tags=["bug:x"] a@0
+`
+	if got := dumpTrace(t, dir); got != want {
+		t.Errorf("trace:\n%s\nwant:\n%s", got, want)
+	}
+
+	var te *TypeError
+	if _, err := NewRecorder[map[string]int](filepath.Join(t.TempDir(), "x.trace"), trace.Options{}); !errors.As(err, &te) {
+		t.Errorf("NewRecorder[map[string]int] = %v", err)
+	}
+	rec2, err := NewRecorder[*raftish](filepath.Join(t.TempDir(), "y.trace"), trace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec2.Abort()
+	if err := rec2.Snapshot(1, map[string]*raftish{"a": nil}); err == nil {
+		t.Error("a nil state is recorded")
+	}
+}
+
+// TestCollectLocalIndependent reads a trace built from node-local Arrow
+// streams with the JavaScript apache-arrow package (see
+// collector/trace/independent_test.go) and checks that it sees what our
+// reader sees.
+func TestCollectLocalIndependent(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node not installed")
+	}
+	if _, err := os.Stat("trace/testdata/arrowjs/node_modules/apache-arrow"); err != nil {
+		t.Skip("apache-arrow not installed: run npm ci --prefix collector/trace/testdata/arrowjs")
+	}
+	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
+	defer mem.AssertSize(t, 0)
+	dir := t.TempDir()
+	var inputs []string
+	simulate(t, 7, 4, 200, func(name string) Sink {
+		path := filepath.Join(dir, name+".arrow")
+		s, err := CreateArrowSink(path, SinkOptions{Allocator: mem})
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs = append(inputs, path)
+		return s
+	})
+	out := filepath.Join(dir, "out.trace")
+	if _, err := Collect(out, inputs, Options{FailAfter: 40, Allocator: mem}); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := trace.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	readJS := func(file string) []map[string]any {
+		t.Helper()
+		out, err := exec.Command(node, "trace/testdata/arrowjs/read.mjs", filepath.Join(out, file)).Output()
+		if err != nil {
+			t.Fatalf("read %s with apache-arrow: %v", file, err)
+		}
+		var rows []map[string]any
+		if err := json.Unmarshal(out, &rows); err != nil {
+			t.Fatal(err)
+		}
+		return rows
+	}
+
+	var want []map[string]any
+	states := tr.States()
+	defer states.Close()
+	for row := range tr.NumStates() {
+		s, err := states.State(uint32(row))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := map[string]any{"node": s.Node, "ts": jsonForm(s.TS)}
+		for c, col := range tr.Schema {
+			r[col.Name] = jsonForm(s.Vars[c])
+		}
+		want = append(want, r)
+	}
+	if got := readJS(trace.StatesFile); !reflect.DeepEqual(got, want) {
+		t.Errorf("states.arrow:\napache-arrow reads %v\naugur reads        %v", got, want)
+	}
+	want = nil
+	snaps := tr.Snapshots()
+	defer snaps.Close()
+	for snaps.Next() {
+		s := snaps.Snapshot()
+		members, tags := []any{}, []any{}
+		for _, m := range s.Members {
+			members = append(members, float64(m))
+		}
+		for _, tag := range s.Tags {
+			tags = append(tags, tag)
+		}
+		want = append(want, map[string]any{"snapshot": jsonForm(s.ID), "ts": jsonForm(s.TS), "members": members, "tags": tags})
+	}
+	if len(want) < 10 {
+		t.Fatalf("only %d snapshots", len(want))
+	}
+	if got := readJS(trace.SnapshotsFile); !reflect.DeepEqual(got, want) {
+		t.Errorf("snapshots.arrow:\napache-arrow reads %v\naugur reads        %v", got, want)
+	}
+}
