@@ -191,7 +191,22 @@ func (s *JSONLSink) Write(r *Record) error {
 	if err := s.check(); err != nil {
 		return err
 	}
-	b := append(s.buf[:0], `{"node":`...)
+	b, err := appendRecordJSON(s.buf[:0], r)
+	if err != nil {
+		return err
+	}
+	s.buf = b
+	if _, err := s.out.bw.Write(b); err != nil {
+		s.err = err
+		return err
+	}
+	return s.added()
+}
+
+// appendRecordJSON appends r as one node-local JSON line, newline
+// included.
+func appendRecordJSON(b []byte, r *Record) ([]byte, error) {
+	b = append(b, `{"node":`...)
 	b = appendJSONString(b, r.Node)
 	b = append(b, `,"ts":`...)
 	b = strconv.AppendUint(b, r.TS, 10)
@@ -200,22 +215,16 @@ func (s *JSONLSink) Write(r *Record) error {
 		b = append(b, `,"state":`...)
 		var err error
 		if b, err = r.State.AppendJSON(b); err != nil {
-			return err
+			return b, err
 		}
 	case EventHeartbeat:
 		b = append(b, `,"heartbeat":true`...)
 	case EventLeave:
 		b = append(b, `,"leave":true`...)
 	default:
-		return fmt.Errorf("collector: write %s record", r.Event)
+		return b, fmt.Errorf("collector: write %s record", r.Event)
 	}
-	b = append(b, "}\n"...)
-	s.buf = b
-	if _, err := s.out.bw.Write(b); err != nil {
-		s.err = err
-		return err
-	}
-	return s.added()
+	return append(b, "}\n"...), nil
 }
 
 // Flush writes out the buffered records.
