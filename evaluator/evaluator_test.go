@@ -107,6 +107,9 @@ func evaluate(t testing.TB, tr *trace.Trace, opts evaluator.Options, props ...st
 
 func i64(n int64) int64 { return n }
 
+// kinds are the evaluators every hand-computed case runs on.
+var kinds = []evaluator.Kind{evaluator.Reference, evaluator.Fast}
+
 // TestHoldingRates checks holding rates computed by hand.
 func TestHoldingRates(t *testing.T) {
 	two := []snap{
@@ -184,11 +187,14 @@ func TestHoldingRates(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := evaluate(t, writeTiny(t, tt.snaps), evaluator.Options{Workers: 1}, tt.prop)[0]
-			if got.Support != tt.want.Support || got.Bindings != tt.want.Bindings || got.Violations != tt.want.Violations ||
-				got.Perfect != tt.want.Perfect || got.ViolatingSnapshots != tt.want.ViolatingSnapshots ||
-				math.Abs(got.ScoreSum-tt.want.ScoreSum) > 1e-12 {
-				t.Errorf("%s:\ngot  %+v\nwant %+v", tt.prop, got, tt.want)
+			tr := writeTiny(t, tt.snaps)
+			for _, kind := range kinds {
+				got := evaluate(t, tr, evaluator.Options{Kind: kind, Workers: 1}, tt.prop)[0]
+				if got.Support != tt.want.Support || got.Bindings != tt.want.Bindings || got.Violations != tt.want.Violations ||
+					got.Perfect != tt.want.Perfect || got.ViolatingSnapshots != tt.want.ViolatingSnapshots ||
+					math.Abs(got.ScoreSum-tt.want.ScoreSum) > 1e-12 {
+					t.Errorf("%s, %s:\ngot  %+v\nwant %+v", kind, tt.prop, got, tt.want)
+				}
 			}
 		})
 	}
@@ -200,7 +206,13 @@ func TestWitness(t *testing.T) {
 		{"a": {"state": "leader", "x": i64(2)}, "b": {"state": "leader", "x": i64(2)}},
 	}
 	tr := writeTiny(t, leaders, []string{"steady"}, []string{"bug:two-leaders", "steady"})
-	got := evaluate(t, tr, evaluator.Options{}, `forall a, b in nodes: a.state != "leader" or b.state != "leader" or a.x != b.x`)[0]
+	for _, kind := range kinds {
+		t.Run(kind.String(), func(t *testing.T) { testWitness(t, tr, kind) })
+	}
+}
+
+func testWitness(t *testing.T, tr *trace.Trace, kind evaluator.Kind) {
+	got := evaluate(t, tr, evaluator.Options{Kind: kind}, `forall a, b in nodes: a.state != "leader" or b.state != "leader" or a.x != b.x`)[0]
 	// One witness per violating snapshot: its first violating binding.
 	want := []evaluator.Witness{
 		{Snapshot: 1, TS: 1, Binding: map[string]any{"n0": "a", "n1": "b"},
@@ -252,12 +264,14 @@ func TestWorkers(t *testing.T) {
 		`forall n0, n1 in nodes: n0.state != "leader" or n1.state != "leader"`,
 		`forall n0 in nodes: n0.x <= n0.y or n0.state == "leader"`,
 	}
-	for _, pruner := range []evaluator.Pruner{nil, keepAbove{every: 300, rate: 0.7}} {
-		want := evaluate(t, tr, evaluator.Options{Workers: 1, Pruner: pruner}, props...)
-		for _, workers := range []int{2, 3, 8} {
-			got := evaluate(t, tr, evaluator.Options{Workers: workers, Pruner: pruner}, props...)
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("pruner %v, %d workers: stats differ from 1 worker:\ngot  %+v\nwant %+v", pruner, workers, got, want)
+	for _, kind := range kinds {
+		for _, pruner := range []evaluator.Pruner{nil, keepAbove{every: 300, rate: 0.7}} {
+			want := evaluate(t, tr, evaluator.Options{Kind: kind, Workers: 1, Pruner: pruner}, props...)
+			for _, workers := range []int{2, 3, 8} {
+				got := evaluate(t, tr, evaluator.Options{Kind: kind, Workers: workers, Pruner: pruner}, props...)
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("%s, pruner %v, %d workers: stats differ from 1 worker:\ngot  %+v\nwant %+v", kind, pruner, workers, got, want)
+				}
 			}
 		}
 	}

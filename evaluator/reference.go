@@ -18,7 +18,7 @@ type reference struct {
 	cache, next map[uint32]*nodeState // decoded states by row
 	nodes       []*nodeState          // live nodes of the current snapshot
 	slots       []any                 // current binding
-	maxWit      int
+	task        *task
 }
 
 // nodeState is a decoded state: the values of the spec's variables, then
@@ -28,13 +28,12 @@ type nodeState struct {
 	vals []any
 }
 
-func newReference(tr *trace.Trace, prog *Program, maxWit int) (*reference, error) {
+func newReference(tr *trace.Trace, prog *Program) (*reference, error) {
 	r := &reference{
 		prog:   prog,
 		states: tr.States(),
 		cache:  map[uint32]*nodeState{},
 		next:   map[uint32]*nodeState{},
-		maxWit: maxWit,
 	}
 	for _, v := range prog.Spec.Vars {
 		c := tr.Schema.Index(v.Name)
@@ -52,6 +51,10 @@ func newReference(tr *trace.Trace, prog *Program, maxWit int) (*reference, error
 }
 
 func (r *reference) close() { r.states.Close() }
+
+func (r *reference) start(t *task) { r.task = t }
+
+func (r *reference) finish() {}
 
 // load decodes the members of s, reusing the states of the previous
 // snapshot.
@@ -95,21 +98,22 @@ func (r *reference) decode(st *trace.State) *nodeState {
 	return &nodeState{name: st.Node, vals: vals}
 }
 
-// eval evaluates the active properties lo ≤ i < hi on snapshot s into
-// acc.
-func (r *reference) eval(s *trace.Snapshot, active []bool, acc []Stats, lo, hi int) error {
+// eval evaluates the task's active properties on snapshot s.
+func (r *reference) eval(s *trace.Snapshot) error {
 	if err := r.load(s); err != nil {
 		return err
 	}
-	for i := lo; i < hi; i++ {
-		if active[i] {
-			r.evalProp(r.prog.Props[i], s, &acc[i])
+	t := r.task
+	for i := t.lo; i < t.hi; i++ {
+		if t.active[i] {
+			r.evalProp(r.prog.Props[i], s, &t.acc[i], t.wits[i])
 		}
 	}
 	return nil
 }
 
-func (r *reference) evalProp(p *Prop, s *trace.Snapshot, st *Stats) {
+// evalProp evaluates p on s into st, keeping at most maxWit witnesses.
+func (r *reference) evalProp(p *Prop, s *trace.Snapshot, st *Stats, maxWit int) {
 	if len(r.nodes) == 0 {
 		return // no live node: vacuous for every property, exists included
 	}
@@ -132,9 +136,9 @@ func (r *reference) evalProp(p *Prop, s *trace.Snapshot, st *Stats) {
 		}
 		if ok {
 			holds++
-		} else if bindings-holds == 1 && len(st.Witnesses) < r.maxWit {
+		} else if bindings-holds == 1 && st.witnesses() < maxWit {
 			// The snapshot's first violating binding witnesses it.
-			st.Witnesses = append(st.Witnesses, r.witness(p, s))
+			st.addWitness(s, r.slots[:boundVars(p)], maxWit)
 		}
 		return true
 	})
@@ -150,12 +154,7 @@ func (r *reference) evalProp(p *Prop, s *trace.Snapshot, st *Stats) {
 		return
 	}
 	st.ViolatingSnapshots++
-	for _, tag := range s.Tags {
-		if st.Tags == nil {
-			st.Tags = map[string]int64{}
-		}
-		st.Tags[tag]++
-	}
+	st.countTags(s.Tags)
 }
 
 // each enumerates the bindings of quantifiers [i, end) of p, calling fn
@@ -288,14 +287,23 @@ func (r *reference) value(o operand) any {
 	return r.read(o.path)
 }
 
-// read follows a path from its variable's slot; a missing field or a
-// null on the way gives null.
-func (r *reference) read(x *path) any {
-	v := r.slots[x.slot]
+func (r *reference) read(x *path) any { return readPath(r.slots, x) }
+
+// readPath follows a path from its variable's slot in a binding (a node
+// variable holds its *nodeState, an iterator its element); a missing field
+// or a null on the way gives null.
+func readPath(slots []any, x *path) any {
+	v := slots[x.slot]
 	if x.node {
 		v = v.(*nodeState).vals[x.variable]
 	}
-	for _, f := range x.fields {
+	return fieldsOf(v, x.fields)
+}
+
+// fieldsOf follows fields from v; a missing field or a null on the way
+// gives null.
+func fieldsOf(v any, fields []string) any {
+	for _, f := range fields {
 		m, ok := v.(map[string]any)
 		if !ok {
 			return nil
@@ -305,18 +313,21 @@ func (r *reference) read(x *path) any {
 	return v
 }
 
-func (r *reference) witness(p *Prop, s *trace.Snapshot) Witness {
+// witness records the binding slots of p in snapshot s and the values of
+// the paths of its matrix there.
+func witness(p *Prop, s *trace.Snapshot, slots []any) Witness {
 	w := Witness{Snapshot: s.ID, TS: s.TS, Binding: map[string]any{}, Values: map[string]any{}}
-	for i, name := range p.vars[:r.boundVars(p)] {
-		if n, ok := r.slots[i].(*nodeState); ok {
+	bound := boundVars(p)
+	for i, name := range p.vars[:bound] {
+		if n, ok := slots[i].(*nodeState); ok {
 			w.Binding[name] = n.name
 		} else {
-			w.Binding[name] = finite(r.slots[i])
+			w.Binding[name] = finite(slots[i])
 		}
 	}
 	for _, x := range p.paths {
-		if x.slot < r.boundVars(p) {
-			w.Values[x.text] = finite(r.read(x))
+		if x.slot < bound {
+			w.Values[x.text] = finite(readPath(slots, x))
 		}
 	}
 	return w
@@ -370,7 +381,7 @@ func notFinite(v any) bool {
 
 // boundVars returns how many variables a binding of p assigns: those of
 // its leading forall quantifiers.
-func (r *reference) boundVars(p *Prop) int {
+func boundVars(p *Prop) int {
 	n := 0
 	for _, q := range p.quants[:p.prefix] {
 		n += len(q.slots)

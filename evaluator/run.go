@@ -18,7 +18,7 @@ type Kind uint8
 const (
 	KindInvalid Kind = iota
 	Reference        // binding by binding, from the semantics
-	Fast             // bitsets shared per quantifier scope (not built yet)
+	Fast             // bitsets shared per quantifier scope
 )
 
 var kindNames = [...]string{Reference: "reference", Fast: "fast"}
@@ -42,8 +42,8 @@ func ParseKind(s string) (Kind, error) {
 
 // available reports whether evaluator k is built.
 func available(k Kind) error {
-	if k != Reference {
-		return fmt.Errorf("the %s evaluator is not available yet; use reference", k)
+	if k != Reference && k != Fast {
+		return fmt.Errorf("unknown evaluator %s (want reference or fast)", k)
 	}
 	return nil
 }
@@ -62,7 +62,7 @@ const DefaultWitnesses = 3
 
 // Options configure Run.
 type Options struct {
-	Kind         Kind   // default Reference
+	Kind         Kind   // default Fast
 	Workers      int    // goroutines; 0 means GOMAXPROCS
 	Pruner       Pruner // nil keeps every property
 	MaxWitnesses int    // per property, one per snapshot; 0 means DefaultWitnesses, < 0 none
@@ -93,15 +93,40 @@ const defaultChunk = 16 * blockSize
 
 // engine evaluates snapshots for one goroutine.
 type engine interface {
-	// eval evaluates the active properties lo ≤ i < hi on s into acc[i].
-	eval(s *trace.Snapshot, active []bool, acc []Stats, lo, hi int) error
+	// start begins a task; the snapshots eval is given until the next
+	// start are consecutive.
+	start(t *task)
+	// eval evaluates the task's properties on s into the task's stats.
+	eval(s *trace.Snapshot) error
+	// finish completes the task's stats.
+	finish()
 	close()
+}
+
+// task is the work of one goroutine on one block: the active properties
+// lo ≤ i < hi, accumulated into acc[i].
+type task struct {
+	active []bool
+	acc    []Stats
+	lo, hi int
+	// wits[i] is the number of witnesses property i may still use: the
+	// merged result keeps the first MaxWitnesses in snapshot order, so a
+	// block never needs more than the result still lacks when its chunk
+	// starts.
+	wits []int
+}
+
+func newEngine(kind Kind, tr *trace.Trace, prog *Program, pl *plan) (engine, error) {
+	if kind == Reference {
+		return newReference(tr, prog)
+	}
+	return newFast(tr, prog, pl)
 }
 
 // Run evaluates prog over every snapshot of tr.
 func Run(ctx context.Context, tr *trace.Trace, prog *Program, opts Options) (*Result, error) {
 	if opts.Kind == KindInvalid {
-		opts.Kind = Reference
+		opts.Kind = Fast
 	}
 	if err := available(opts.Kind); err != nil {
 		return nil, err
@@ -127,27 +152,24 @@ func Run(ctx context.Context, tr *trace.Trace, prog *Program, opts Options) (*Re
 			e.close()
 		}
 	}()
+	var pl *plan
+	if opts.Kind == Fast {
+		pl = newPlan(prog)
+	}
 	for range opts.Workers {
-		e, err := newReference(tr, prog, opts.MaxWitnesses)
+		e, err := newEngine(opts.Kind, tr, prog, pl)
 		if err != nil {
 			return nil, err
 		}
 		engines <- e
 	}
 
-	type span struct{ lo, hi int }
-	var spans []span
-	for w := range opts.Workers {
-		lo, hi := w*len(prog.Props)/opts.Workers, (w+1)*len(prog.Props)/opts.Workers
-		if lo < hi {
-			spans = append(spans, span{lo, hi})
-		}
-	}
 	res := &Result{Stats: make([]Stats, len(prog.Props))}
 	active := make([]bool, len(prog.Props))
 	for i := range active {
 		active[i] = true
 	}
+	wits := make([]int, len(prog.Props))
 	var partials [][]Stats
 	sr := tr.Snapshots()
 	defer sr.Close()
@@ -164,7 +186,11 @@ func Run(ctx context.Context, tr *trace.Trace, prog *Program, opts Options) (*Re
 		for len(partials) < len(blocks) {
 			partials = append(partials, make([]Stats, len(prog.Props)))
 		}
+		for i := range wits {
+			wits[i] = opts.MaxWitnesses - len(res.Stats[i].Witnesses)
+		}
 		g, gctx := errgroup.WithContext(ctx)
+		spans := propSpans(len(prog.Props), len(blocks), opts.Workers)
 		for b, block := range blocks {
 			acc := partials[b]
 			for _, r := range spans {
@@ -174,14 +200,16 @@ func Run(ctx context.Context, tr *trace.Trace, prog *Program, opts Options) (*Re
 					for i := r.lo; i < r.hi; i++ {
 						acc[i].reset()
 					}
+					e.start(&task{active: active, acc: acc, lo: r.lo, hi: r.hi, wits: wits})
 					for i := range block {
 						if err := gctx.Err(); err != nil {
 							return err
 						}
-						if err := e.eval(&block[i], active, acc, r.lo, r.hi); err != nil {
+						if err := e.eval(&block[i]); err != nil {
 							return err
 						}
 					}
+					e.finish()
 					return nil
 				})
 			}
@@ -191,7 +219,9 @@ func Run(ctx context.Context, tr *trace.Trace, prog *Program, opts Options) (*Re
 		}
 		for b, block := range blocks {
 			for i := range res.Stats {
-				res.Stats[i].Merge(&partials[b][i], opts.MaxWitnesses)
+				p := &partials[b][i]
+				p.buildWitnesses(prog.Props[i], opts.MaxWitnesses-len(res.Stats[i].Witnesses))
+				res.Stats[i].Merge(p, opts.MaxWitnesses)
 			}
 			res.Snapshots += len(block)
 		}
@@ -216,6 +246,23 @@ func Run(ctx context.Context, tr *trace.Trace, prog *Program, opts Options) (*Re
 		return nil, err
 	}
 	return res, nil
+}
+
+// span is a slice lo ≤ i < hi of the properties.
+type span struct{ lo, hi int }
+
+// propSpans cuts n properties into as few slices as keep the workers busy
+// on a chunk of blocks: each task prepares the state rows of its block
+// again, so cutting more costs time.
+func propSpans(n, blocks, workers int) []span {
+	k := min(workers, (2*workers+blocks-1)/blocks)
+	var spans []span
+	for w := range k {
+		if lo, hi := w*n/k, (w+1)*n/k; lo < hi {
+			spans = append(spans, span{lo, hi})
+		}
+	}
+	return spans
 }
 
 // readChunk reads up to n snapshots, copied out of the reader, in blocks

@@ -1,5 +1,7 @@
 package evaluator
 
+import "github.com/augur-dev/augur/collector/trace"
+
 // MaxPatternLiterals is the largest disjunction for which Stats.Patterns
 // is kept.
 const MaxPatternLiterals = 4
@@ -28,6 +30,44 @@ type Stats struct {
 
 	Pruned      bool  // dropped by the filter
 	PrunedAfter int64 // snapshots evaluated when it was dropped
+
+	// pending are witnesses found by an engine, not built yet: Run builds
+	// the ones the merged stats keep. Their bindings are in slots.
+	pending []pendingWitness
+	slots   []any
+}
+
+// pendingWitness is a violating binding, at slots[off:off+n] of its Stats:
+// node states and elements, which do not change. The snapshot lives until
+// its chunk is merged.
+type pendingWitness struct {
+	snap   *trace.Snapshot
+	off, n int
+}
+
+// addWitness records the witness at binding slots of snapshot snap, one
+// of at most max.
+func (s *Stats) addWitness(snap *trace.Snapshot, slots []any, max int) {
+	if s.pending == nil {
+		s.pending = make([]pendingWitness, 0, max)
+		s.slots = make([]any, 0, max*len(slots))
+	}
+	s.pending = append(s.pending, pendingWitness{snap: snap, off: len(s.slots), n: len(slots)})
+	s.slots = append(s.slots, slots...)
+}
+
+// witnesses counts the witnesses recorded so far.
+func (s *Stats) witnesses() int { return len(s.Witnesses) + len(s.pending) }
+
+// buildWitnesses builds the first n pending witnesses of property p and
+// drops the others.
+func (s *Stats) buildWitnesses(p *Prop, n int) {
+	for _, w := range s.pending[:max(0, min(n, len(s.pending)))] {
+		s.Witnesses = append(s.Witnesses, witness(p, w.snap, s.slots[w.off:w.off+w.n]))
+	}
+	clear(s.pending)
+	clear(s.slots)
+	s.pending, s.slots = s.pending[:0], s.slots[:0]
 }
 
 // Witness is one violating binding.
@@ -81,9 +121,21 @@ func (s *Stats) Merge(o *Stats, maxWitnesses int) {
 	}
 }
 
+// countTags counts the tags of one more violating snapshot.
+func (s *Stats) countTags(tags []string) {
+	for _, tag := range tags {
+		if s.Tags == nil {
+			s.Tags = map[string]int64{}
+		}
+		s.Tags[tag]++
+	}
+}
+
 // reset clears s for reuse, keeping its allocations.
 func (s *Stats) reset() {
-	tags, ws := s.Tags, s.Witnesses[:0]
+	tags, ws, pending, slots := s.Tags, s.Witnesses[:0], s.pending, s.slots
 	clear(tags)
-	*s = Stats{Tags: tags, Witnesses: ws}
+	clear(pending)
+	clear(slots)
+	*s = Stats{Tags: tags, Witnesses: ws, pending: pending[:0], slots: slots[:0]}
 }

@@ -32,7 +32,7 @@ func (o *inferOptions) addFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&o.format, "format", "text", "output format: "+strings.Join(reporter.Formats, ", "))
 	f.IntVar(&o.top, "top", 0, "entries per list (default: the spec's report.size)")
-	f.StringVar(&o.evaluator, "evaluator", "reference", "evaluator: reference or fast")
+	f.StringVar(&o.evaluator, "evaluator", "fast", "evaluator: fast or reference")
 	f.IntVar(&o.workers, "workers", 0, "goroutines evaluating snapshots (default: number of CPUs)")
 	f.BoolVar(&o.noFilter, "no-filter", false, "evaluate every property on every snapshot (no pruning)")
 	f.StringVarP(&o.output, "output", "o", "", "write the report to this file instead of stdout")

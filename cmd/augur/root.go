@@ -103,6 +103,7 @@ errors.`,
 		newPromoteCmd(),
 		newCheckCmd(),
 		newDemoCmd(),
+		newBenchCmd(),
 		newVersionCmd(),
 	)
 	return root

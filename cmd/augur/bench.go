@@ -1,0 +1,166 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/augur-dev/augur/evaluator"
+	"github.com/augur-dev/augur/internal/workload"
+)
+
+type benchOptions struct {
+	nodes      int
+	snapshots  int
+	seed       uint64
+	props      int
+	workers    []int
+	evaluators []string
+	keep       string
+}
+
+func newBenchCmd() *cobra.Command {
+	var o benchOptions
+	cmd := &cobra.Command{
+		Use:   "bench",
+		Short: "Time the evaluators on a seeded synthetic workload",
+		Long: `Bench writes the trace of a seeded synthetic system (a replicated log with
+leader election, one event per snapshot), generates the properties of its
+spec, and evaluates them with each evaluator on the same workload, without
+filtering, so that every evaluator does the same work. It prints the time,
+the throughput in snapshot×property evaluations per second (and per
+worker), and how much faster fast is than reference; it also checks that
+the evaluators agree.
+
+With --keep DIR the spec (bench.yaml) and the trace (bench.trace) stay in
+DIR, for augur infer or a scale run.`,
+		Example: `  augur bench
+  augur bench --nodes 16 --snapshots 500 --props 2000 --workers 1,2
+  augur bench --nodes 16 --snapshots 860000 --evaluators fast --keep /tmp/scale`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return bench(cmd.Context(), &o, cmd.OutOrStdout())
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&o.nodes, "nodes", 5, "nodes of the simulated system")
+	f.IntVar(&o.snapshots, "snapshots", 1000, "snapshots of the trace")
+	f.Uint64Var(&o.seed, "seed", 1, "seed of the simulation")
+	f.IntVar(&o.props, "props", 4000, "properties evaluated, spread evenly over the generated pool (0: all)")
+	f.IntSliceVar(&o.workers, "workers", []int{1}, "worker counts to time each evaluator with")
+	f.StringSliceVar(&o.evaluators, "evaluators", []string{"reference", "fast"}, "evaluators to time")
+	f.StringVar(&o.keep, "keep", "", "write the spec and the trace into this directory and keep them")
+	return cmd
+}
+
+func bench(ctx context.Context, o *benchOptions, stdout io.Writer) error {
+	var kinds []evaluator.Kind
+	for _, name := range o.evaluators {
+		k, err := evaluator.ParseKind(name)
+		if err != nil {
+			return err
+		}
+		kinds = append(kinds, k)
+	}
+	for _, w := range o.workers {
+		if w < 1 {
+			return fmt.Errorf("--workers %d: want at least 1", w)
+		}
+	}
+	dir := o.keep
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "augur-bench-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		dir = tmp
+	} else {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, "bench.yaml"), []byte(workload.Spec), 0o644); err != nil {
+			return err
+		}
+	}
+	start := time.Now()
+	wopts := workload.Options{Nodes: o.nodes, Snapshots: o.snapshots, Seed: o.seed}
+	w, err := workload.Prepare(filepath.Join(dir, "bench.trace"), wopts, o.props)
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	fmt.Fprintf(stdout, "workload: %d nodes, %d snapshots, %d states, %d properties, seed %d (prepared in %s)\n",
+		o.nodes, w.Trace.NumSnapshots(), w.Trace.NumStates(), len(w.Program.Props), o.seed, round(time.Since(start)))
+
+	evals := float64(w.Trace.NumSnapshots()) * float64(len(w.Program.Props))
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "evaluator\tworkers\ttime\tsnapshot×props/s\tper worker\t")
+	times := map[evaluator.Kind]map[int]time.Duration{}
+	var first *evaluator.Result
+	for _, kind := range kinds {
+		for _, workers := range o.workers {
+			start := time.Now()
+			res, err := evaluator.Run(ctx, w.Trace, w.Program, evaluator.Options{Kind: kind, Workers: workers})
+			if err != nil {
+				return err
+			}
+			d := time.Since(start)
+			if first == nil {
+				first = res
+			} else if !reflect.DeepEqual(res, first) {
+				return fmt.Errorf("%s with %d workers disagrees with %s with %d workers", kind, workers, kinds[0], o.workers[0])
+			}
+			if times[kind] == nil {
+				times[kind] = map[int]time.Duration{}
+			}
+			times[kind][workers] = d
+			rate := evals / d.Seconds()
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t\n", kind, workers, round(d), si(rate), si(rate/float64(workers)))
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if times[evaluator.Reference] == nil || times[evaluator.Fast] == nil {
+		return nil
+	}
+	var ratios []string
+	for _, workers := range o.workers {
+		ref, fast := times[evaluator.Reference][workers], times[evaluator.Fast][workers]
+		ratios = append(ratios, fmt.Sprintf("%.1f× at %s", ref.Seconds()/fast.Seconds(), plural(int64(workers), "worker")))
+	}
+	fmt.Fprintf(stdout, "fast/reference: %s; results identical\n", strings.Join(ratios, ", "))
+	return nil
+}
+
+// si formats a rate with a metric prefix: "1.53M".
+func si(x float64) string {
+	for _, p := range []struct {
+		v float64
+		s string
+	}{{1e9, "G"}, {1e6, "M"}, {1e3, "k"}} {
+		if x >= p.v {
+			return strings.TrimSuffix(fmt.Sprintf("%.3g", x/p.v), ".0") + p.s
+		}
+	}
+	return fmt.Sprintf("%.3g", x)
+}
+
+func round(d time.Duration) time.Duration {
+	switch {
+	case d > 10*time.Second:
+		return d.Round(100 * time.Millisecond)
+	case d > time.Second:
+		return d.Round(10 * time.Millisecond)
+	}
+	return d.Round(100 * time.Microsecond)
+}

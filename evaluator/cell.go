@@ -1,0 +1,384 @@
+package evaluator
+
+import (
+	"cmp"
+	"encoding/binary"
+	"math"
+	"slices"
+	"strings"
+)
+
+// This file prepares decoded values for the fast evaluator: a cell holds
+// a value unboxed (numbers as bits, a kind tag) and, for containers and
+// structs, an interned id of the value's equality class, so that the
+// atoms compare integers instead of walking []any and map[string]any. Each
+// function here agrees with its counterpart in value.go; where an id
+// cannot decide (see mixed), the cell falls back to it.
+
+// cellKind is the representation of a cell's value.
+type cellKind uint8
+
+const (
+	kNull cellKind = iota
+	kBool
+	kInt   // int64
+	kUint  // uint64
+	kFloat // float64
+	kString
+	kList // []any
+	kMap  // map[string]any: maps and structs
+	kOther
+)
+
+// Cell flags.
+const (
+	// fNaN: the value holds a NaN, so it equals nothing, itself included.
+	fNaN uint8 = 1 << iota
+	// fFloat: the value holds a float64.
+	fFloat
+	// fBig: the value holds an integer that float64 cannot represent
+	// exactly. Such an integer equals a float by rounding (as
+	// compareNumbers converts it), which no id can express: equality
+	// between a value with fBig and one with fFloat is decided by equal.
+	fBig
+	// fBadMember: a list with a null or NaN element, which no container
+	// contains, so the list is a subset of nothing.
+	fBadMember
+	// fOpaque: the value holds something that is not a trace value; the
+	// functions of value.go decide every comparison with it.
+	fOpaque
+)
+
+// cell is a value prepared for the atoms.
+type cell struct {
+	v     any     // the value, for fallbacks, strings, predicates and witnesses
+	bits  uint64  // kInt, kUint, kFloat: the number's bits; kBool: 0 or 1
+	mem   []int32 // kList, kMap when members are needed: sorted ids of the members (elements, keys) that are neither null nor NaN
+	id    int32   // kList, kMap, and scalars whose id is needed: the equality class; 0 if not interned
+	size  int32   // kList, kMap: number of members
+	kind  cellKind
+	flags uint8
+}
+
+func isNum(k cellKind) bool { return k == kInt || k == kUint || k == kFloat }
+
+// slow reports whether ids cannot decide equality between values with
+// flags a and b: one is opaque, or one holds a float and the other an
+// integer that rounds (see fBig).
+func slow(a, b uint8) bool {
+	return (a|b)&fOpaque != 0 || a&fBig != 0 && b&fFloat != 0 || a&fFloat != 0 && b&fBig != 0
+}
+
+// interner numbers the equality classes of values by a canonical byte
+// encoding: two values without NaN and not mixed are equal exactly when
+// their encodings are.
+type interner struct {
+	ids   map[string]int32
+	bytes int // total key length, to bound memory
+	buf   []byte
+	elem  []byte
+}
+
+func newInterner() *interner { return &interner{ids: map[string]int32{}} }
+
+func (in *interner) reset() {
+	clear(in.ids)
+	in.bytes = 0
+}
+
+func (in *interner) intern(key []byte) int32 {
+	if id, ok := in.ids[string(key)]; ok {
+		return id
+	}
+	id := int32(len(in.ids) + 1)
+	in.ids[string(key)] = id
+	in.bytes += len(key)
+	return id
+}
+
+// cell prepares v. needID interns a scalar too (containers and structs
+// always are); needMem computes the members of a container.
+func (in *interner) cell(v any, needID, needMem bool) cell {
+	c := cell{v: v}
+	switch x := v.(type) {
+	case nil:
+		c.kind = kNull
+		return c
+	case bool:
+		c.kind = kBool
+		if x {
+			c.bits = 1
+		}
+	case int64:
+		c.kind, c.bits = kInt, uint64(x)
+	case uint64:
+		c.kind, c.bits = kUint, x
+	case float64:
+		c.kind, c.bits = kFloat, math.Float64bits(x)
+	case string:
+		c.kind = kString
+	case []any:
+		c.kind, c.size = kList, int32(len(x))
+		needID = true
+	case map[string]any:
+		c.kind, c.size = kMap, int32(len(x))
+		needID = true
+	default:
+		c.kind = kOther
+		return c
+	}
+	if needID || needMem {
+		in.buf, c.flags = encode(in.buf[:0], v)
+		c.id = in.intern(in.buf)
+	}
+	if needMem {
+		c.mem, c.flags = in.members(v, c.flags)
+	}
+	return c
+}
+
+// members returns the sorted ids of the members of a container that are
+// neither null nor NaN, and flags with fBadMember added when a list has
+// such an element.
+func (in *interner) members(v any, flags uint8) ([]int32, uint8) {
+	var mem []int32
+	switch x := v.(type) {
+	case []any:
+		mem = make([]int32, 0, len(x))
+		for _, e := range x {
+			var f uint8
+			in.elem, f = encode(in.elem[:0], e)
+			if e == nil || f&fNaN != 0 {
+				flags |= fBadMember
+				continue
+			}
+			mem = append(mem, in.intern(in.elem))
+		}
+	case map[string]any:
+		mem = make([]int32, 0, len(x))
+		for k := range x {
+			in.elem, _ = encode(in.elem[:0], k)
+			mem = append(mem, in.intern(in.elem))
+		}
+	}
+	slices.Sort(mem)
+	return slices.Compact(mem), flags
+}
+
+// encode appends the canonical encoding of v to b: numbers by
+// mathematical value (an integral float64 as the integer), sets already
+// normalized, maps by sorted keys.
+func encode(b []byte, v any) ([]byte, uint8) {
+	switch x := v.(type) {
+	case nil:
+		return append(b, 'z'), 0
+	case bool:
+		if x {
+			return append(b, 'T'), 0
+		}
+		return append(b, 'F'), 0
+	case int64:
+		var f uint8
+		if !exactInt(x) {
+			f = fBig
+		}
+		if x < 0 {
+			return binary.LittleEndian.AppendUint64(append(b, 'i'), uint64(x)), f
+		}
+		return binary.LittleEndian.AppendUint64(append(b, 'u'), uint64(x)), f
+	case uint64:
+		var f uint8
+		if !exactUint(x) {
+			f = fBig
+		}
+		return binary.LittleEndian.AppendUint64(append(b, 'u'), x), f
+	case float64:
+		switch {
+		case math.IsNaN(x):
+			return append(b, 'N'), fFloat | fNaN
+		case x == math.Trunc(x) && x >= -(1<<63) && x < 0:
+			return binary.LittleEndian.AppendUint64(append(b, 'i'), uint64(int64(x))), fFloat
+		case x == math.Trunc(x) && x >= 0 && x < 1<<64:
+			return binary.LittleEndian.AppendUint64(append(b, 'u'), uint64(x)), fFloat
+		}
+		return binary.LittleEndian.AppendUint64(append(b, 'f'), math.Float64bits(x)), fFloat
+	case string:
+		b = binary.AppendUvarint(append(b, 's'), uint64(len(x)))
+		return append(b, x...), 0
+	case []any:
+		b = binary.AppendUvarint(append(b, 'l'), uint64(len(x)))
+		var flags uint8
+		for _, e := range x {
+			var f uint8
+			b, f = encode(b, e)
+			flags |= f
+		}
+		return b, flags
+	case map[string]any:
+		b = binary.AppendUvarint(append(b, 'm'), uint64(len(x)))
+		keys := sortedKeys(x)
+		var flags uint8
+		for _, k := range keys {
+			b = binary.AppendUvarint(b, uint64(len(k)))
+			b = append(b, k...)
+			var f uint8
+			b, f = encode(b, x[k])
+			flags |= f
+		}
+		return b, flags
+	}
+	// Not a trace value.
+	return append(b, '?'), fOpaque
+}
+
+// exactInt reports whether float64 represents x exactly.
+func exactInt(x int64) bool {
+	if -1<<53 <= x && x <= 1<<53 {
+		return true
+	}
+	f := float64(x)
+	return f < 1<<63 && int64(f) == x
+}
+
+// exactUint reports whether float64 represents x exactly.
+func exactUint(x uint64) bool {
+	if x <= 1<<53 {
+		return true
+	}
+	f := float64(x)
+	return f < 1<<64 && uint64(f) == x
+}
+
+// cellEqual is equal on cells.
+func cellEqual(x, y *cell) bool {
+	if x.kind != y.kind {
+		if isNum(x.kind) && isNum(y.kind) {
+			return cmpNum(x, y) == 0
+		}
+		return (x.kind == kOther || y.kind == kOther) && equal(x.v, y.v)
+	}
+	switch x.kind {
+	case kNull:
+		return true
+	case kBool, kInt, kUint:
+		return x.bits == y.bits
+	case kFloat:
+		return math.Float64frombits(x.bits) == math.Float64frombits(y.bits)
+	case kString:
+		return x.v.(string) == y.v.(string)
+	case kList, kMap:
+		switch {
+		case slow(x.flags, y.flags):
+			return equal(x.v, y.v)
+		case (x.flags|y.flags)&fNaN != 0:
+			return false
+		}
+		return x.id == y.id
+	}
+	return equal(x.v, y.v)
+}
+
+// cmpNum is compareNumbers on numeric cells: 2 when a NaN makes them
+// unordered.
+func cmpNum(x, y *cell) int {
+	switch x.kind {
+	case kInt:
+		a := int64(x.bits)
+		switch y.kind {
+		case kInt:
+			return cmp.Compare(a, int64(y.bits))
+		case kUint:
+			if a < 0 {
+				return -1
+			}
+			return cmp.Compare(uint64(a), y.bits)
+		}
+		return cmpFloat(float64(a), math.Float64frombits(y.bits))
+	case kUint:
+		a := x.bits
+		switch y.kind {
+		case kInt:
+			if b := int64(y.bits); b < 0 {
+				return 1
+			}
+			return cmp.Compare(a, y.bits)
+		case kUint:
+			return cmp.Compare(a, y.bits)
+		}
+		return cmpFloat(float64(a), math.Float64frombits(y.bits))
+	}
+	a := math.Float64frombits(x.bits)
+	switch y.kind {
+	case kInt:
+		return cmpFloat(a, float64(int64(y.bits)))
+	case kUint:
+		return cmpFloat(a, float64(y.bits))
+	}
+	return cmpFloat(a, math.Float64frombits(y.bits))
+}
+
+func cmpFloat(a, b float64) int {
+	c, _ := compareFloat(a, b)
+	return c
+}
+
+// cellLess is less on cells.
+func cellLess(x, y *cell, orEqual bool) bool {
+	var c int
+	switch {
+	case isNum(x.kind) && isNum(y.kind):
+		c = cmpNum(x, y)
+	case x.kind == kString && y.kind == kString:
+		c = strings.Compare(x.v.(string), y.v.(string))
+	case x.kind == kOther || y.kind == kOther:
+		return less(x.v, y.v, orEqual)
+	default:
+		return false
+	}
+	return c < 0 || orEqual && c == 0
+}
+
+// cellContains is contains on cells: s's members must have been computed
+// and x interned.
+func cellContains(s, x *cell) bool {
+	switch {
+	case x.kind == kNull:
+		return false
+	case s.kind == kOther || x.kind == kOther || slow(s.flags, x.flags):
+		return contains(s.v, x.v)
+	case x.flags&fNaN != 0:
+		return false
+	case s.kind == kList || s.kind == kMap && x.kind == kString:
+		_, ok := slices.BinarySearch(s.mem, x.id)
+		return ok
+	}
+	return false
+}
+
+// cellSubset is subset on cells whose members have been computed.
+func cellSubset(s, t *cell) bool {
+	switch {
+	case s.kind == kOther || t.kind == kOther || slow(s.flags, t.flags):
+		return subset(s.v, t.v)
+	case s.kind == kList && s.flags&fBadMember != 0:
+		return false
+	case s.kind != kList && s.kind != kMap:
+		return true
+	}
+	return sortedSubset(s.mem, t.mem) // t.mem is empty if t is no container
+}
+
+// sortedSubset reports whether every element of the sorted a is in the
+// sorted b.
+func sortedSubset(a, b []int32) bool {
+	j := 0
+	for _, x := range a {
+		for j < len(b) && b[j] < x {
+			j++
+		}
+		if j == len(b) || b[j] != x {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,152 @@
+package evaluator
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/augur-dev/augur/collector/trace"
+	"github.com/augur-dev/augur/grammar"
+	"github.com/augur-dev/augur/internal/tracetest"
+	"github.com/augur-dev/augur/specs"
+)
+
+// TestFastSteadyStateAllocs pins that, once its rows are prepared, the
+// fast engine evaluates snapshots without allocating: nothing per binding,
+// per atom or per property.
+func TestFastSteadyStateAllocs(t *testing.T) {
+	spec, err := specs.Parse("s.yaml", []byte(`
+types: {Num: int64, Name: string}
+variables:
+  id: Name
+  x: Num
+  y: Num
+  peers: set<Name>
+  log: "list<{term: Num}>"
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := trace.Schema{
+		{Name: "id", Type: arrow.BinaryTypes.String},
+		{Name: "x", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "y", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "peers", Type: arrow.ListOf(arrow.BinaryTypes.String)},
+		{Name: "log", Type: arrow.ListOf(arrow.StructOf(arrow.Field{Name: "term", Type: arrow.PrimitiveTypes.Int64, Nullable: true}))},
+	}
+	b := tracetest.New(t, schema, trace.Options{})
+	nodes := []string{"a", "b", "c", "d"}
+	var snaps []trace.Snapshot
+	// Two states per node; each snapshot changes one node, and one node
+	// is down in some.
+	var rows [2][]uint32
+	for v := range rows {
+		for n, name := range nodes {
+			log := []any{map[string]any{"term": int64(v)}, map[string]any{"term": int64(n)}}
+			rows[v] = append(rows[v], b.State(name, uint64(v), name, int64(n+2*v), int64((n+v)%2), []any{"a", "c"}, log))
+		}
+	}
+	state := make([]int, len(nodes))
+	for i := range 12 {
+		state[i%len(nodes)] ^= 1
+		var members []uint32
+		for n := range nodes {
+			if i%5 == 4 && n == 2 {
+				continue
+			}
+			members = append(members, rows[state[n]][n])
+		}
+		s := trace.Snapshot{ID: uint64(i), TS: uint64(i), Members: members, Tags: []string{"steady"}}
+		b.Snapshot(s)
+		snaps = append(snaps, s)
+	}
+	tr := b.Open()
+	var props []*grammar.Property
+	for _, src := range []string{
+		`forall n0 in nodes: n0.x <= n0.y or n0.id in n0.peers`,
+		`forall n0, n1 in nodes: n0.x < n1.x or n0.y == n1.y`,
+		`forall n0, n1 in nodes: n0.x != n1.y or n0.id in n1.peers or n0.peers subset n1.peers or n1.x == 3 or empty(n0.log)`,
+		`forall n0, n1, n2 in nodes: n0.x <= n1.x or n1.x <= n2.x`,
+		`forall n0, n1 in nodes: forall e0 in n0.log: e0.term <= n1.x or e0.term == n0.y`,
+	} {
+		p, err := grammar.Parse(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		props = append(props, p)
+	}
+	prog, err := Compile(spec, props)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := newPlan(prog)
+	if len(pl.fallback) > 0 {
+		t.Fatalf("%d properties left to the reference", len(pl.fallback))
+	}
+	e, err := newFast(tr, prog, pl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.close()
+	n := len(prog.Props)
+	tk := &task{active: make([]bool, n), acc: make([]Stats, n), hi: n, wits: make([]int, n)}
+	for i := range tk.active {
+		tk.active[i], tk.wits[i] = true, 1
+	}
+	// Preparing a new state row allocates (decoding does); the steady
+	// state is that of rows already prepared.
+	prepared := map[uint32]*frow{}
+	for _, r := range append(rows[0], rows[1]...) {
+		st, err := e.ref.states.State(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prepared[r] = e.prepare(e.ref.decode(st))
+	}
+	run := func() {
+		e.start(tk)
+		for i := range snaps {
+			for _, r := range snaps[i].Members {
+				e.cache[r] = prepared[r]
+			}
+			if err := e.eval(&snaps[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		e.finish()
+	}
+	run() // sizes the buffers and tables, takes the witnesses
+	if allocs := testing.AllocsPerRun(50, run); allocs > 0 {
+		t.Errorf("%v allocations per pass over %d snapshots, want 0", allocs, len(snaps))
+	}
+	if tk.acc[1].Support == 0 || tk.acc[4].Bindings == 0 {
+		t.Errorf("nothing evaluated: %+v", tk.acc)
+	}
+}
+
+// TestAddRepeated checks the shortcut for runs of equal scores against
+// the loop it replaces, to the bit.
+func TestAddRepeated(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	starts := []float64{0, 0.25, 0.95, 1, 3, 17.95, 31.9999999, 1023.3, 1<<53 - 3.5, 1 << 53, 1<<53 + 2, 1e17}
+	scores := []float64{0, 1, 0.5, 0.95, 1.0 / 3, 2.0 / 3, 239.0 / 240, 1.0 / 240, 1e-9}
+	for range 150 {
+		starts = append(starts, rng.Float64()*float64(uint64(1)<<rng.IntN(60)))
+		scores = append(scores, float64(rng.IntN(241))/float64(1+rng.IntN(240)))
+	}
+	for _, s := range starts {
+		for _, x := range scores {
+			for _, n := range []int{0, 1, 2, 7, 100, 5000, 1 + rng.IntN(40000)} {
+				want := s
+				for range n {
+					want += x
+				}
+				if got := addRepeated(s, x, n); math.Float64bits(got) != math.Float64bits(want) {
+					t.Fatalf("addRepeated(%v, %v, %d) = %v, want %v", s, x, n, got, want)
+				}
+			}
+		}
+	}
+}
