@@ -70,6 +70,58 @@ type Options struct {
 	// Progress, if set, is called after each chunk with the number of
 	// snapshots done and the total.
 	Progress func(done, total int)
+
+	// Shard, if Count > 1, restricts Run to one shard of the snapshots.
+	Shard Shard
+}
+
+// Shard selects the snapshots of shard Index of Count: the snapshot at
+// position S (0-based, in trace order) is evaluated iff
+// (S / Block) mod Count == Index. The zero value selects every snapshot.
+type Shard struct {
+	Index, Count, Block int
+}
+
+// DefaultShardBlock is the Block of a Shard that leaves it 0.
+const DefaultShardBlock = 1024
+
+// Check reports whether sh is valid.
+func (sh Shard) Check() error {
+	switch {
+	case sh.Count < 0 || sh.Block < 0:
+		return fmt.Errorf("invalid shard %d/%d block %d", sh.Index, sh.Count, sh.Block)
+	case sh.Count == 0 && sh.Index == 0:
+		return nil
+	case sh.Index < 0 || sh.Index >= sh.Count:
+		return fmt.Errorf("shard index %d out of range for %d shards (want 0 ≤ index < count)", sh.Index, sh.Count)
+	}
+	return nil
+}
+
+// Selects reports whether the snapshot at position pos belongs to sh.
+func (sh Shard) Selects(pos int) bool {
+	if sh.Count <= 1 {
+		return true
+	}
+	b := sh.Block
+	if b <= 0 {
+		b = DefaultShardBlock
+	}
+	return (pos/b)%sh.Count == sh.Index
+}
+
+// Size returns the number of the first n snapshots that sh selects.
+func (sh Shard) Size(n int) int {
+	if sh.Count <= 1 {
+		return n
+	}
+	k := 0
+	for pos := range n {
+		if sh.Selects(pos) {
+			k++
+		}
+	}
+	return k
 }
 
 // Result holds the stats of every property of a Program, in order.
@@ -131,6 +183,9 @@ func Run(ctx context.Context, tr *trace.Trace, prog *Program, opts Options) (*Re
 	if err := available(opts.Kind); err != nil {
 		return nil, err
 	}
+	if err := opts.Shard.Check(); err != nil {
+		return nil, err
+	}
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)
 	}
@@ -174,9 +229,10 @@ func Run(ctx context.Context, tr *trace.Trace, prog *Program, opts Options) (*Re
 	sr := tr.Snapshots()
 	defer sr.Close()
 	tags := map[string]string{}
-	total := tr.NumSnapshots()
+	total := opts.Shard.Size(tr.NumSnapshots())
+	pos := 0 // position in the trace of the next snapshot sr reads
 	for {
-		blocks, err := readChunk(sr, chunk, tags)
+		blocks, err := readChunk(sr, chunk, tags, opts.Shard, &pos)
 		if err != nil {
 			return nil, err
 		}
@@ -265,11 +321,17 @@ func propSpans(n, blocks, workers int) []span {
 	return spans
 }
 
-// readChunk reads up to n snapshots, copied out of the reader, in blocks
-// of blockSize. Tags are interned in tags.
-func readChunk(sr *trace.SnapshotReader, n int, tags map[string]string) ([][]trace.Snapshot, error) {
+// readChunk reads up to n snapshots of shard sh, copied out of the
+// reader, in blocks of blockSize; the others are skipped. *pos is the
+// trace position of the next snapshot sr reads. Tags are interned in tags.
+func readChunk(sr *trace.SnapshotReader, n int, tags map[string]string, sh Shard, pos *int) ([][]trace.Snapshot, error) {
 	var blocks [][]trace.Snapshot
 	for read := 0; read < n && sr.Next(); read++ {
+		*pos++
+		if !sh.Selects(*pos - 1) {
+			read--
+			continue
+		}
 		if read%blockSize == 0 {
 			blocks = append(blocks, make([]trace.Snapshot, 0, min(blockSize, n-read)))
 		}

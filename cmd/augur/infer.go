@@ -26,6 +26,7 @@ type inferOptions struct {
 	noFilter  bool
 	output    string
 	quiet     bool
+	shard     shardFlags
 }
 
 func (o *inferOptions) addFlags(cmd *cobra.Command) {
@@ -49,9 +50,13 @@ rates over every snapshot of the trace, and reports the almost-invariants
 (properties that hold nearly always but not always) and invariants.`,
 		Example: `  augur infer spec.yaml run.trace
   augur infer spec.yaml run.trace --top 20 --no-filter
-  augur infer spec.yaml run.trace --format json -o report.json`,
+  augur infer spec.yaml run.trace --format json -o report.json
+  augur infer spec.yaml run.trace --shard 0/4 --stats part0.arrow`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.shard.stats != "" || o.shard.any(cmd) {
+				return inferShard(cmd.Context(), args[0], args[1], &o, cmd.ErrOrStderr())
+			}
 			rep, err := infer(cmd.Context(), args[0], args[1], &o, cmd.ErrOrStderr())
 			if err != nil {
 				return err
@@ -60,19 +65,22 @@ rates over every snapshot of the trace, and reports the almost-invariants
 		},
 	}
 	o.addFlags(cmd)
+	o.shard.addFlags(cmd)
 	return cmd
 }
 
-// infer runs the whole pipeline: spec and trace, constants, generation,
-// evaluation with filtering, and the report.
-func infer(ctx context.Context, specPath, tracePath string, o *inferOptions, stderr io.Writer) (*reporter.Report, error) {
-	if !validFormat(o.format) {
-		return nil, fmt.Errorf("unknown format %q (want %s)", o.format, strings.Join(reporter.Formats, ", "))
-	}
-	kind, err := evaluator.ParseKind(o.evaluator)
-	if err != nil {
-		return nil, err
-	}
+// pipeline is what infer and report share: the spec, the trace and the
+// compiled property pool generated from them.
+type pipeline struct {
+	spec      *specs.Spec
+	tr        *trace.Trace
+	generated int
+	prog      *evaluator.Program
+}
+
+// prepare loads the spec and trace and generates and compiles the
+// property pool, which depends only on them. The caller closes p.tr.
+func prepare(specPath, tracePath string) (_ *pipeline, err error) {
 	spec, err := specs.Load(specPath)
 	if err != nil {
 		return nil, err
@@ -81,7 +89,11 @@ func infer(ctx context.Context, specPath, tracePath string, o *inferOptions, std
 	if err != nil {
 		return nil, err
 	}
-	defer tr.Close()
+	defer func() {
+		if err != nil {
+			tr.Close()
+		}
+	}()
 	if err := spec.Check(tr.Schema); err != nil {
 		return nil, fmt.Errorf("spec does not fit trace %s: %w", tracePath, err)
 	}
@@ -97,33 +109,56 @@ func infer(ctx context.Context, specPath, tracePath string, o *inferOptions, std
 	if err != nil {
 		return nil, fmt.Errorf("generated properties do not compile: %w", err)
 	}
-	opts := evaluator.Options{Kind: kind, Workers: o.workers}
-	if !o.noFilter {
-		opts.Pruner = filter.New(spec.Filter)
-	}
-	bar := newProgress(stderr, "evaluating", tr.NumSnapshots(), o.quiet)
-	opts.Progress = bar.update
-	res, err := evaluator.Run(ctx, tr, prog, opts)
-	bar.stop()
-	if err != nil {
-		return nil, err
-	}
-	ropts := reporter.OptionsFrom(spec)
+	return &pipeline{spec: spec, tr: tr, generated: len(pool.Props), prog: prog}, nil
+}
+
+// buildReport builds the report of res, the result of evaluating p.
+func buildReport(p *pipeline, res *evaluator.Result, specPath, tracePath string, o *inferOptions) *reporter.Report {
+	ropts := reporter.OptionsFrom(p.spec)
 	if o.top > 0 {
 		ropts.Size = o.top
 	}
-	system := spec.System
+	system := p.spec.System
 	if system == "" {
-		system = tr.Manifest.System
+		system = p.tr.Manifest.System
 	}
 	return reporter.Build(reporter.Input{
 		System:    system,
 		Spec:      specRef(specPath, o.output),
 		Trace:     tracePath,
-		Generated: len(pool.Props),
-		Program:   prog,
+		Generated: p.generated,
+		Program:   p.prog,
 		Result:    res,
-	}, ropts), nil
+	}, ropts)
+}
+
+// infer runs the whole pipeline: spec and trace, constants, generation,
+// evaluation with filtering, and the report.
+func infer(ctx context.Context, specPath, tracePath string, o *inferOptions, stderr io.Writer) (*reporter.Report, error) {
+	if !validFormat(o.format) {
+		return nil, fmt.Errorf("unknown format %q (want %s)", o.format, strings.Join(reporter.Formats, ", "))
+	}
+	kind, err := evaluator.ParseKind(o.evaluator)
+	if err != nil {
+		return nil, err
+	}
+	p, err := prepare(specPath, tracePath)
+	if err != nil {
+		return nil, err
+	}
+	defer p.tr.Close()
+	opts := evaluator.Options{Kind: kind, Workers: o.workers}
+	if !o.noFilter {
+		opts.Pruner = filter.New(p.spec.Filter)
+	}
+	bar := newProgress(stderr, "evaluating", p.tr.NumSnapshots(), o.quiet)
+	opts.Progress = bar.update
+	res, err := evaluator.Run(ctx, p.tr, p.prog, opts)
+	bar.stop()
+	if err != nil {
+		return nil, err
+	}
+	return buildReport(p, res, specPath, tracePath, o), nil
 }
 
 // specRef returns how a report names its spec, so that promote finds it:

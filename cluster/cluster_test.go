@@ -1,0 +1,167 @@
+package cluster
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/augur-dev/augur/collector/trace"
+	"github.com/augur-dev/augur/evaluator"
+)
+
+// part returns shard x of n over two properties, with made-up stats.
+func part(x, n int) *Stats {
+	st := []evaluator.Stats{
+		{Support: int64(10 + x), Bindings: 60, Violations: int64(x), Perfect: 9, ViolatingSnapshots: 1, ScoreSum: 9.5 + float64(x),
+			Tags: map[string]int64{"bug:a": 1, "b": int64(x + 1)},
+			Witnesses: []evaluator.Witness{{Snapshot: uint64(100 + x), TS: 7, Binding: map[string]any{"n0": "n1"},
+				Values: map[string]any{"n0.term": int64(1) << 60, "n0.log": []any{1.5, "x", nil, true}}}}},
+		{Support: 3, Bindings: 3, Perfect: 3, ScoreSum: 3, Pruned: x == 1, PrunedAfter: int64(x)},
+	}
+	st[0].Patterns[3] = int64(x + 2)
+	return &Stats{
+		Header: Header{Spec: "spec", Trace: "trace", Properties: 2, Shard: evaluator.Shard{Index: x, Count: n, Block: 4},
+			Merged: n == 1, Snapshots: 10 + x, MaxWitnesses: 2},
+		IDs:   []string{"aaa", "bbb"},
+		Stats: st,
+	}
+}
+
+func asJSON(t *testing.T, v any) string {
+	t.Helper()
+	data, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+func TestRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	for _, s := range []*Stats{part(1, 3), part(0, 1), {Header: Header{Spec: "s", Trace: "t", Shard: evaluator.Shard{Count: 1, Block: 1}, Merged: true}}} {
+		path := filepath.Join(dir, "s.arrow")
+		if err := Write(path, s); err != nil {
+			t.Fatal(err)
+		}
+		got, err := Read(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Path != path {
+			t.Errorf("path %q", got.Path)
+		}
+		if !reflect.DeepEqual(got.Header, s.Header) {
+			t.Errorf("header %+v, want %+v", got.Header, s.Header)
+		}
+		// Witness values come back as JSON numbers, which print as written.
+		if g, w := asJSON(t, got.Stats), asJSON(t, s.Stats); g != w || !reflect.DeepEqual(got.IDs, s.IDs) && len(s.IDs) > 0 {
+			t.Errorf("stats\n%s\nwant\n%s", g, w)
+		}
+	}
+}
+
+func TestReadErrors(t *testing.T) {
+	dir := t.TempDir()
+	tr := filepath.Join(dir, "x.arrow")
+	if _, err := Read(tr); err == nil {
+		t.Error("missing file: no error")
+	}
+	if err := os.WriteFile(tr, []byte("not arrow"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Read(tr); err == nil || !strings.Contains(err.Error(), "x.arrow") {
+		t.Errorf("garbage: %v", err)
+	}
+}
+
+func TestMerge(t *testing.T) {
+	m, err := Merge([]*Stats{part(2, 3), part(0, 3), part(1, 3)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.Merged || m.Shard != (evaluator.Shard{Index: 0, Count: 3, Block: 4}) || m.Snapshots != 33 {
+		t.Errorf("header %+v", m.Header)
+	}
+	s := m.Stats[0]
+	if s.Support != 33 || s.Violations != 3 || s.ScoreSum != 9.5*3+3 || s.Patterns[3] != 9 || s.Tags["b"] != 6 || s.Tags["bug:a"] != 3 {
+		t.Errorf("sums %+v", s)
+	}
+	if len(s.Witnesses) != 2 || s.Witnesses[0].Snapshot != 100 || s.Witnesses[1].Snapshot != 101 {
+		t.Errorf("witnesses %+v, want snapshots 100, 101", s.Witnesses)
+	}
+	if p := m.Stats[1]; !p.Pruned || p.PrunedAfter != 2 || m.Result().Pruned != 1 {
+		t.Errorf("pruning %+v", p)
+	}
+}
+
+func TestMergeRefusals(t *testing.T) {
+	named := func(s *Stats, path string) *Stats { s.Path = path; return s }
+	with := func(x int, f func(*Stats)) *Stats {
+		s := named(part(x, 3), "odd.arrow")
+		f(s)
+		return s
+	}
+	p0, p1, p2 := named(part(0, 3), "p0.arrow"), named(part(1, 3), "p1.arrow"), named(part(2, 3), "p2.arrow")
+	tests := []struct {
+		parts []*Stats
+		want  string
+	}{
+		{nil, "no partial stats"},
+		{[]*Stats{p0, p2}, "missing shard 1 of 3 (have p0.arrow, p2.arrow)"},
+		{[]*Stats{p0, p1, p1, p2}, "shard 1/3 given twice: p1.arrow and p1.arrow"},
+		{[]*Stats{p0, p1, with(2, func(s *Stats) { s.Spec = "other" })}, "cannot merge p0.arrow and odd.arrow: different specs"},
+		{[]*Stats{p0, p1, with(2, func(s *Stats) { s.Trace = "other" })}, "cannot merge p0.arrow and odd.arrow: different traces"},
+		{[]*Stats{p0, p1, with(2, func(s *Stats) { s.Shard.Count = 4 })}, "different shard counts (3 and 4)"},
+		{[]*Stats{p0, p1, with(2, func(s *Stats) { s.Shard.Block = 8 })}, "different blocks (4 and 8)"},
+		{[]*Stats{p0, p1, with(2, func(s *Stats) { s.IDs = []string{"aaa", "ccc"} })}, "different properties (2 and 2; first difference at row 1)"},
+		{[]*Stats{p0, p1, with(2, func(s *Stats) { s.MaxWitnesses = 1 })}, "different witness limits"},
+		{[]*Stats{with(0, func(s *Stats) { s.Merged = true })}, "odd.arrow is already merged"},
+	}
+	for _, tt := range tests {
+		_, err := Merge(tt.parts)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%q: got %v", tt.want, err)
+		}
+	}
+}
+
+func TestCheck(t *testing.T) {
+	prog := &evaluator.Program{Props: []*evaluator.Prop{{ID: "aaa"}, {ID: "bbb"}}}
+	m, err := Merge([]*Stats{part(0, 2), part(1, 2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Check("spec", "trace", prog); err != nil {
+		t.Error(err)
+	}
+	for _, tt := range []struct {
+		s          *Stats
+		spec, tr   string
+		prog, want string
+	}{
+		{m, "other", "trace", "", "another spec"},
+		{m, "spec", "other", "", "another trace"},
+		{part(1, 2), "spec", "trace", "", "holds shard 1 of 2 only"},
+		{m, "spec", "trace", "short", "does not hold the properties"},
+	} {
+		p := prog
+		if tt.prog != "" {
+			p = &evaluator.Program{Props: prog.Props[:1]}
+		}
+		if err := tt.s.Check(tt.spec, tt.tr, p); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%q: got %v", tt.want, err)
+		}
+	}
+}
+
+func TestTraceHash(t *testing.T) {
+	a := TraceHash(&trace.Manifest{SHA256: map[string]string{"a": "1", "b": "2"}})
+	b := TraceHash(&trace.Manifest{SHA256: map[string]string{"b": "2", "a": "1"}})
+	c := TraceHash(&trace.Manifest{SHA256: map[string]string{"a": "1", "b": "3"}})
+	if a != b || a == c {
+		t.Errorf("hashes %s %s %s", a, b, c)
+	}
+}

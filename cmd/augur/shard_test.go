@@ -1,0 +1,103 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"path/filepath"
+	"testing"
+
+	"github.com/augur-dev/augur/cluster"
+	"github.com/augur-dev/augur/evaluator"
+)
+
+func augur(t *testing.T, args ...string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), args, &out, &errb); code != 0 {
+		t.Fatalf("augur %v: exit %d\n%s", args, code, errb.String())
+	}
+}
+
+// TestShardedStats checks that merged shards equal one run without
+// filtering: identical counts and witnesses, and score sums equal up to
+// rounding (they are added in another order).
+func TestShardedStats(t *testing.T) {
+	dir := t.TempDir()
+	spec, tr := "../../testdata/small.yaml", filepath.Join(dir, "small.trace")
+	augur(t, "collect", "../../testdata/small.jsonl", "-o", tr)
+	one := filepath.Join(dir, "one.arrow")
+	augur(t, "infer", spec, tr, "-q", "--stats", one)
+	want, err := cluster.Read(one)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sh := range []struct{ n, block int }{{3, 7}, {2, 1}, {5, 64}} {
+		var parts []string
+		for x := range sh.n {
+			p := filepath.Join(dir, fmt.Sprintf("p%d.arrow", x))
+			augur(t, "infer", spec, tr, "-q", "--shard", fmt.Sprintf("%d/%d", x, sh.n), "--block", fmt.Sprint(sh.block), "--stats", p)
+			parts = append(parts, p)
+		}
+		merged := filepath.Join(dir, "merged.arrow")
+		augur(t, append(append([]string{"merge"}, parts...), "-o", merged)...)
+		got, err := cluster.Read(merged)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Snapshots != want.Snapshots || len(got.Stats) != len(want.Stats) {
+			t.Fatalf("%d/%d: %d snapshots, %d properties; want %d, %d", sh.n, sh.block, got.Snapshots, len(got.Stats), want.Snapshots, len(want.Stats))
+		}
+		for i := range want.Stats {
+			g, w := got.Stats[i], want.Stats[i]
+			if math.Abs(g.HoldingRate()-w.HoldingRate()) > 1e-12 {
+				t.Fatalf("%d/%d: %s: holding rate %v, want %v", sh.n, sh.block, want.IDs[i], g.HoldingRate(), w.HoldingRate())
+			}
+			g.ScoreSum = w.ScoreSum
+			gj, _ := json.Marshal(g)
+			wj, _ := json.Marshal(w)
+			if !bytes.Equal(gj, wj) {
+				t.Fatalf("%d/%d: %s:\nshards %s\none    %s", sh.n, sh.block, want.IDs[i], gj, wj)
+			}
+		}
+	}
+}
+
+func TestShardResolve(t *testing.T) {
+	env := func(kv ...string) func(string) string {
+		return func(k string) string {
+			for i := 0; i < len(kv); i += 2 {
+				if kv[i] == k {
+					return kv[i+1]
+				}
+			}
+			return ""
+		}
+	}
+	tests := []struct {
+		f    shardFlags
+		env  func(string) string
+		want evaluator.Shard
+		err  bool
+	}{
+		{f: shardFlags{block: 8}, env: env(), want: evaluator.Shard{Index: 0, Count: 1, Block: 8}},
+		{f: shardFlags{shard: "2/5", block: 8}, env: env("SLURM_ARRAY_TASK_ID", "1"), want: evaluator.Shard{Index: 2, Count: 5, Block: 8}},
+		{f: shardFlags{shards: 4, block: 1}, env: env("JOB_COMPLETION_INDEX", "3"), want: evaluator.Shard{Index: 3, Count: 4, Block: 1}},
+		{f: shardFlags{block: 2}, env: env("SLURM_ARRAY_TASK_ID", "2", "SLURM_ARRAY_TASK_COUNT", "3"), want: evaluator.Shard{Index: 2, Count: 3, Block: 2}},
+		{f: shardFlags{block: 2}, env: env("SLURM_ARRAY_TASK_ID", "3", "SLURM_ARRAY_TASK_COUNT", "3", "SLURM_ARRAY_TASK_MIN", "1"), want: evaluator.Shard{Index: 2, Count: 3, Block: 2}},
+		{f: shardFlags{shard: "2", block: 1}, env: env(), err: true},
+		{f: shardFlags{shard: "2/2", block: 1}, env: env(), err: true},
+		{f: shardFlags{shard: "0/2", block: 0}, env: env(), err: true},
+		{f: shardFlags{shards: 2, block: 1}, env: env(), err: true},
+		{f: shardFlags{block: 1}, env: env("JOB_COMPLETION_INDEX", "1"), err: true},
+		{f: shardFlags{block: 1}, env: env("SLURM_ARRAY_TASK_ID", "1"), err: true},
+	}
+	for i, tt := range tests {
+		got, err := tt.f.resolve(tt.env)
+		if (err != nil) != tt.err || (!tt.err && got != tt.want) {
+			t.Errorf("%d: %+v, %v; want %+v, error %v", i, got, err, tt.want, tt.err)
+		}
+	}
+}
