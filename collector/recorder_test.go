@@ -1,17 +1,14 @@
 package collector
 
 import (
-	"encoding/json"
 	"errors"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"reflect"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/augur-dev/augur/collector/trace"
+	"github.com/augur-dev/augur/internal/arrowjs"
 )
 
 type raftish struct {
@@ -72,17 +69,9 @@ snapshot 2 ts=30 tags=["bug:x"] a@0
 }
 
 // TestCollectLocalIndependent reads a trace built from node-local Arrow
-// streams with the JavaScript apache-arrow package (see
-// collector/trace/independent_test.go) and checks that it sees what our
-// reader sees.
+// streams with the JavaScript apache-arrow package and checks that it sees
+// what our reader sees.
 func TestCollectLocalIndependent(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node not installed")
-	}
-	if _, err := os.Stat("trace/testdata/arrowjs/node_modules/apache-arrow"); err != nil {
-		t.Skip("apache-arrow not installed: run npm ci --prefix collector/trace/testdata/arrowjs")
-	}
 	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
 	defer mem.AssertSize(t, 0)
 	dir := t.TempDir()
@@ -97,62 +86,12 @@ func TestCollectLocalIndependent(t *testing.T) {
 		return s
 	})
 	out := filepath.Join(dir, "out.trace")
-	if _, err := Collect(out, inputs, Options{FailAfter: 40, Allocator: mem}); err != nil {
-		t.Fatal(err)
-	}
-	tr, err := trace.Open(out)
+	res, err := Collect(out, inputs, Options{FailAfter: 40, Allocator: mem})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tr.Close()
-	readJS := func(file string) []map[string]any {
-		t.Helper()
-		out, err := exec.Command(node, "trace/testdata/arrowjs/read.mjs", filepath.Join(out, file)).Output()
-		if err != nil {
-			t.Fatalf("read %s with apache-arrow: %v", file, err)
-		}
-		var rows []map[string]any
-		if err := json.Unmarshal(out, &rows); err != nil {
-			t.Fatal(err)
-		}
-		return rows
+	if res.Snapshots < 10 {
+		t.Fatalf("only %d snapshots", res.Snapshots)
 	}
-
-	var want []map[string]any
-	states := tr.States()
-	defer states.Close()
-	for row := range tr.NumStates() {
-		s, err := states.State(uint32(row))
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := map[string]any{"node": s.Node, "ts": jsonForm(s.TS)}
-		for c, col := range tr.Schema {
-			r[col.Name] = jsonForm(s.Vars[c])
-		}
-		want = append(want, r)
-	}
-	if got := readJS(trace.StatesFile); !reflect.DeepEqual(got, want) {
-		t.Errorf("states.arrow:\napache-arrow reads %v\naugur reads        %v", got, want)
-	}
-	want = nil
-	snaps := tr.Snapshots()
-	defer snaps.Close()
-	for snaps.Next() {
-		s := snaps.Snapshot()
-		members, tags := []any{}, []any{}
-		for _, m := range s.Members {
-			members = append(members, float64(m))
-		}
-		for _, tag := range s.Tags {
-			tags = append(tags, tag)
-		}
-		want = append(want, map[string]any{"snapshot": jsonForm(s.ID), "ts": jsonForm(s.TS), "members": members, "tags": tags})
-	}
-	if len(want) < 10 {
-		t.Fatalf("only %d snapshots", len(want))
-	}
-	if got := readJS(trace.SnapshotsFile); !reflect.DeepEqual(got, want) {
-		t.Errorf("snapshots.arrow:\napache-arrow reads %v\naugur reads        %v", got, want)
-	}
+	arrowjs.CheckTrace(t, out)
 }

@@ -2,10 +2,8 @@ package collector
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -13,6 +11,8 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/augur-dev/augur/internal/arrowjs"
 )
 
 // streamRec is a record read back from an Arrow stream.
@@ -139,27 +139,14 @@ func TestArrowSinkRoundTrip(t *testing.T) {
 }
 
 // checkStreamIndependently reads a stream with the JavaScript apache-arrow
-// package (see collector/trace/independent_test.go) and compares its rows
-// with ours.
+// package and compares its rows with ours.
 func checkStreamIndependently(t *testing.T, path string, recs []streamRec) {
 	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Log("node not installed: no independent check")
-		return
-	}
-	if _, err := os.Stat("trace/testdata/arrowjs/node_modules/apache-arrow"); err != nil {
+	if !arrowjs.Available() {
 		t.Log("apache-arrow not installed: no independent check")
 		return
 	}
-	out, err := exec.Command(node, "trace/testdata/arrowjs/read.mjs", path).Output()
-	if err != nil {
-		t.Fatalf("read %s with apache-arrow: %v", path, err)
-	}
-	var got []map[string]any
-	if err := json.Unmarshal(out, &got); err != nil {
-		t.Fatal(err)
-	}
+	got := arrowjs.Rows(t, path)
 	sr, err := OpenStream(path, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -168,39 +155,15 @@ func checkStreamIndependently(t *testing.T, path string, recs []streamRec) {
 	sr.Close()
 	var want []map[string]any
 	for _, r := range recs {
-		row := map[string]any{"node": r.node, "ts": jsonForm(r.ts), eventColumn: r.event.String()}
+		row := map[string]any{"node": r.node, "ts": arrowjs.JSONForm(r.ts), eventColumn: r.event.String()}
 		for i, c := range schema {
-			row[c.Name] = jsonForm(r.vars[i])
+			row[c.Name] = arrowjs.JSONForm(r.vars[i])
 		}
 		want = append(want, row)
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("%s:\napache-arrow reads %v\naugur reads        %v", path, got, want)
 	}
-}
-
-// jsonForm converts a value to what read.mjs prints for it: 64-bit
-// integers as decimal strings.
-func jsonForm(v any) any {
-	switch v := v.(type) {
-	case int64:
-		return fmt.Sprint(v)
-	case uint64:
-		return fmt.Sprint(v)
-	case []any:
-		out := make([]any, len(v))
-		for i, e := range v {
-			out[i] = jsonForm(e)
-		}
-		return out
-	case map[string]any:
-		out := make(map[string]any, len(v))
-		for k, e := range v {
-			out[k] = jsonForm(e)
-		}
-		return out
-	}
-	return v
 }
 
 func TestSinkFlush(t *testing.T) {
