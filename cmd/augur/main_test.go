@@ -19,9 +19,13 @@ func TestMain(m *testing.M) {
 }
 
 // TestScripts runs the end-to-end scripts in testdata/script. $TESTDATA
-// is the repository's testdata directory.
+// is the repository's testdata directory, $SPECS its specs directory.
 func TestScripts(t *testing.T) {
 	testdata, err := filepath.Abs("../../testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	specs, err := filepath.Abs("../../specs")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,6 +34,7 @@ func TestScripts(t *testing.T) {
 		UpdateScripts: *update,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("TESTDATA", testdata)
+			env.Setenv("SPECS", specs)
 			return nil
 		},
 	})

@@ -106,6 +106,8 @@ errors.`,
 		newCheckCmd(),
 		newDemoCmd(),
 		newBenchCmd(),
+		newTestbedCmd(),
+		newScoreCmd(),
 		newVersionCmd(),
 	)
 	return root

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/augur-dev/augur/testbeds"
+	"github.com/augur-dev/augur/testbeds/etcdraft"
+)
+
+// testbedList holds the testbeds augur testbed can run.
+var testbedList = []testbeds.Testbed{etcdraft.Testbed}
+
+func newTestbedCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "testbed",
+		Short: "Run distributed systems under fault injection and record their traces",
+		Long: `Testbed runs a distributed system in one process under a seeded,
+deterministic scheduler that injects faults (message loss, delay and
+reordering, duplication, partitions, crashes and restarts), and records a
+global snapshot after every event. Snapshots with no message in flight are
+tagged "steady"; snapshots where the testbed's ground-truth safety checks
+fail are tagged "bug:NAME", the injected bug. The same seed always yields
+the same trace.`,
+	}
+	cmd.AddCommand(newTestbedListCmd(), newTestbedRunCmd())
+	return cmd
+}
+
+func newTestbedListCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "list",
+		Short: "List the testbeds and their injectable bugs",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			w := cmd.OutOrStdout()
+			for _, tb := range testbedList {
+				fmt.Fprintf(w, "%s\t%s\n\tbugs: %s\n", tb.Name, tb.Doc, strings.Join(tb.Bugs, ", "))
+			}
+			fmt.Fprintf(w, "default faults: %s\n", testbeds.DefaultFaults())
+			return nil
+		},
+	}
+}
+
+func newTestbedRunCmd() *cobra.Command {
+	var (
+		cfg    testbeds.Config
+		faults string
+		out    string
+	)
+	cmd := &cobra.Command{
+		Use:   "run NAME -o OUT.trace",
+		Short: "Run a testbed and write its trace",
+		Example: `  augur testbed run etcdraft --bug lost-vote -o run.trace
+  augur testbed run etcdraft --steps 5000 --seed 7 --faults drop=0.05,crash=0 -o run.trace`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			i := slices.IndexFunc(testbedList, func(tb testbeds.Testbed) bool { return tb.Name == args[0] })
+			if i < 0 {
+				return fmt.Errorf("testbed: unknown testbed %q (see augur testbed list)", args[0])
+			}
+			tb := testbedList[i]
+			if out == "" {
+				return fmt.Errorf("testbed run: -o OUT.trace is required")
+			}
+			if cfg.Bug != "" && !slices.Contains(tb.Bugs, cfg.Bug) {
+				return fmt.Errorf("testbed run: %s has no bug %q (want one of %s)", tb.Name, cfg.Bug, strings.Join(tb.Bugs, ", "))
+			}
+			if !cmd.Flags().Changed("nodes") {
+				cfg.Nodes = tb.Nodes
+			}
+			if cfg.Nodes < 1 || cfg.Steps < 1 {
+				return fmt.Errorf("testbed run: --nodes and --steps must be positive")
+			}
+			var err error
+			if cfg.Faults, err = testbeds.ParseFaults(faults, testbeds.DefaultFaults()); err != nil {
+				return err
+			}
+			st, err := tb.Run(cfg, out)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "%s: %d snapshots, %d messages (%d dropped, %d duplicated), %d crashes, %d partitions in %.1fs\n",
+				out, st.Snapshots, st.Sent, st.Dropped, st.Duplicated, st.Crashes, st.Partitions, st.Elapsed.Seconds())
+			tags := make([]string, 0, len(st.Tagged))
+			for t := range st.Tagged {
+				tags = append(tags, t)
+			}
+			slices.Sort(tags)
+			for _, t := range tags {
+				fmt.Fprintf(cmd.ErrOrStderr(), "  %s: %d snapshots\n", t, st.Tagged[t])
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&cfg.Nodes, "nodes", 3, "number of nodes (default: the testbed's)")
+	f.IntVar(&cfg.Steps, "steps", 20000, "number of scheduler events, one snapshot each")
+	f.Uint64Var(&cfg.Seed, "seed", 1, "seed of the run")
+	f.StringVar(&faults, "faults", "", "faults over the defaults: name=value,… (drop, dup, reorder, maxdelay, partition, heal, crash, crashat, down) or none")
+	f.StringVar(&cfg.Bug, "bug", "", "the bug to inject (see augur testbed list)")
+	f.StringVarP(&out, "output", "o", "", "the trace to write")
+	f.BoolVarP(&cfg.Overwrite, "force", "f", false, "replace an existing trace")
+	return cmd
+}

@@ -1,0 +1,506 @@
+// Package etcdraft is a testbed running the etcd raft library
+// (go.etcd.io/raft/v3) in one process: each node is a raft.RawNode over a
+// raft.MemoryStorage (its disk, which survives crashes) with a small
+// key-value state machine on top, driven by a testbeds.Sim.
+//
+// Election timeouts are drawn from the run's seeded generator and fired
+// through RawNode.Campaign (raft's own timeouts are drawn from crypto/rand,
+// which would make runs irreproducible); everything else is raft's.
+//
+// Bugs, each an integration mistake of the kind raft users make:
+//
+//   - lost-vote: HardState (term, vote, commit) is not persisted, so a node
+//     that restarts may vote twice in one term.
+//   - apply-uncommitted: the application applies Ready.Entries (appended,
+//     not yet committed) instead of Ready.CommittedEntries.
+//   - lost-tail: entries are acknowledged before they are durable; a crash
+//     loses those appended since the last sync.
+//
+// Ground truth, checked on every snapshot over the live nodes: election
+// safety (at most one leader per term), log matching (entries with the
+// same index and term have the same prefix) and state machine safety (no
+// two nodes commit or apply different entries at the same position).
+package etcdraft
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/fnv"
+	"math"
+
+	"go.etcd.io/raft/v3"
+	pb "go.etcd.io/raft/v3/raftpb"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/augur-dev/augur/collector/trace"
+	"github.com/augur-dev/augur/testbeds"
+)
+
+// Bugs.
+const (
+	BugLostVote         = "lost-vote"
+	BugApplyUncommitted = "apply-uncommitted"
+	BugLostTail         = "lost-tail"
+)
+
+// Testbed describes the testbed for augur testbed.
+var Testbed = testbeds.Testbed{
+	Name:  "etcdraft",
+	Doc:   "etcd raft (go.etcd.io/raft/v3) with a replicated key-value store",
+	Nodes: 3,
+	Bugs:  []string{BugApplyUncommitted, BugLostTail, BugLostVote},
+	Run:   Run,
+}
+
+// Raft timing in ticks.
+const (
+	heartbeatTick       = 2
+	electionMin         = 10 // election timeouts are in [electionMin, 2*electionMin)
+	syncEvery           = 8  // lost-tail: ticks between syncs, on average
+	logTail             = 3  // entries of the log exposed
+	keys                = 4
+	noElectionTick      = math.MaxInt32 / 2
+	bootIndex, bootTerm = 1, 1
+)
+
+// Entry is a log entry as exposed.
+type Entry struct {
+	Index int64 `augur:"index"`
+	Term  int64 `augur:"term"`
+}
+
+// State is the state a node exposes.
+type State struct {
+	ID         string   `augur:"id"`
+	Term       int64    `augur:"term"`
+	Vote       string   `augur:"vote"`
+	Lead       string   `augur:"lead"`
+	Role       string   `augur:"state"`
+	Commit     int64    `augur:"commit"`
+	Applied    int64    `augur:"applied"`
+	FirstIndex int64    `augur:"first_index"`
+	LastIndex  int64    `augur:"last_index"`
+	Log        []Entry  `augur:"log"` // the last entries
+	Peers      []string `augur:"peers"`
+	KVApplied  int64    `augur:"kv_applied"`
+	KVDigest   string   `augur:"kv_digest"`
+}
+
+type node struct {
+	id      uint64
+	rn      *raft.RawNode // nil while crashed
+	disk    *raft.MemoryStorage
+	durable uint64 // lost-tail: the last index synced
+	elapsed int
+	timeout int
+	// chain[i] is a hash of the log up to index i, terms[i] its term and
+	// ents[i] the hash of its entry.
+	chain, terms, ents []uint64
+	checked            uint64 // commit index checked against committed
+	// The state machine: digest is a hash of the entries applied, pending
+	// those applied not yet known to be committed, and bad whether one of
+	// them turned out not to be.
+	kv        map[string]string
+	kvApplied uint64
+	digest    uint64
+	pending   []applied
+	bad       bool
+	panics    int
+}
+
+type applied struct{ index, hash uint64 }
+
+type cluster struct {
+	sim     *testbeds.Sim
+	bug     string
+	nodes   []*node
+	leaders map[uint64]uint64 // term → the first leader seen in it
+	// committed[i] is the hash of the entry first seen committed at i.
+	committed []uint64
+	seq       int
+}
+
+// Run runs the testbed with cfg and writes its trace to dir.
+func Run(cfg testbeds.Config, dir string) (testbeds.Stats, error) {
+	switch cfg.Bug {
+	case "", BugLostVote, BugApplyUncommitted, BugLostTail:
+	default:
+		return testbeds.Stats{}, fmt.Errorf("etcdraft: unknown bug %q (want %s, %s or %s)", cfg.Bug, BugApplyUncommitted, BugLostTail, BugLostVote)
+	}
+	if cfg.Nodes < 1 {
+		return testbeds.Stats{}, fmt.Errorf("etcdraft: %d nodes", cfg.Nodes)
+	}
+	sim := testbeds.NewSim(cfg)
+	c := newCluster(sim, cfg)
+	return testbeds.Run(sim, c, dir, trace.Options{System: "etcdraft", Overwrite: cfg.Overwrite,
+		CreatedBy: fmt.Sprintf("augur testbed run etcdraft --nodes %d --steps %d --seed %d --faults %s --bug %q", cfg.Nodes, cfg.Steps, cfg.Seed, cfg.Faults, cfg.Bug)})
+}
+
+func newCluster(sim *testbeds.Sim, cfg testbeds.Config) *cluster {
+	c := &cluster{sim: sim, bug: cfg.Bug, leaders: map[uint64]uint64{}}
+	voters := make([]uint64, cfg.Nodes)
+	for i := range voters {
+		voters[i] = uint64(i + 1)
+	}
+	for i := range cfg.Nodes {
+		n := &node{id: uint64(i + 1), disk: raft.NewMemoryStorage()}
+		snap := &pb.Snapshot{Metadata: &pb.SnapshotMetadata{
+			ConfState: &pb.ConfState{Voters: voters},
+			Index:     new(uint64(bootIndex)), Term: new(uint64(bootTerm))}}
+		if err := n.disk.ApplySnapshot(snap); err != nil {
+			panic(err)
+		}
+		n.durable = bootIndex
+		c.nodes = append(c.nodes, n)
+		c.start(n)
+	}
+	return c
+}
+
+func mix(h uint64, vs ...uint64) uint64 {
+	f := fnv.New64a()
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], h)
+	f.Write(b[:])
+	for _, v := range vs {
+		binary.LittleEndian.PutUint64(b[:], v)
+		f.Write(b[:])
+	}
+	return f.Sum64()
+}
+
+func entryHash(e *pb.Entry) uint64 {
+	f := fnv.New64a()
+	f.Write(e.GetData())
+	return mix(f.Sum64(), e.GetIndex(), e.GetTerm())
+}
+
+// start boots n from its disk.
+func (c *cluster) start(n *node) {
+	rn, err := raft.NewRawNode(&raft.Config{
+		ID: n.id, ElectionTick: noElectionTick, HeartbeatTick: heartbeatTick,
+		Storage: n.disk, Applied: bootIndex, MaxSizePerMsg: 1 << 16,
+		MaxInflightMsgs: 64, Logger: quiet{},
+	})
+	if err != nil {
+		panic(err)
+	}
+	n.rn = rn
+	n.kv, n.kvApplied, n.digest, n.pending, n.bad = map[string]string{}, bootIndex, 0, nil, false
+	n.checked = bootIndex
+	n.elapsed, n.timeout = 0, c.timeout()
+	// Rebuild the log hashes from the disk.
+	n.chain, n.terms, n.ents = []uint64{0, mix(0, bootIndex, bootTerm)}, []uint64{0, bootTerm}, []uint64{0, 0}
+	last, _ := n.disk.LastIndex()
+	if last > bootIndex {
+		ents, err := n.disk.Entries(bootIndex+1, last+1, math.MaxUint64)
+		if err != nil {
+			panic(err)
+		}
+		n.appendLog(ents)
+	}
+}
+
+func (c *cluster) timeout() int { return electionMin + c.sim.Rand().IntN(electionMin) }
+
+func (n *node) appendLog(ents []*pb.Entry) {
+	if len(ents) == 0 {
+		return
+	}
+	first := ents[0].GetIndex()
+	n.chain, n.terms, n.ents = n.chain[:first], n.terms[:first], n.ents[:first]
+	n.checked = min(n.checked, first-1)
+	for _, e := range ents {
+		h := entryHash(e)
+		n.chain = append(n.chain, mix(n.chain[len(n.chain)-1], h))
+		n.terms = append(n.terms, e.GetTerm())
+		n.ents = append(n.ents, h)
+	}
+}
+
+func (n *node) apply(ents []*pb.Entry) {
+	for _, e := range ents {
+		h := entryHash(e)
+		n.kvApplied = e.GetIndex()
+		n.digest = mix(n.digest, h)
+		n.pending = append(n.pending, applied{e.GetIndex(), h})
+		if e.GetType() == pb.EntryNormal && len(e.GetData()) > 2 {
+			d := e.GetData()
+			n.kv[string(d[:1])] = string(d[2:])
+		}
+	}
+}
+
+// guard runs f on n's raft, and treats a raft panic (the library's
+// reaction to a corrupted log) as a crash of the process followed by a
+// restart from disk.
+func (c *cluster) guard(n *node, f func()) {
+	defer func() {
+		if r := recover(); r != nil {
+			n.panics++
+			c.start(n)
+		}
+	}()
+	f()
+	c.ready(n)
+}
+
+// ready handles n's Ready until there is none.
+func (c *cluster) ready(n *node) {
+	for n.rn.HasReady() {
+		rd := n.rn.Ready()
+		if !raft.IsEmptySnap(rd.Snapshot) {
+			if err := n.disk.ApplySnapshot(rd.Snapshot); err != nil {
+				panic(err)
+			}
+		}
+		if len(rd.Entries) > 0 {
+			if err := n.disk.Append(rd.Entries); err != nil {
+				panic(err)
+			}
+			n.appendLog(rd.Entries)
+		}
+		if rd.HardState != nil && !raft.IsEmptyHardState(rd.HardState) {
+			if err := n.disk.SetHardState(rd.HardState); err != nil {
+				panic(err)
+			}
+		}
+		if len(rd.Entries) > 0 || rd.HardState != nil {
+			c.sim.Wrote(int(n.id - 1))
+		}
+		if c.bug != BugLostTail {
+			n.durable, _ = n.disk.LastIndex()
+		}
+		if c.bug == BugApplyUncommitted {
+			n.apply(rd.Entries)
+		} else {
+			n.apply(rd.CommittedEntries)
+		}
+		for _, m := range rd.Messages {
+			if m.GetType() == pb.MsgVoteResp && !m.GetReject() {
+				n.elapsed = 0
+			}
+			c.sim.Send(int(n.id-1), int(m.GetTo()-1), m)
+		}
+		n.rn.Advance(rd)
+	}
+}
+
+func (c *cluster) Tick(i int) {
+	n := c.nodes[i]
+	if c.bug == BugLostTail && c.sim.Rand().IntN(syncEvery) == 0 {
+		n.durable, _ = n.disk.LastIndex()
+	}
+	c.guard(n, func() {
+		n.rn.Tick()
+		if n.rn.BasicStatus().RaftState == raft.StateLeader {
+			n.elapsed = 0
+			return
+		}
+		if n.elapsed++; n.elapsed >= n.timeout {
+			n.elapsed, n.timeout = 0, c.timeout()
+			_ = n.rn.Campaign()
+		}
+	})
+}
+
+func (c *cluster) Deliver(from, to int, m any) {
+	n := c.nodes[to]
+	msg := proto.Clone(m.(*pb.Message)).(*pb.Message)
+	c.guard(n, func() {
+		switch msg.GetType() {
+		case pb.MsgApp, pb.MsgHeartbeat, pb.MsgSnap:
+			if msg.GetTerm() >= n.rn.BasicStatus().GetTerm() {
+				n.elapsed = 0
+			}
+		}
+		_ = n.rn.Step(msg)
+	})
+}
+
+func (c *cluster) Propose(i int) {
+	n := c.nodes[i]
+	c.seq++
+	data := fmt.Appendf(nil, "%c=%d", 'a'+c.sim.Rand().IntN(keys), c.seq)
+	c.guard(n, func() { _ = n.rn.Propose(data) })
+}
+
+func (c *cluster) Crash(i int) {
+	n := c.nodes[i]
+	n.rn = nil
+	hs, _, _ := n.disk.InitialState()
+	if hs == nil {
+		hs = &pb.HardState{}
+	} else {
+		hs = proto.Clone(hs).(*pb.HardState)
+	}
+	if c.bug == BugLostVote {
+		hs = &pb.HardState{} // what the node wrote is gone: term, vote and commit
+	}
+	if last, _ := n.disk.LastIndex(); n.durable < last {
+		// Rebuild the disk with what was synced.
+		disk := raft.NewMemoryStorage()
+		snap, _ := n.disk.Snapshot()
+		if err := disk.ApplySnapshot(snap); err != nil {
+			panic(err)
+		}
+		if n.durable > bootIndex {
+			ents, err := n.disk.Entries(bootIndex+1, n.durable+1, math.MaxUint64)
+			if err != nil {
+				panic(err)
+			}
+			if err := disk.Append(ents); err != nil {
+				panic(err)
+			}
+		}
+		hs.Commit = new(min(hs.GetCommit(), n.durable))
+		n.disk = disk
+	}
+	if err := n.disk.SetHardState(hs); err != nil {
+		panic(err)
+	}
+}
+
+func (c *cluster) Restart(i int) {
+	n := c.nodes[i]
+	c.start(n)
+	c.ready(n)
+}
+
+func name(id uint64) string {
+	if id == 0 {
+		return ""
+	}
+	return testbeds.Name(int(id - 1))
+}
+
+func (c *cluster) State(i int) State {
+	n := c.nodes[i]
+	st := n.rn.BasicStatus()
+	first, _ := n.disk.FirstIndex()
+	last := uint64(len(n.terms) - 1)
+	s := State{
+		ID: name(n.id), Term: int64(st.GetTerm()), Vote: name(st.GetVote()), Lead: name(st.Lead),
+		Role: roleName(st.RaftState), Commit: int64(st.GetCommit()), Applied: int64(st.Applied),
+		FirstIndex: int64(first), LastIndex: int64(last),
+		KVApplied: int64(n.kvApplied), KVDigest: fmt.Sprintf("%016x", n.digest),
+		Log: []Entry{}, Peers: []string{},
+	}
+	for j := max(first, last+1-min(last+1, logTail)); j <= last; j++ {
+		s.Log = append(s.Log, Entry{int64(j), int64(n.terms[j])})
+	}
+	for _, o := range c.nodes {
+		if o.id != n.id {
+			s.Peers = append(s.Peers, name(o.id))
+		}
+	}
+	return s
+}
+
+func roleName(s raft.StateType) string {
+	switch s {
+	case raft.StateFollower:
+		return "follower"
+	case raft.StateCandidate:
+		return "candidate"
+	case raft.StateLeader:
+		return "leader"
+	case raft.StatePreCandidate:
+		return "precandidate"
+	}
+	return "unknown"
+}
+
+// Check returns the ground-truth checks failing over the live nodes.
+func (c *cluster) Check() []string {
+	var failed []string
+	election, matching, sms := false, false, false
+	// State machine safety: what a node commits or applies at an index is
+	// what was first committed there.
+	for _, a := range c.nodes {
+		if a.rn == nil {
+			continue
+		}
+		for j := a.checked + 1; j <= a.rn.BasicStatus().GetCommit() && j < uint64(len(a.ents)); j++ {
+			for uint64(len(c.committed)) <= j {
+				c.committed = append(c.committed, 0)
+			}
+			if c.committed[j] != 0 && c.committed[j] != a.ents[j] {
+				sms = true
+			}
+			c.committed[j] = a.ents[j]
+			a.checked = j
+		}
+		k := 0
+		for _, p := range a.pending {
+			switch {
+			case p.index >= uint64(len(c.committed)) || c.committed[p.index] == 0:
+				a.pending[k] = p
+				k++
+			case c.committed[p.index] != p.hash:
+				a.bad = true
+			}
+		}
+		a.pending = a.pending[:k]
+		sms = sms || a.bad
+	}
+	for i, a := range c.nodes {
+		if a.rn == nil {
+			continue
+		}
+		sa := a.rn.BasicStatus()
+		if sa.RaftState == raft.StateLeader {
+			if l, ok := c.leaders[sa.GetTerm()]; !ok {
+				c.leaders[sa.GetTerm()] = a.id
+			} else if l != a.id {
+				election = true
+			}
+		}
+		for _, b := range c.nodes[i+1:] {
+			if b.rn == nil {
+				continue
+			}
+			sb := b.rn.BasicStatus()
+			if sa.RaftState == raft.StateLeader && sb.RaftState == raft.StateLeader && sa.GetTerm() == sb.GetTerm() {
+				election = true
+			}
+			// Log matching: at the highest index where the terms agree,
+			// the logs agree up to it.
+			for j := min(len(a.terms), len(b.terms)) - 1; j > 0; j-- {
+				if a.terms[j] == b.terms[j] {
+					matching = matching || a.chain[j] != b.chain[j]
+					break
+				}
+			}
+			if m := min(sa.GetCommit(), sb.GetCommit(), uint64(len(a.chain)-1), uint64(len(b.chain)-1)); a.chain[m] != b.chain[m] {
+				sms = true
+			}
+		}
+	}
+	if election {
+		failed = append(failed, "election-safety")
+	}
+	if matching {
+		failed = append(failed, "log-matching")
+	}
+	if sms {
+		failed = append(failed, "state-machine-safety")
+	}
+	return failed
+}
+
+// quiet is a raft.Logger that drops everything; raft's panics still panic.
+type quiet struct{}
+
+func (quiet) Debug(...any)              {}
+func (quiet) Debugf(string, ...any)     {}
+func (quiet) Error(...any)              {}
+func (quiet) Errorf(string, ...any)     {}
+func (quiet) Info(...any)               {}
+func (quiet) Infof(string, ...any)      {}
+func (quiet) Warning(...any)            {}
+func (quiet) Warningf(string, ...any)   {}
+func (quiet) Fatal(v ...any)            { panic(fmt.Sprint(v...)) }
+func (quiet) Fatalf(f string, v ...any) { panic(fmt.Sprintf(f, v...)) }
+func (quiet) Panic(v ...any)            { panic(fmt.Sprint(v...)) }
+func (quiet) Panicf(f string, v ...any) { panic(fmt.Sprintf(f, v...)) }

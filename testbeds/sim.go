@@ -1,0 +1,398 @@
+// Package testbeds runs distributed systems in one process under a seeded,
+// deterministic scheduler with fault injection, and records their global
+// snapshots into augur traces (../shared/DESIGN.md §10).
+//
+// A [Sim] owns logical time (milliseconds), a discrete-event queue, the
+// simulated network and the faults. A [System] is the code under test: N
+// nodes that react to ticks, messages and client proposals, and that expose
+// their state and check their protocol's safety properties (the ground
+// truth). [Run] pops one event per step, and after each step records the
+// state of every live node as one snapshot, tagged "steady" when no message
+// is in flight and "bug:NAME" when a ground-truth check fails. The same
+// seed always yields the same trace.
+package testbeds
+
+import (
+	"container/heap"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/augur-dev/augur/collector"
+	"github.com/augur-dev/augur/collector/trace"
+)
+
+// Faults are the probabilities of the injected faults.
+type Faults struct {
+	Drop      float64 // a message is lost
+	Dup       float64 // a message is delivered twice
+	Reorder   float64 // a message is held back by up to MaxDelay ms
+	MaxDelay  int     // extra delay of a held-back message, in ms
+	Partition float64 // per tick: the network splits in two (when whole)
+	Heal      float64 // per tick: a partition heals
+	Crash     float64 // per tick: a live node crashes (a minority at most is down)
+	CrashAt   float64 // a node crashes right after a write to its storage
+	Down      int     // a crashed node restarts from its storage within 1..Down ms
+}
+
+// DefaultFaults are the faults under which the testbeds' bugs manifest in
+// a 20,000-step run.
+func DefaultFaults() Faults {
+	return Faults{Drop: 0.02, Dup: 0.02, Reorder: 0.05, MaxDelay: 60,
+		Partition: 0.004, Heal: 0.05, Crash: 0.01, CrashAt: 0.05, Down: 20}
+}
+
+// ParseFaults reads "drop=0.01,crash=0.02,…" over base; "none" is no
+// faults at all.
+func ParseFaults(s string, base Faults) (Faults, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return base, nil
+	}
+	if s == "none" {
+		return Faults{}, nil
+	}
+	f := base
+	for kv := range strings.SplitSeq(s, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
+		if !ok {
+			return f, fmt.Errorf("faults: %q: want name=value", kv)
+		}
+		if k == "maxdelay" || k == "down" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return f, fmt.Errorf("faults: %s=%s: want a count of ms", k, v)
+			}
+			if k == "down" {
+				f.Down = n
+			} else {
+				f.MaxDelay = n
+			}
+			continue
+		}
+		p, err := strconv.ParseFloat(v, 64)
+		if err != nil || p < 0 || p > 1 {
+			return f, fmt.Errorf("faults: %s=%s: want a probability", k, v)
+		}
+		switch k {
+		case "drop":
+			f.Drop = p
+		case "dup":
+			f.Dup = p
+		case "reorder":
+			f.Reorder = p
+		case "partition":
+			f.Partition = p
+		case "heal":
+			f.Heal = p
+		case "crash":
+			f.Crash = p
+		case "crashat":
+			f.CrashAt = p
+		default:
+			return f, fmt.Errorf("faults: unknown fault %q (want drop, dup, reorder, maxdelay, partition, heal, crash, crashat, down)", k)
+		}
+	}
+	return f, nil
+}
+
+// String renders f as ParseFaults reads it.
+func (f Faults) String() string {
+	g := func(p float64) string { return strconv.FormatFloat(p, 'g', -1, 64) }
+	return fmt.Sprintf("drop=%s,dup=%s,reorder=%s,maxdelay=%d,partition=%s,heal=%s,crash=%s,crashat=%s,down=%d",
+		g(f.Drop), g(f.Dup), g(f.Reorder), f.MaxDelay, g(f.Partition), g(f.Heal), g(f.Crash), g(f.CrashAt), f.Down)
+}
+
+// Config is a run's configuration.
+type Config struct {
+	Nodes  int
+	Steps  int
+	Seed   uint64
+	Faults Faults
+	Bug    string // the injected bug, "" for none
+
+	Overwrite bool // replace an existing trace
+}
+
+// Timing of the simulation, in ms of logical time.
+const (
+	TickEvery              = 10
+	delayMin, delayMax     = 1, 4
+	proposeMin, proposeMax = 15, 60
+	// Warmup is the number of events run, with faults, before recording
+	// starts: the cluster boots and elects a first leader.
+	Warmup = 200
+)
+
+// A System is the code under test, driven by a Sim. Node numbers run from
+// 0 to Nodes-1; a crashed node gets no calls but Restart.
+type System[S any] interface {
+	Tick(n int)                  // a timer tick of a live node
+	Deliver(from, to int, m any) // a message arrives at a live node
+	Propose(n int)               // a client request arrives at a live node
+	Crash(n int)                 // the node stops; only its storage survives
+	Restart(n int)               // the node starts again from its storage
+	State(n int) S               // the state a live node exposes
+	Check() []string             // the ground-truth checks failing now
+}
+
+type eventKind uint8
+
+const (
+	evMsg eventKind = iota
+	evTick
+	evPropose
+	evCrash
+	evRestart
+)
+
+type event struct {
+	at       int64
+	seq      uint64
+	kind     eventKind
+	from, to int
+	msg      any
+}
+
+type queue []*event
+
+func (q queue) Len() int { return len(q) }
+func (q queue) Less(i, j int) bool {
+	if q[i].at != q[j].at {
+		return q[i].at < q[j].at
+	}
+	return q[i].seq < q[j].seq
+}
+func (q queue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *queue) Push(x any)   { *q = append(*q, x.(*event)) }
+func (q *queue) Pop() any {
+	old := *q
+	e := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return e
+}
+
+// Sim is the scheduler and network of one run.
+type Sim struct {
+	cfg      Config
+	rng      *rand.Rand
+	now      int64
+	seq      uint64
+	q        queue
+	inflight int
+	live     []bool
+	side     []bool // the side of each node while partitioned
+	split    bool
+	stats    Stats
+}
+
+// Stats count what happened in a run.
+type Stats struct {
+	Steps, Snapshots               int
+	Sent, Dropped, Duplicated      int
+	Delivered, Crashes, Partitions int
+	Tagged                         map[string]int // snapshots per tag
+	Elapsed                        time.Duration
+}
+
+// NewSim returns the scheduler of a run with cfg.
+func NewSim(cfg Config) *Sim {
+	s := &Sim{cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15)),
+		live: make([]bool, cfg.Nodes), side: make([]bool, cfg.Nodes)}
+	for i := range s.live {
+		s.live[i] = true
+	}
+	s.stats.Tagged = map[string]int{}
+	return s
+}
+
+// Rand is the run's seeded generator, for the system's own choices.
+func (s *Sim) Rand() *rand.Rand { return s.rng }
+
+// Now is the logical time in ms.
+func (s *Sim) Now() int64 { return s.now }
+
+// Bug is the injected bug, "" for none.
+func (s *Sim) Bug() string { return s.cfg.Bug }
+
+// Live reports whether node n is up.
+func (s *Sim) Live(n int) bool { return s.live[n] }
+
+// Name is the name of node n in the trace: n1, n2, …
+func Name(n int) string { return "n" + strconv.Itoa(n+1) }
+
+func (s *Sim) push(e *event) {
+	s.seq++
+	e.seq = s.seq
+	heap.Push(&s.q, e)
+}
+
+func (s *Sim) cut(a, b int) bool { return s.split && s.side[a] != s.side[b] }
+
+// Send puts a message from node from to node to on the network, which may
+// lose, delay, reorder or duplicate it. A duplicated message is delivered
+// as the same value twice: a System that mutates messages must copy them.
+func (s *Sim) Send(from, to int, m any) {
+	s.stats.Sent++
+	if s.cut(from, to) || s.rng.Float64() < s.cfg.Faults.Drop {
+		s.stats.Dropped++
+		return
+	}
+	copies := 1
+	if s.rng.Float64() < s.cfg.Faults.Dup {
+		copies = 2
+		s.stats.Duplicated++
+	}
+	for range copies {
+		d := int64(delayMin + s.rng.IntN(delayMax-delayMin+1))
+		if s.cfg.Faults.MaxDelay > 0 && s.rng.Float64() < s.cfg.Faults.Reorder {
+			d += int64(s.rng.IntN(s.cfg.Faults.MaxDelay + 1))
+		}
+		s.inflight++
+		s.push(&event{at: s.now + d, kind: evMsg, from: from, to: to, msg: m})
+	}
+}
+
+func (s *Sim) down() int {
+	n := 0
+	for _, l := range s.live {
+		if !l {
+			n++
+		}
+	}
+	return n
+}
+
+// Wrote tells the scheduler that node n has just written to its storage:
+// a crash point, where it crashes with probability Faults.CrashAt, right
+// after the current event.
+func (s *Sim) Wrote(n int) {
+	if s.live[n] && s.cfg.Faults.CrashAt > 0 && s.rng.Float64() < s.cfg.Faults.CrashAt {
+		s.push(&event{at: s.now, kind: evCrash, to: n})
+	}
+}
+
+// crash crashes n, when that leaves a majority up, and schedules its
+// restart.
+func (s *Sim) crash(sys interface{ Crash(int) }, n int) {
+	if !s.live[n] || (s.down()+1)*2 >= len(s.live) {
+		return
+	}
+	s.live[n] = false
+	s.stats.Crashes++
+	sys.Crash(n)
+	s.push(&event{at: s.now + 1 + int64(s.rng.IntN(max(s.cfg.Faults.Down, 1))), kind: evRestart, to: n})
+}
+
+// faults injects the faults of one tick.
+func (s *Sim) faults(sys interface{ Crash(int) }) {
+	f := s.cfg.Faults
+	if s.split {
+		if s.rng.Float64() < f.Heal {
+			s.split = false
+		}
+	} else if s.rng.Float64() < f.Partition {
+		s.split = true
+		s.stats.Partitions++
+		for i := range s.side {
+			s.side[i] = s.rng.IntN(2) == 0
+		}
+	}
+	if s.rng.Float64() < f.Crash {
+		s.crash(sys, s.rng.IntN(len(s.live)))
+	}
+}
+
+// Run drives sys for cfg.Steps events and records a snapshot after each
+// into a trace at dir.
+func Run[S any](s *Sim, sys System[S], dir string, opts trace.Options) (Stats, error) {
+	start := time.Now()
+	rec, err := collector.NewRecorder[S](dir, opts)
+	if err != nil {
+		return s.stats, err
+	}
+	s.push(&event{at: TickEvery, kind: evTick})
+	s.push(&event{at: proposeMin, kind: evPropose})
+	nodes := map[string]S{}
+	var tags []string
+	for step := -Warmup; step < s.cfg.Steps; step++ {
+		e := heap.Pop(&s.q).(*event)
+		s.now = e.at
+		switch e.kind {
+		case evMsg:
+			s.inflight--
+			if s.live[e.to] && !s.cut(e.from, e.to) {
+				s.stats.Delivered++
+				sys.Deliver(e.from, e.to, e.msg)
+			} else {
+				s.stats.Dropped++
+			}
+		case evTick:
+			s.faults(sys)
+			for n, l := range s.live {
+				if l {
+					sys.Tick(n)
+				}
+			}
+			s.push(&event{at: s.now + TickEvery, kind: evTick})
+		case evCrash:
+			s.crash(sys, e.to)
+		case evRestart:
+			s.live[e.to] = true
+			sys.Restart(e.to)
+		case evPropose:
+			if n := s.rng.IntN(len(s.live)); s.live[n] {
+				sys.Propose(n)
+			}
+			s.push(&event{at: s.now + int64(proposeMin+s.rng.IntN(proposeMax-proposeMin+1)), kind: evPropose})
+		}
+		if step < 0 {
+			sys.Check()
+			continue
+		}
+		clear(nodes)
+		for n, l := range s.live {
+			if l {
+				nodes[Name(n)] = sys.State(n)
+			}
+		}
+		tags = tags[:0]
+		if s.inflight == 0 {
+			tags = append(tags, "steady")
+		}
+		if failed := sys.Check(); len(failed) > 0 {
+			if s.cfg.Bug != "" {
+				tags = append(tags, "bug:"+s.cfg.Bug)
+			} else {
+				for _, c := range failed {
+					tags = append(tags, "bug:"+c)
+				}
+			}
+		}
+		for _, t := range tags {
+			s.stats.Tagged[t]++
+		}
+		if err := rec.Snapshot(uint64(step+1), nodes, tags...); err != nil {
+			rec.Abort()
+			return s.stats, err
+		}
+		s.stats.Steps++
+		s.stats.Snapshots++
+	}
+	if err := rec.Close(); err != nil {
+		return s.stats, err
+	}
+	s.stats.Elapsed = time.Since(start)
+	return s.stats, nil
+}
+
+// A Testbed is a system that augur testbed can run.
+type Testbed struct {
+	Name  string
+	Doc   string
+	Nodes int      // default node count
+	Bugs  []string // the injectable bugs
+	Run   func(cfg Config, dir string) (Stats, error)
+}
