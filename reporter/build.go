@@ -116,7 +116,7 @@ func Build(in Input, opts Options) *Report {
 	var cands []*Entry
 	for i, p := range in.Program.Props {
 		st := &res.Stats[i]
-		if st.Pruned || st.Support < opts.MinSupport || st.Violations > 0 && st.HoldingRate() < opts.HoldRatio {
+		if st.Pruned || st.Support < opts.MinSupport || st.Violations > 0 && reportedRate(st.HoldingRate()) < opts.HoldRatio {
 			continue
 		}
 		cands = append(cands, newEntry(p, st))
@@ -152,7 +152,7 @@ func newEntry(p *evaluator.Prop, st *evaluator.Stats) *Entry {
 	return &Entry{
 		ID:                 p.ID,
 		Text:               p.Text,
-		HoldingRate:        st.HoldingRate(),
+		HoldingRate:        reportedRate(st.HoldingRate()),
 		TemporalRate:       st.TemporalRate(),
 		Violations:         st.Violations,
 		Bindings:           st.Bindings,
@@ -165,6 +165,14 @@ func newEntry(p *evaluator.Prop, st *evaluator.Stats) *Entry {
 		stats:              st,
 		sym:                symmetricText(p.Property),
 	}
+}
+
+// reportedRate rounds a holding rate to 12 decimals. Rates are sums of
+// per-snapshot scores, and the order of the additions (one run, or merged
+// shards) changes their last bits; the reporter compares, ranks and
+// prints rates at a precision that does not see that.
+func reportedRate(h float64) float64 {
+	return math.Round(h*1e12) / 1e12
 }
 
 // byRank orders by holding rate, then simpler first: fewer literals,
