@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strconv"
@@ -177,7 +178,7 @@ func record(schema *arrow.Schema, s *Stats) (arrow.RecordBatch, error) {
 		pats.Append(true)
 		patv.AppendValues(st.Patterns[:], nil)
 		tags.Append(true)
-		for _, k := range sortedKeys(st.Tags) {
+		for _, k := range slices.Sorted(maps.Keys(st.Tags)) {
 			tagk.Append(k)
 			tagv.Append(st.Tags[k])
 		}
@@ -302,13 +303,4 @@ func (s *Stats) readRecord(rec arrow.RecordBatch) error {
 		s.Stats = append(s.Stats, st)
 	}
 	return nil
-}
-
-func sortedKeys(m map[string]int64) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

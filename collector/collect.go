@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -59,6 +61,19 @@ type Options struct {
 	Allocator memory.Allocator
 }
 
+// traceOptions returns the options of the trace written at out: the
+// system defaults to out's base name without .trace.
+func (o Options) traceOptions(out string) trace.Options {
+	t := trace.Options{System: o.System, CreatedBy: o.CreatedBy, Overwrite: o.Overwrite}
+	if t.System == "" {
+		t.System = strings.TrimSuffix(filepath.Base(filepath.Clean(out)), ".trace")
+	}
+	if t.CreatedBy == "" {
+		t.CreatedBy = "augur collect"
+	}
+	return t
+}
+
 // Result summarises a trace written by CollectJSONL.
 type Result struct {
 	Snapshots int          // snapshots written: one per non-blank line of global snapshots
@@ -99,14 +114,7 @@ func CollectJSONL(out string, inputs []string, opts Options) (*Result, error) {
 		}
 		schema = in.schema()
 	}
-	topts := trace.Options{System: opts.System, CreatedBy: opts.CreatedBy, Overwrite: opts.Overwrite}
-	if topts.System == "" {
-		topts.System = strings.TrimSuffix(filepath.Base(filepath.Clean(out)), ".trace")
-	}
-	if topts.CreatedBy == "" {
-		topts.CreatedBy = "augur collect"
-	}
-	w, err := trace.Create(out, schema, topts)
+	w, err := trace.Create(out, schema, opts.traceOptions(out))
 	if err != nil {
 		return nil, fmt.Errorf("collect %s: %w", out, err)
 	}
@@ -244,7 +252,7 @@ func (sw *snapshotWriter) state(ts uint64, ns nodeState) (uint32, error) {
 func (sw *snapshotWriter) convertState(state map[string]any) error {
 	clear(sw.vars)
 	n := len(sw.path)
-	for _, k := range sortedKeys(state) {
+	for _, k := range slices.Sorted(maps.Keys(state)) {
 		sw.path = append(sw.path[:n], seg{key: k, idx: -1})
 		if err := checkVarName(k); err != nil {
 			return sw.errorf("%v", err)
@@ -342,7 +350,7 @@ func (sw *snapshotWriter) convert(t arrow.DataType, v any) (any, error) {
 		}
 	case *arrow.StructType:
 		if m, ok := v.(map[string]any); ok {
-			for _, k := range sortedKeys(m) {
+			for _, k := range slices.Sorted(maps.Keys(m)) {
 				sw.path = append(sw.path, seg{key: k, idx: -1})
 				i, found := t.FieldIdx(k)
 				if !found {
@@ -359,7 +367,7 @@ func (sw *snapshotWriter) convert(t arrow.DataType, v any) (any, error) {
 		}
 	case *arrow.MapType:
 		if m, ok := v.(map[string]any); ok {
-			for _, k := range sortedKeys(m) {
+			for _, k := range slices.Sorted(maps.Keys(m)) {
 				sw.path = append(sw.path, seg{key: k, idx: -1})
 				c, err := sw.convert(t.ItemType(), m[k])
 				if err != nil {
@@ -429,7 +437,7 @@ func appendCanonical(b []byte, t arrow.DataType, v any) []byte {
 	case *arrow.MapType:
 		m := v.(map[string]any)
 		b = binary.AppendUvarint(b, uint64(len(m)))
-		for _, k := range sortedKeys(m) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
 			b = appendString(b, k)
 			b = appendCanonical(b, t.ItemType(), m[k])
 		}

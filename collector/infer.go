@@ -3,6 +3,7 @@ package collector
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 
@@ -92,22 +93,13 @@ func (s *shape) arrowType() arrow.DataType {
 			return arrow.MapOf(arrow.BinaryTypes.String, arrow.BinaryTypes.String)
 		}
 		var fields []arrow.Field
-		for _, name := range sortedShapeKeys(s.fields) {
+		for _, name := range slices.Sorted(maps.Keys(s.fields)) {
 			fields = append(fields, arrow.Field{Name: name, Type: s.fields[name].arrowType(), Nullable: true})
 		}
 		return arrow.StructOf(fields...)
 	}
 	// kindString, and kindNull: a field only ever null is utf8.
 	return arrow.BinaryTypes.String
-}
-
-func sortedShapeKeys(m map[string]*shape) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // An inferrer merges node states into a schema.
@@ -124,7 +116,7 @@ func newInferrer() *inferrer {
 // schema returns the inferred columns, sorted by name.
 func (in *inferrer) schema() trace.Schema {
 	var s trace.Schema
-	for _, name := range sortedShapeKeys(in.vars.fields) {
+	for _, name := range slices.Sorted(maps.Keys(in.vars.fields)) {
 		s = append(s, trace.Column{Name: name, Type: in.vars.fields[name].arrowType()})
 	}
 	return s
@@ -135,7 +127,7 @@ func (in *inferrer) record(at pos, rec *record) error {
 	in.at = at
 	for _, ns := range rec.nodes {
 		in.path = append(in.path[:0], seg{key: "nodes", idx: -1}, seg{key: ns.name, idx: -1})
-		for _, k := range sortedKeys(ns.state) {
+		for _, k := range slices.Sorted(maps.Keys(ns.state)) {
 			in.path = append(in.path, seg{key: k, idx: -1})
 			if err := checkVarName(k); err != nil {
 				return in.errorf("%v", err)
@@ -204,7 +196,7 @@ func (in *inferrer) add(s *shape, v any) error {
 		if s.fields == nil {
 			s.fields = map[string]*shape{}
 		}
-		for _, k := range sortedKeys(v) {
+		for _, k := range slices.Sorted(maps.Keys(v)) {
 			in.path = append(in.path, seg{key: k, idx: -1})
 			if k == "" {
 				return in.errorf("empty field name (objects become structs, whose fields need names)")

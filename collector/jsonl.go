@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strconv"
@@ -264,7 +265,7 @@ func parseRecord(at pos, v any, first bool, rec *record) error {
 			return errf("", "node-local record in global-snapshot input (a file is all one mode)")
 		}
 	}
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if !slices.Contains(topKeys, k) {
 			return errf("", "unknown key %q (want snapshot, ts, tags and nodes)", k)
 		}
@@ -306,7 +307,7 @@ func parseRecord(at pos, v any, first bool, rec *record) error {
 		return errf("nodes", "want an object mapping node names to states, got %s", kindName(nv))
 	}
 	rec.nodes = rec.nodes[:0]
-	for _, name := range sortedKeys(nodes) {
+	for _, name := range slices.Sorted(maps.Keys(nodes)) {
 		field := fieldPath([]seg{{key: "nodes", idx: -1}, {key: name, idx: -1}})
 		if name == "" {
 			return errf(field, "empty node name")
@@ -358,15 +359,6 @@ func kindName(v any) string {
 // exponent.
 func isInteger(n json.Number) bool {
 	return !strings.ContainsAny(string(n), ".eE")
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // scanInputs reads the inputs in order as one stream of global-snapshot

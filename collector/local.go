@@ -8,8 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -322,14 +322,7 @@ func collectLocal(out string, inputs []string, kinds []inputKind, opts Options) 
 	if err != nil {
 		return nil, err
 	}
-	topts := trace.Options{System: opts.System, CreatedBy: opts.CreatedBy, Overwrite: opts.Overwrite}
-	if topts.System == "" {
-		topts.System = strings.TrimSuffix(filepath.Base(filepath.Clean(out)), ".trace")
-	}
-	if topts.CreatedBy == "" {
-		topts.CreatedBy = "augur collect"
-	}
-	w, err := trace.Create(out, schema, topts)
+	w, err := trace.Create(out, schema, opts.traceOptions(out))
 	if err != nil {
 		return nil, fmt.Errorf("collect %s: %w", out, err)
 	}
@@ -505,7 +498,7 @@ func (in *inferrer) recordLocal(at pos, state map[string]any, lenient bool) erro
 		}
 	}
 	in.at = at
-	for _, k := range sortedKeys(state) {
+	for _, k := range slices.Sorted(maps.Keys(state)) {
 		in.path = append(in.path[:0], seg{key: "state", idx: -1}, seg{key: k, idx: -1})
 		err := checkVarName(k)
 		if err != nil {
@@ -630,7 +623,7 @@ func parseLocal(at pos, v any) (*localLine, error) {
 	if r.name == "" {
 		return nil, errf("node", "want a non-empty node name")
 	}
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if !slices.Contains(localKeys, k) {
 			return nil, errf("", "unknown key %q (want node, ts, and one of state, heartbeat and leave)", k)
 		}

@@ -3,6 +3,7 @@ package evaluator
 import (
 	"cmp"
 	"encoding/binary"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -216,7 +217,7 @@ func encode(b []byte, v any) ([]byte, uint8) {
 		return b, flags
 	case map[string]any:
 		b = binary.AppendUvarint(append(b, 'm'), uint64(len(x)))
-		keys := sortedKeys(x)
+		keys := slices.Sorted(maps.Keys(x))
 		var flags uint8
 		for _, k := range keys {
 			b = binary.AppendUvarint(b, uint64(len(k)))

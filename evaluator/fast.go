@@ -1,6 +1,7 @@
 package evaluator
 
 import (
+	"maps"
 	"math"
 	"math/bits"
 	"slices"
@@ -358,7 +359,7 @@ func (e *fast) prepare(ns *nodeState) *frow {
 			vals = v
 		case map[string]any:
 			vals = make([]any, 0, len(v))
-			for _, k := range sortedKeys(v) {
+			for _, k := range slices.Sorted(maps.Keys(v)) {
 				vals = append(vals, k)
 			}
 		}

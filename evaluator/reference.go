@@ -2,6 +2,7 @@ package evaluator
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 
@@ -177,12 +178,7 @@ func (r *reference) each(p *Prop, i, end int, fn func() bool) bool {
 			}
 		}
 	case map[string]any:
-		keys := make([]string, 0, len(c))
-		for k := range c {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(c)) {
 			r.slots[slot] = k
 			if !r.each(p, i+1, end, fn) {
 				return false

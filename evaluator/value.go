@@ -2,6 +2,7 @@ package evaluator
 
 import (
 	"cmp"
+	"maps"
 	"math"
 	"slices"
 
@@ -231,7 +232,7 @@ func order(a, b any) int {
 		return cmp.Compare(len(a), len(b))
 	case map[string]any:
 		b := b.(map[string]any)
-		ka, kb := sortedKeys(a), sortedKeys(b)
+		ka, kb := slices.Sorted(maps.Keys(a)), slices.Sorted(maps.Keys(b))
 		if c := slices.Compare(ka, kb); c != 0 {
 			return c
 		}
@@ -269,13 +270,4 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

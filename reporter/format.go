@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -82,10 +83,7 @@ func writeSection(b *strings.Builder, title string, es []*Entry, total int, witn
 
 // formatTags renders tag counts, most frequent first.
 func formatTags(tags map[string]int64) string {
-	names := make([]string, 0, len(tags))
-	for t := range tags {
-		names = append(names, t)
-	}
+	names := slices.Collect(maps.Keys(tags))
 	slices.SortFunc(names, func(a, b string) int {
 		return cmp.Or(cmp.Compare(tags[b], tags[a]), strings.Compare(a, b))
 	})
@@ -113,11 +111,7 @@ func FormatWitness(w evaluator.Witness) string {
 }
 
 func formatMap(m map[string]any) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+	keys := slices.Sorted(maps.Keys(m))
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		parts[i] = k + "=" + formatValue(m[k])

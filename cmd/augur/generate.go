@@ -27,23 +27,22 @@ from it for x == c literals. The output is deterministic.`,
   augur generate spec.yaml run.trace --list`,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			spec, err := specs.Load(args[0])
-			if err != nil {
-				return err
-			}
-			consts := generator.Constants{}
+			var (
+				spec   *specs.Spec
+				consts = generator.Constants{}
+				err    error
+			)
 			if len(args) == 2 {
-				tr, err := trace.Open(args[1])
-				if err != nil {
+				var tr *trace.Trace
+				if spec, tr, err = openFitting(args[0], args[1]); err != nil {
 					return err
 				}
 				defer tr.Close()
-				if err := spec.Check(tr.Schema); err != nil {
-					return err
-				}
 				if consts, err = generator.MineConstants(tr, spec); err != nil {
 					return err
 				}
+			} else if spec, err = specs.Load(args[0]); err != nil {
+				return err
 			}
 			pool, err := generator.Generate(spec, consts)
 			if err != nil {

@@ -81,11 +81,7 @@ type pipeline struct {
 // prepare loads the spec and trace and generates and compiles the
 // property pool, which depends only on them. The caller closes p.tr.
 func prepare(specPath, tracePath string) (_ *pipeline, err error) {
-	spec, err := specs.Load(specPath)
-	if err != nil {
-		return nil, err
-	}
-	tr, err := trace.Open(tracePath)
+	spec, tr, err := openFitting(specPath, tracePath)
 	if err != nil {
 		return nil, err
 	}
@@ -94,9 +90,6 @@ func prepare(specPath, tracePath string) (_ *pipeline, err error) {
 			tr.Close()
 		}
 	}()
-	if err := spec.Check(tr.Schema); err != nil {
-		return nil, fmt.Errorf("spec does not fit trace %s: %w", tracePath, err)
-	}
 	consts, err := generator.MineConstants(tr, spec)
 	if err != nil {
 		return nil, err
@@ -110,6 +103,24 @@ func prepare(specPath, tracePath string) (_ *pipeline, err error) {
 		return nil, fmt.Errorf("generated properties do not compile: %w", err)
 	}
 	return &pipeline{spec: spec, tr: tr, generated: len(pool.Props), prog: prog}, nil
+}
+
+// openFitting loads the spec and opens the trace, and checks that the
+// spec fits the trace's variables. The caller closes the trace.
+func openFitting(specPath, tracePath string) (*specs.Spec, *trace.Trace, error) {
+	spec, err := specs.Load(specPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	tr, err := trace.Open(tracePath)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := spec.Check(tr.Schema); err != nil {
+		tr.Close()
+		return nil, nil, fmt.Errorf("spec does not fit trace %s: %w", tracePath, err)
+	}
+	return spec, tr, nil
 }
 
 // buildReport builds the report of res, the result of evaluating p.

@@ -74,19 +74,18 @@ func newSpecCheckCmd() *cobra.Command {
   augur spec check spec.yaml run.trace`,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			spec, err := specs.Load(args[0])
-			if err != nil {
-				return err
-			}
+			var (
+				spec *specs.Spec
+				err  error
+			)
 			if len(args) == 2 {
-				tr, err := trace.Open(args[1])
-				if err != nil {
+				var tr *trace.Trace
+				if spec, tr, err = openFitting(args[0], args[1]); err != nil {
 					return err
 				}
-				defer tr.Close()
-				if err := spec.Check(tr.Schema); err != nil {
-					return err
-				}
+				tr.Close()
+			} else if spec, err = specs.Load(args[0]); err != nil {
+				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%s: ok (%d variables, %d derived, %d predicates)\n",
 				args[0], len(spec.Vars), len(spec.Derived), len(spec.Predicates))

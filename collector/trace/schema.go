@@ -2,6 +2,7 @@ package trace
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -140,7 +141,7 @@ func checkValue(t arrow.DataType, v any) error {
 		if !isMap {
 			return typeError(v, "map")
 		}
-		for _, k := range sortedKeys(m) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
 			if err := checkValue(t.ItemType(), m[k]); err != nil {
 				return fmt.Errorf("[%q]%w", k, err)
 			}
@@ -150,7 +151,7 @@ func checkValue(t arrow.DataType, v any) error {
 		if !isMap {
 			return typeError(v, "object")
 		}
-		for _, k := range sortedKeys(m) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
 			i, found := t.FieldIdx(k)
 			if !found {
 				return fmt.Errorf(".%s: no such field in %s", k, t)
@@ -194,7 +195,7 @@ func appendValue(b array.Builder, t arrow.DataType, v any) {
 		m := v.(map[string]any)
 		b.Append(true)
 		kb, ib := b.KeyBuilder().(*array.StringBuilder), b.ItemBuilder()
-		for _, k := range sortedKeys(m) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
 			kb.Append(k)
 			appendValue(ib, t.(*arrow.MapType).ItemType(), m[k])
 		}
@@ -276,13 +277,4 @@ func toFloat64(v any) (float64, bool) {
 		return float64(x), true
 	}
 	return 0, false
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
