@@ -112,8 +112,21 @@ type Config struct {
 	Seed   uint64
 	Faults Faults
 	Bug    string // the injected bug, "" for none
+	// ResetAfter is the number of snapshots recorded after the first
+	// ground-truth violation of an episode before a fresh system boots;
+	// 0 never resets.
+	ResetAfter int
 
 	Overwrite bool // replace an existing trace
+}
+
+// Command is the augur command line that runs testbed name with c.
+func (c Config) Command(name string) string {
+	cmd := fmt.Sprintf("augur testbed run %s --nodes %d --steps %d --seed %d --faults %s --reset-after %d", name, c.Nodes, c.Steps, c.Seed, c.Faults, c.ResetAfter)
+	if c.Bug != "" {
+		cmd += " --bug " + c.Bug
+	}
+	return cmd
 }
 
 // Timing of the simulation, in ms of logical time.
@@ -121,8 +134,8 @@ const (
 	TickEvery              = 10
 	delayMin, delayMax     = 1, 4
 	proposeMin, proposeMax = 15, 60
-	// Warmup is the number of events run, with faults, before recording
-	// starts: the cluster boots and elects a first leader.
+	// Warmup is the number of events an episode runs, with faults, before
+	// recording starts: the cluster boots and elects a first leader.
 	Warmup = 200
 )
 
@@ -188,11 +201,13 @@ type Sim struct {
 	stats    Stats
 }
 
-// Stats count what happened in a run.
+// Stats count what happened in a run; Steps counts every event handled,
+// warm-ups included.
 type Stats struct {
 	Steps, Snapshots               int
 	Sent, Dropped, Duplicated      int
 	Delivered, Crashes, Partitions int
+	Episodes                       int            // systems booted
 	Tagged                         map[string]int // snapshots per tag
 	Elapsed                        time.Duration
 }
@@ -305,51 +320,80 @@ func (s *Sim) faults(sys interface{ Crash(int) }) {
 	}
 }
 
-// Run drives sys for cfg.Steps events and records a snapshot after each
-// into a trace at dir.
-func Run[S any](s *Sim, sys System[S], dir string, opts trace.Options) (Stats, error) {
+// boot starts an episode: a fresh system on a whole network with every
+// node up and nothing in flight.
+func boot[S any](s *Sim, newSystem func() System[S]) System[S] {
+	s.q, s.inflight, s.split = nil, 0, false
+	for i := range s.live {
+		s.live[i] = true
+	}
+	s.push(&event{at: s.now + TickEvery, kind: evTick})
+	s.push(&event{at: s.now + proposeMin, kind: evPropose})
+	s.stats.Episodes++
+	return newSystem()
+}
+
+// step pops the next event and hands it to sys.
+func step[S any](s *Sim, sys System[S]) {
+	e := heap.Pop(&s.q).(*event)
+	s.now = e.at
+	switch e.kind {
+	case evMsg:
+		s.inflight--
+		if s.live[e.to] && !s.cut(e.from, e.to) {
+			s.stats.Delivered++
+			sys.Deliver(e.from, e.to, e.msg)
+		} else {
+			s.stats.Dropped++
+		}
+	case evTick:
+		s.faults(sys)
+		for n, l := range s.live {
+			if l {
+				sys.Tick(n)
+			}
+		}
+		s.push(&event{at: s.now + TickEvery, kind: evTick})
+	case evCrash:
+		s.crash(sys, e.to)
+	case evRestart:
+		s.live[e.to] = true
+		sys.Restart(e.to)
+	case evPropose:
+		if n := s.rng.IntN(len(s.live)); s.live[n] {
+			sys.Propose(n)
+		}
+		s.push(&event{at: s.now + int64(proposeMin+s.rng.IntN(proposeMax-proposeMin+1)), kind: evPropose})
+	}
+}
+
+// Run drives systems made by newSystem, one per episode, until it has
+// recorded cfg.Steps snapshots into a trace at dir.
+func Run[S any](s *Sim, newSystem func() System[S], dir string, opts trace.Options) (Stats, error) {
 	start := time.Now()
 	rec, err := collector.NewRecorder[S](dir, opts)
 	if err != nil {
 		return s.stats, err
 	}
-	s.push(&event{at: TickEvery, kind: evTick})
-	s.push(&event{at: proposeMin, kind: evPropose})
-	nodes := map[string]S{}
-	var tags []string
-	for step := -Warmup; step < s.cfg.Steps; step++ {
-		e := heap.Pop(&s.q).(*event)
-		s.now = e.at
-		switch e.kind {
-		case evMsg:
-			s.inflight--
-			if s.live[e.to] && !s.cut(e.from, e.to) {
-				s.stats.Delivered++
-				sys.Deliver(e.from, e.to, e.msg)
-			} else {
-				s.stats.Dropped++
-			}
-		case evTick:
-			s.faults(sys)
-			for n, l := range s.live {
-				if l {
-					sys.Tick(n)
-				}
-			}
-			s.push(&event{at: s.now + TickEvery, kind: evTick})
-		case evCrash:
-			s.crash(sys, e.to)
-		case evRestart:
-			s.live[e.to] = true
-			sys.Restart(e.to)
-		case evPropose:
-			if n := s.rng.IntN(len(s.live)); s.live[n] {
-				sys.Propose(n)
-			}
-			s.push(&event{at: s.now + int64(proposeMin+s.rng.IntN(proposeMax-proposeMin+1)), kind: evPropose})
+	var (
+		sys   System[S]
+		warm  int
+		after = -1 // snapshots recorded since the episode's first violation
+		nodes = map[string]S{}
+		tags  []string
+	)
+	for s.stats.Snapshots < s.cfg.Steps {
+		if sys == nil {
+			sys, warm, after = boot(s, newSystem), Warmup, -1
 		}
-		if step < 0 {
-			sys.Check()
+		step(s, sys)
+		s.stats.Steps++
+		failed := sys.Check()
+		if warm > 0 {
+			warm--
+			if len(failed) > 0 {
+				after = 0
+			}
 			continue
 		}
 		clear(nodes)
@@ -362,7 +406,8 @@ func Run[S any](s *Sim, sys System[S], dir string, opts trace.Options) (Stats, e
 		if s.inflight == 0 {
 			tags = append(tags, "steady")
 		}
-		if failed := sys.Check(); len(failed) > 0 {
+		if len(failed) > 0 {
+			after = max(after, 0)
 			if s.cfg.Bug != "" {
 				tags = append(tags, "bug:"+s.cfg.Bug)
 			} else {
@@ -374,12 +419,16 @@ func Run[S any](s *Sim, sys System[S], dir string, opts trace.Options) (Stats, e
 		for _, t := range tags {
 			s.stats.Tagged[t]++
 		}
-		if err := rec.Snapshot(uint64(step+1), nodes, tags...); err != nil {
+		s.stats.Snapshots++
+		if err := rec.Snapshot(uint64(s.stats.Snapshots), nodes, tags...); err != nil {
 			rec.Abort()
 			return s.stats, err
 		}
-		s.stats.Steps++
-		s.stats.Snapshots++
+		if after >= 0 {
+			if after++; s.cfg.ResetAfter > 0 && after > s.cfg.ResetAfter {
+				sys = nil
+			}
+		}
 	}
 	if err := rec.Close(); err != nil {
 		return s.stats, err
@@ -394,5 +443,8 @@ type Testbed struct {
 	Doc   string
 	Nodes int      // default node count
 	Bugs  []string // the injectable bugs
-	Run   func(cfg Config, dir string) (Stats, error)
+	// Faults are the testbed's default faults, under which each of its
+	// bugs manifests in a 20,000-step run.
+	Faults Faults
+	Run    func(cfg Config, dir string) (Stats, error)
 }

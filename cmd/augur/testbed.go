@@ -24,7 +24,13 @@ reordering, duplication, partitions, crashes and restarts), and records a
 global snapshot after every event. Snapshots with no message in flight are
 tagged "steady"; snapshots where the testbed's ground-truth safety checks
 fail are tagged "bug:NAME", the injected bug. The same seed always yields
-the same trace.`,
+the same trace.
+
+A broken safety property usually stays broken, so a run is a sequence of
+episodes: --reset-after snapshots after a ground-truth check first fails,
+the system is torn down and a fresh one boots (with an unrecorded warm-up).
+The bug tags then mark where a bug shows and its aftermath, not the rest
+of the run.`,
 	}
 	cmd.AddCommand(newTestbedListCmd(), newTestbedRunCmd())
 	return cmd
@@ -38,9 +44,8 @@ func newTestbedListCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			w := cmd.OutOrStdout()
 			for _, tb := range testbedList {
-				fmt.Fprintf(w, "%s\t%s\n\tbugs: %s\n", tb.Name, tb.Doc, strings.Join(tb.Bugs, ", "))
+				fmt.Fprintf(w, "%s\t%s\n\tbugs: %s\n\tfaults: %s\n", tb.Name, tb.Doc, strings.Join(tb.Bugs, ", "), tb.Faults)
 			}
-			fmt.Fprintf(w, "default faults: %s\n", testbeds.DefaultFaults())
 			return nil
 		},
 	}
@@ -73,19 +78,19 @@ func newTestbedRunCmd() *cobra.Command {
 			if !cmd.Flags().Changed("nodes") {
 				cfg.Nodes = tb.Nodes
 			}
-			if cfg.Nodes < 1 || cfg.Steps < 1 {
-				return fmt.Errorf("testbed run: --nodes and --steps must be positive")
+			if cfg.Nodes < 1 || cfg.Steps < 1 || cfg.ResetAfter < 0 {
+				return fmt.Errorf("testbed run: --nodes and --steps must be positive, --reset-after not negative")
 			}
 			var err error
-			if cfg.Faults, err = testbeds.ParseFaults(faults, testbeds.DefaultFaults()); err != nil {
+			if cfg.Faults, err = testbeds.ParseFaults(faults, tb.Faults); err != nil {
 				return err
 			}
 			st, err := tb.Run(cfg, out)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "%s: %d snapshots, %d messages (%d dropped, %d duplicated), %d crashes, %d partitions in %.1fs\n",
-				out, st.Snapshots, st.Sent, st.Dropped, st.Duplicated, st.Crashes, st.Partitions, st.Elapsed.Seconds())
+			fmt.Fprintf(cmd.ErrOrStderr(), "%s: %d snapshots in %d episodes, %d messages (%d dropped, %d duplicated), %d crashes, %d partitions in %.1fs\n",
+				out, st.Snapshots, st.Episodes, st.Sent, st.Dropped, st.Duplicated, st.Crashes, st.Partitions, st.Elapsed.Seconds())
 			tags := make([]string, 0, len(st.Tagged))
 			for t := range st.Tagged {
 				tags = append(tags, t)
@@ -101,7 +106,8 @@ func newTestbedRunCmd() *cobra.Command {
 	f.IntVar(&cfg.Nodes, "nodes", 3, "number of nodes (default: the testbed's)")
 	f.IntVar(&cfg.Steps, "steps", 20000, "number of scheduler events, one snapshot each")
 	f.Uint64Var(&cfg.Seed, "seed", 1, "seed of the run")
-	f.StringVar(&faults, "faults", "", "faults over the defaults: name=value,… (drop, dup, reorder, maxdelay, partition, heal, crash, crashat, down) or none")
+	f.StringVar(&faults, "faults", "", "faults over the testbed's defaults: name=value,… (drop, dup, reorder, maxdelay, partition, heal, crash, crashat, down) or none")
+	f.IntVar(&cfg.ResetAfter, "reset-after", 100, "snapshots recorded after a ground-truth violation before a fresh system boots (0: never)")
 	f.StringVar(&cfg.Bug, "bug", "", "the bug to inject (see augur testbed list)")
 	f.StringVarP(&out, "output", "o", "", "the trace to write")
 	f.BoolVarP(&cfg.Overwrite, "force", "f", false, "replace an existing trace")

@@ -45,11 +45,12 @@ const (
 
 // Testbed describes the testbed for augur testbed.
 var Testbed = testbeds.Testbed{
-	Name:  "etcdraft",
-	Doc:   "etcd raft (go.etcd.io/raft/v3) with a replicated key-value store",
-	Nodes: 3,
-	Bugs:  []string{BugApplyUncommitted, BugLostTail, BugLostVote},
-	Run:   Run,
+	Name:   "etcdraft",
+	Doc:    "etcd raft (go.etcd.io/raft/v3) with a replicated key-value store",
+	Nodes:  3,
+	Bugs:   []string{BugApplyUncommitted, BugLostTail, BugLostVote},
+	Faults: testbeds.DefaultFaults(),
+	Run:    Run,
 }
 
 // Raft timing in ticks.
@@ -131,9 +132,9 @@ func Run(cfg testbeds.Config, dir string) (testbeds.Stats, error) {
 		return testbeds.Stats{}, fmt.Errorf("etcdraft: %d nodes", cfg.Nodes)
 	}
 	sim := testbeds.NewSim(cfg)
-	c := newCluster(sim, cfg)
-	return testbeds.Run(sim, c, dir, trace.Options{System: "etcdraft", Overwrite: cfg.Overwrite,
-		CreatedBy: fmt.Sprintf("augur testbed run etcdraft --nodes %d --steps %d --seed %d --faults %s --bug %q", cfg.Nodes, cfg.Steps, cfg.Seed, cfg.Faults, cfg.Bug)})
+	boot := func() testbeds.System[State] { return newCluster(sim, cfg) }
+	return testbeds.Run(sim, boot, dir, trace.Options{System: "etcdraft", Overwrite: cfg.Overwrite,
+		CreatedBy: cfg.Command("etcdraft")})
 }
 
 func newCluster(sim *testbeds.Sim, cfg testbeds.Config) *cluster {
