@@ -30,7 +30,7 @@ import (
 // Format and Version identify a stats file in its schema metadata.
 const (
 	Format  = "augur-stats"
-	Version = 1
+	Version = 2
 )
 
 // Header describes what a stats file was computed from.
@@ -236,17 +236,22 @@ func Merge(parts []*Stats) (*Stats, error) {
 	return out, nil
 }
 
-// add adds the stats o of one shard to s. The witnesses kept are the first
-// in snapshot order (snapshot ids increase along the trace), as in a
-// single run.
+// add adds the stats o of one shard to s. The witnesses and moments kept
+// are the first in snapshot order (snapshot ids increase along the trace),
+// as in a single run.
 func add(s, o *evaluator.Stats, maxWitnesses int) {
 	ws := append(s.Witnesses, o.Witnesses...)
-	s.Witnesses = nil
+	ms := append(s.Moments, o.Moments...)
+	s.Witnesses, s.Moments = nil, nil
 	pruned, after := s.Pruned || o.Pruned, max(s.PrunedAfter, o.PrunedAfter)
 	s.Merge(o, 0)
 	slices.SortStableFunc(ws, func(a, b evaluator.Witness) int { return cmp.Compare(a.Snapshot, b.Snapshot) })
 	if ws = ws[:min(len(ws), maxWitnesses)]; len(ws) > 0 {
 		s.Witnesses = ws
+	}
+	slices.Sort(ms)
+	if ms = ms[:min(len(ms), evaluator.MaxMoments)]; len(ms) > 0 {
+		s.Moments = ms
 	}
 	s.Pruned, s.PrunedAfter = pruned, after
 }

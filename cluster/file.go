@@ -48,6 +48,7 @@ var fields = []arrow.Field{
 	{Name: "witnesses", Type: arrow.BinaryTypes.String}, // JSON array of evaluator.Witness
 	{Name: "pruned", Type: arrow.FixedWidthTypes.Boolean},
 	{Name: "pruned_after", Type: arrow.PrimitiveTypes.Int64},
+	{Name: "moments", Type: arrow.ListOf(arrow.PrimitiveTypes.Uint64)},
 }
 
 func (h *Header) metadata() arrow.Metadata {
@@ -166,6 +167,8 @@ func record(schema *arrow.Schema, s *Stats) (arrow.RecordBatch, error) {
 	tagv := tags.ItemBuilder().(*array.Int64Builder)
 	wits := b.Field(9).(*array.StringBuilder)
 	pruned := b.Field(10).(*array.BooleanBuilder)
+	moms := b.Field(12).(*array.ListBuilder)
+	momv := moms.ValueBuilder().(*array.Uint64Builder)
 	for i := range s.Stats {
 		st := &s.Stats[i]
 		ids.Append(s.IDs[i])
@@ -193,6 +196,8 @@ func record(schema *arrow.Schema, s *Stats) (arrow.RecordBatch, error) {
 		wits.Append(string(data))
 		pruned.Append(st.Pruned)
 		ints(11).Append(st.PrunedAfter)
+		moms.Append(true)
+		momv.AppendValues(st.Moments, nil)
 	}
 	return b.NewRecordBatch(), nil
 }
@@ -267,6 +272,8 @@ func (s *Stats) readRecord(rec arrow.RecordBatch) error {
 	tagv := tags.Items().(*array.Int64)
 	wits := rec.Column(9).(*array.String)
 	pruned := rec.Column(10).(*array.Boolean)
+	moms := rec.Column(12).(*array.List)
+	momv := moms.ListValues().(*array.Uint64)
 	for i := range int(rec.NumRows()) {
 		st := evaluator.Stats{
 			Support:            ints(1).Value(i),
@@ -299,6 +306,11 @@ func (s *Stats) readRecord(rec arrow.RecordBatch) error {
 		if len(st.Witnesses) == 0 {
 			st.Witnesses = nil
 		}
+		lo, hi = moms.ValueOffsets(i)
+		if hi-lo > evaluator.MaxMoments {
+			return fmt.Errorf("property %s: %d moments, want at most %d", id, hi-lo, evaluator.MaxMoments)
+		}
+		st.Moments = slices.Clone(momv.Uint64Values()[lo:hi])
 		s.IDs = append(s.IDs, id)
 		s.Stats = append(s.Stats, st)
 	}

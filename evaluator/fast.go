@@ -45,6 +45,7 @@ type fast struct {
 	task       *task      // the current task
 	idx        int        // the current snapshot's index in the task
 	tags       [][]string // tags of the task's snapshots so far
+	ids        []uint64   // their IDs
 	tagged     []int32    // the indexes of those that have tags
 	scopes     []scopeRun // by plan scope
 	runs       []prun     // by property
@@ -153,7 +154,7 @@ func (e *fast) start(t *task) {
 	e.task = t
 	e.ref.task = t
 	e.idx = 0
-	e.tags, e.tagged = e.tags[:0], e.tagged[:0]
+	e.tags, e.tagged, e.ids = e.tags[:0], e.tagged[:0], e.ids[:0]
 	e.steady = false
 	e.prev = e.prev[:0]
 	if e.in.bytes > internBudget {
@@ -223,7 +224,7 @@ func (e *fast) eval(s *trace.Snapshot) error {
 }
 
 func (e *fast) evalSnapshot(s *trace.Snapshot) error {
-	e.tags = append(e.tags, s.Tags)
+	e.tags, e.ids = append(e.tags, s.Tags), append(e.ids, s.ID)
 	if len(s.Tags) > 0 {
 		e.tagged = append(e.tagged, int32(e.idx))
 	}
@@ -829,6 +830,9 @@ func (e *fast) flush(pp *pprop) {
 		return
 	}
 	st.ViolatingSnapshots += r
+	for _, id := range e.ids[start:min(e.idx, start+MaxMoments-len(st.Moments))] {
+		st.addMoment(id)
+	}
 	k, _ := slices.BinarySearch(e.tagged, int32(start))
 	for ; k < len(e.tagged) && int(e.tagged[k]) < e.idx; k++ {
 		st.countTags(e.tags[e.tagged[k]])

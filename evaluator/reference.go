@@ -155,6 +155,7 @@ func (r *reference) evalProp(p *Prop, s *trace.Snapshot, st *Stats, maxWit int) 
 		return
 	}
 	st.ViolatingSnapshots++
+	st.addMoment(s.ID)
 	st.countTags(s.Tags)
 }
 

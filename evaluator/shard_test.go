@@ -46,10 +46,13 @@ func TestShardsUnion(t *testing.T) {
 				for i := range sum.Stats {
 					s := &sum.Stats[i]
 					ws := append(s.Witnesses, got.Stats[i].Witnesses...)
-					s.Witnesses = nil
+					ms := append(s.Moments, got.Stats[i].Moments...)
+					s.Witnesses, s.Moments = nil, nil
 					s.Merge(&got.Stats[i], 0)
 					slices.SortStableFunc(ws, func(a, b evaluator.Witness) int { return int(a.Snapshot) - int(b.Snapshot) })
 					s.Witnesses = ws[:min(len(ws), maxW)]
+					slices.Sort(ms)
+					s.Moments = ms[:min(len(ms), evaluator.MaxMoments)]
 				}
 			}
 			if sum.Snapshots != want.Snapshots {
@@ -66,6 +69,9 @@ func TestShardsUnion(t *testing.T) {
 				}
 				if len(g.Witnesses) == 0 && len(w.Witnesses) == 0 {
 					g.Witnesses, w.Witnesses = nil, nil
+				}
+				if len(g.Moments) == 0 && len(w.Moments) == 0 {
+					g.Moments, w.Moments = nil, nil
 				}
 				if !reflect.DeepEqual(g, w) {
 					t.Fatalf("%s:\nshards %+v\none    %+v", prog.Props[i].Text, g, w)

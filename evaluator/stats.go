@@ -6,6 +6,9 @@ import "github.com/augur-dev/augur/collector/trace"
 // is kept.
 const MaxPatternLiterals = 4
 
+// MaxMoments is the number of violating snapshots Stats.Moments keeps.
+const MaxMoments = 16
+
 // Stats are the accumulated counts of one property over the snapshots
 // evaluated so far.
 type Stats struct {
@@ -27,6 +30,11 @@ type Stats struct {
 
 	// Witnesses are the first violations, in snapshot order.
 	Witnesses []Witness
+
+	// Moments are the IDs of the first MaxMoments violating snapshots, in
+	// order: the reporter tells properties that fail at the same moments
+	// from ones that fail at others.
+	Moments []uint64
 
 	Pruned      bool  // dropped by the filter
 	PrunedAfter int64 // snapshots evaluated when it was dropped
@@ -118,6 +126,14 @@ func (s *Stats) Merge(o *Stats, maxWitnesses int) {
 			break
 		}
 		s.Witnesses = append(s.Witnesses, w)
+	}
+	s.Moments = append(s.Moments, o.Moments[:min(len(o.Moments), MaxMoments-len(s.Moments))]...)
+}
+
+// addMoment records one more violating snapshot.
+func (s *Stats) addMoment(id uint64) {
+	if len(s.Moments) < MaxMoments {
+		s.Moments = append(s.Moments, id)
 	}
 }
 

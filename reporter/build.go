@@ -67,8 +67,9 @@ type Counts struct {
 type Candidates struct {
 	AlmostInvariants int `json:"almost_invariants"`
 	Invariants       int `json:"invariants"`
-	OrEffect         int `json:"or_effect"`  // dropped as or-effects
-	Equivalent       int `json:"equivalent"` // folded into an equivalence set
+	OrEffect         int `json:"or_effect"`    // dropped as or-effects
+	Equivalent       int `json:"equivalent"`   // folded into an equivalence set
+	SameMoments      int `json:"same_moments"` // folded into a property failing at the same moments
 }
 
 // Entry is one reported property.
@@ -84,6 +85,9 @@ type Entry struct {
 	ViolatingSnapshots int64            `json:"violating_snapshots"`
 	ViolatingTags      map[string]int64 `json:"violating_tags"` // tags of the violating snapshots
 	Equivalents        []string         `json:"equivalents"`    // same rate and violations, folded into this one
+	// SameMoments lists the lower-ranked properties that fail at mostly
+	// the same snapshots: other views of the same anomaly.
+	SameMoments []string `json:"same_moments"`
 	// ExplainedBy lists the longer properties whose other literals hold
 	// where this one fails, far beyond chance: its violations may be
 	// expected.
@@ -134,6 +138,7 @@ func Build(in Input, opts Options) *Report {
 		}
 	}
 	r.AlmostInvariants, r.Candidates.Equivalent = equivalence(r.AlmostInvariants)
+	r.AlmostInvariants, r.Candidates.SameMoments = sameMoments(r.AlmostInvariants)
 	r.Candidates.AlmostInvariants = len(r.AlmostInvariants)
 	r.Candidates.Invariants = len(r.Invariants)
 	r.AlmostInvariants = cut(r.AlmostInvariants, opts.Size)
@@ -160,6 +165,7 @@ func newEntry(p *evaluator.Prop, st *evaluator.Stats) *Entry {
 		ViolatingSnapshots: st.ViolatingSnapshots,
 		ViolatingTags:      tags,
 		Equivalents:        []string{},
+		SameMoments:        []string{},
 		Witnesses:          wits,
 		prop:               p,
 		stats:              st,
@@ -232,6 +238,48 @@ func equivalence(es []*Entry) ([]*Entry, int) {
 		out = append(out, e)
 	}
 	return out, folded
+}
+
+// sameMoments folds each almost-invariant into the first higher-ranked one
+// that fails at mostly the same snapshots: as many violating snapshots
+// within a factor of two, and at least half of the first ones of either
+// (evaluator.Stats.Moments) shared. A run's rare anomalies each break many
+// properties; the report shows each anomaly once, by its best-ranked
+// property, and lists the others.
+func sameMoments(es []*Entry) ([]*Entry, int) {
+	var heads []*Entry
+	folded := 0
+next:
+	for _, e := range es {
+		ms, n := e.stats.Moments, e.ViolatingSnapshots
+		for _, h := range heads {
+			hs, hn := h.stats.Moments, h.ViolatingSnapshots
+			if len(ms) > 0 && 2*min(n, hn) >= max(n, hn) && 2*shared(ms, hs) >= max(len(ms), len(hs)) {
+				h.SameMoments = append(h.SameMoments, e.Text)
+				folded++
+				continue next
+			}
+		}
+		heads = append(heads, e)
+	}
+	return heads, folded
+}
+
+// shared counts the elements common to two increasing sequences.
+func shared(a, b []uint64) int {
+	n := 0
+	for len(a) > 0 && len(b) > 0 {
+		switch {
+		case a[0] < b[0]:
+			a = a[1:]
+		case a[0] > b[0]:
+			b = b[1:]
+		default:
+			n++
+			a, b = a[1:], b[1:]
+		}
+	}
+	return n
 }
 
 // orEffect marks the candidates that hold only by OR-ing and returns how

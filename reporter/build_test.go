@@ -131,6 +131,30 @@ func TestEquivalence(t *testing.T) {
 	}
 }
 
+func TestSameMoments(t *testing.T) {
+	at := func(violations int64, moments ...uint64) evaluator.Stats {
+		s := stats(map[int]int64{0: violations, 1: 1000 - violations})
+		s.ViolatingSnapshots, s.Moments = violations, moments
+		return s
+	}
+	r := build(t, []string{
+		`forall n0 in nodes: n0.a`,
+		`forall n0 in nodes: n0.b`,     // two of a's three moments
+		`forall n0 in nodes: n0.c`,     // elsewhere
+		`forall n0 in nodes: not n0.b`, // a's moments, but far more violations
+	}, []evaluator.Stats{at(3, 1, 2, 3), at(4, 2, 3, 9, 12), at(2, 10, 11), at(16, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16)})
+	want := []string{"forall n0 in nodes: n0.c", "forall n0 in nodes: n0.a", "forall n0 in nodes: not n0.b"}
+	if got := texts(r.AlmostInvariants); !reflect.DeepEqual(got, want) {
+		t.Fatalf("almost-invariants = %v, want %v", got, want)
+	}
+	if got := r.AlmostInvariants[1].SameMoments; !reflect.DeepEqual(got, []string{"forall n0 in nodes: n0.b"}) {
+		t.Errorf("a: same moments = %v", got)
+	}
+	if r.Candidates.SameMoments != 1 {
+		t.Errorf("folded %d, want 1", r.Candidates.SameMoments)
+	}
+}
+
 func TestSymmetricText(t *testing.T) {
 	a, _ := grammar.Parse(`forall x, y in nodes: x.a or not y.b`)
 	b, _ := grammar.Parse(`forall x, y in nodes: y.a or not x.b`)

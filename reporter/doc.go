@@ -4,7 +4,9 @@
 // [Build] selects the candidates (holding rate at least the hold ratio,
 // enough support), ranks them by holding rate, removes the disjunctions
 // whose high rate comes only from OR-ing (the or-effect), groups
-// equivalent properties, and keeps witnesses. The report writes itself as
+// equivalent properties and then properties that fail at mostly the same
+// snapshots (one anomaly breaks many properties; each is shown once, by
+// its best-ranked property), and keeps witnesses. The report writes itself as
 // text for people, JSON for machines and Markdown for documents.
 //
 // # Or-effect

@@ -43,8 +43,8 @@ func (r *Report) WriteText(w io.Writer) error {
 	b := &strings.Builder{}
 	fmt.Fprintf(b, "%s: %d snapshots, %d properties generated, %d evaluated, %d pruned\n",
 		orDefault(r.System, "trace"), r.Snapshots, r.Properties.Generated, r.Properties.Evaluated, r.Properties.Pruned)
-	fmt.Fprintf(b, "candidates: %d almost-invariants, %d invariants; %d dropped as or-effects, %d folded as equivalent\n\n",
-		r.Candidates.AlmostInvariants, r.Candidates.Invariants, r.Candidates.OrEffect, r.Candidates.Equivalent)
+	fmt.Fprintf(b, "candidates: %d almost-invariants, %d invariants; %d dropped as or-effects, %d folded as equivalent, %d as failing at the same moments\n\n",
+		r.Candidates.AlmostInvariants, r.Candidates.Invariants, r.Candidates.OrEffect, r.Candidates.Equivalent, r.Candidates.SameMoments)
 	writeSection(b, "Almost-invariants", r.AlmostInvariants, r.Candidates.AlmostInvariants, true)
 	writeSection(b, "Invariants", r.Invariants, r.Candidates.Invariants, false)
 	_, err := io.WriteString(w, b.String())
@@ -75,6 +75,9 @@ func writeSection(b *strings.Builder, title string, es []*Entry, total int, witn
 		}
 		if len(e.Equivalents) > 0 {
 			fmt.Fprintf(tw, "\t\t\t  and %d equivalent\n", len(e.Equivalents))
+		}
+		if len(e.SameMoments) > 0 {
+			fmt.Fprintf(tw, "\t\t\t  and %s at the same moments\n", plural(int64(len(e.SameMoments)), "other failing"))
 		}
 	}
 	tw.Flush()
@@ -135,8 +138,8 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintf(b, "# augur report: %s\n\n", orDefault(r.System, "trace"))
 	fmt.Fprintf(b, "%d snapshots; %d properties generated, %d evaluated, %d pruned. ",
 		r.Snapshots, r.Properties.Generated, r.Properties.Evaluated, r.Properties.Pruned)
-	fmt.Fprintf(b, "%d almost-invariants and %d invariants; %d dropped as or-effects, %d folded as equivalent.\n\n",
-		r.Candidates.AlmostInvariants, r.Candidates.Invariants, r.Candidates.OrEffect, r.Candidates.Equivalent)
+	fmt.Fprintf(b, "%d almost-invariants and %d invariants; %d dropped as or-effects, %d folded as equivalent, %d as failing at the same moments.\n\n",
+		r.Candidates.AlmostInvariants, r.Candidates.Invariants, r.Candidates.OrEffect, r.Candidates.Equivalent, r.Candidates.SameMoments)
 	for _, s := range []struct {
 		title string
 		es    []*Entry

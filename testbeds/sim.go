@@ -113,8 +113,8 @@ type Config struct {
 	Faults Faults
 	Bug    string // the injected bug, "" for none
 	// ResetAfter is the number of snapshots recorded after the first
-	// ground-truth violation of an episode before a fresh system boots;
-	// 0 never resets.
+	// ground-truth violation of an episode before a fresh system boots:
+	// 0 ends the episode at the violation, a negative count never does.
 	ResetAfter int
 
 	Overwrite bool // replace an existing trace
@@ -425,9 +425,10 @@ func Run[S any](s *Sim, newSystem func() System[S], dir string, opts trace.Optio
 			return s.stats, err
 		}
 		if after >= 0 {
-			if after++; s.cfg.ResetAfter > 0 && after > s.cfg.ResetAfter {
+			if s.cfg.ResetAfter >= 0 && after >= s.cfg.ResetAfter {
 				sys = nil
 			}
+			after++
 		}
 	}
 	if err := rec.Close(); err != nil {

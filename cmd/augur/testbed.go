@@ -8,11 +8,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/augur-dev/augur/testbeds"
+	"github.com/augur-dev/augur/testbeds/chord"
 	"github.com/augur-dev/augur/testbeds/etcdraft"
 )
 
 // testbedList holds the testbeds augur testbed can run.
-var testbedList = []testbeds.Testbed{etcdraft.Testbed}
 
 func newTestbedCmd() *cobra.Command {
 	cmd := &cobra.Command{
@@ -78,8 +78,8 @@ func newTestbedRunCmd() *cobra.Command {
 			if !cmd.Flags().Changed("nodes") {
 				cfg.Nodes = tb.Nodes
 			}
-			if cfg.Nodes < 1 || cfg.Steps < 1 || cfg.ResetAfter < 0 {
-				return fmt.Errorf("testbed run: --nodes and --steps must be positive, --reset-after not negative")
+			if cfg.Nodes < 1 || cfg.Steps < 1 {
+				return fmt.Errorf("testbed run: --nodes and --steps must be positive")
 			}
 			var err error
 			if cfg.Faults, err = testbeds.ParseFaults(faults, tb.Faults); err != nil {
@@ -107,7 +107,7 @@ func newTestbedRunCmd() *cobra.Command {
 	f.IntVar(&cfg.Steps, "steps", 20000, "number of scheduler events, one snapshot each")
 	f.Uint64Var(&cfg.Seed, "seed", 1, "seed of the run")
 	f.StringVar(&faults, "faults", "", "faults over the testbed's defaults: name=value,… (drop, dup, reorder, maxdelay, partition, heal, crash, crashat, down) or none")
-	f.IntVar(&cfg.ResetAfter, "reset-after", 100, "snapshots recorded after a ground-truth violation before a fresh system boots (0: never)")
+	f.IntVar(&cfg.ResetAfter, "reset-after", 30, "snapshots recorded after a ground-truth violation before a fresh system boots (-1: never)")
 	f.StringVar(&cfg.Bug, "bug", "", "the bug to inject (see augur testbed list)")
 	f.StringVarP(&out, "output", "o", "", "the trace to write")
 	f.BoolVarP(&cfg.Overwrite, "force", "f", false, "replace an existing trace")

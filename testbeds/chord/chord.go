@@ -1,0 +1,363 @@
+// Package chord is a testbed running Chord's ring maintenance (Stoica et
+// al., SIGCOMM 2001) as MaceMC and CrystalBall model it, driven by a
+// testbeds.Sim.
+//
+// Each node has a key on a ring of 2^16 points (a hash of its number), a
+// successor list of up to three nodes, nearest first, and a predecessor.
+// An episode starts from a stable ring. Every tick a joined node
+// stabilizes: it asks its successor for that node's predecessor and
+// successor list, adopts the predecessor as its new successor when it lies
+// between the two, refreshes its list from its successor's, and notifies
+// its successor, which adopts the notifier as predecessor when it has none
+// or the notifier lies between the old predecessor and itself. Every tick
+// it also pings its predecessor. A successor that has not answered for
+// failAfter ticks is dropped and the next in the list takes over; a silent
+// predecessor is forgotten. A node whose list runs empty joins again.
+//
+// A node keeps nothing on disk: a crash loses its whole state, and the
+// restarted node joins afresh through a random other node, which routes
+// the request for the successor of its key along successor lists. A node
+// that has not joined answers nothing. Client proposals are no-ops: Chord
+// lookups read the ring but never change it, and their answers are not
+// node state.
+//
+// Bugs:
+//
+//   - pred-self: a joining node initialises its predecessor to itself, as
+//     when it creates a one-node ring, and notify never replaces a
+//     predecessor equal to the node itself (the CrystalBall bug). Since
+//     the node answers its own pings, a node that rejoins keeps itself as
+//     predecessor while its successor list holds other nodes.
+//
+// Ground truth, checked on every snapshot over the joined nodes:
+// no node whose successor list holds another node is its own predecessor
+// (pred-self), and every successor list runs strictly clockwise from its
+// node, so it holds neither the node itself nor a duplicate (succ-list).
+//
+// Chord does not merge rings that a partition has split apart (a node
+// drops the successors it cannot reach and never meets them again), so the
+// default faults have no partitions.
+package chord
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/augur-dev/augur/collector/trace"
+	"github.com/augur-dev/augur/testbeds"
+)
+
+// BugPredSelf is the testbed's injectable bug.
+const BugPredSelf = "pred-self"
+
+// Testbed describes the testbed for augur testbed.
+var Testbed = testbeds.Testbed{
+	Name:   "chord",
+	Doc:    "Chord ring maintenance: successor lists, stabilize, notify, failure detection, rejoin",
+	Nodes:  5,
+	Bugs:   []string{BugPredSelf},
+	Faults: defaultFaults(),
+	Run:    Run,
+}
+
+func defaultFaults() testbeds.Faults {
+	f := testbeds.DefaultFaults()
+	f.Partition = 0
+	return f
+}
+
+// Protocol parameters; times are in ticks.
+const (
+	ringBits  = 16
+	ringSize  = 1 << ringBits
+	listLen   = 3 // successors a node keeps
+	failAfter = 8 // silent ticks before a successor or predecessor is deemed failed: past the longest message delay
+	joinRetry = 3 // ticks between join requests
+)
+
+// none is the node number of no node.
+const none = -1
+
+// State is the state a node exposes. The key of an absent predecessor or
+// successor is null.
+type State struct {
+	ID      string   `augur:"id"`
+	Key     int64    `augur:"key"`
+	Joined  bool     `augur:"joined"`
+	Pred    string   `augur:"pred"` // "" when the node knows no predecessor
+	PredKey *int64   `augur:"pred_key"`
+	Succ    string   `augur:"succ"` // the head of succs, "" when empty
+	SuccKey *int64   `augur:"succ_key"`
+	Succs   []string `augur:"succs"`
+}
+
+// Messages. Node numbers stand for addresses: anyone can hash one into its
+// key.
+type (
+	findSucc  struct{ key, origin int } // who succeeds key? answer origin
+	foundSucc struct{ succ int }        // the answer to a findSucc
+	getPred   struct{}                  // stabilize: who is your predecessor?
+	predIs    struct {
+		pred  int
+		succs []int
+	}
+	notify struct{} // I might be your predecessor
+	ping   struct{}
+	pong   struct{}
+)
+
+type node struct {
+	joined bool
+	pred   int
+	succs  []int
+	// Ticks since the successor or predecessor last answered, and since
+	// the last join request.
+	succWait, predWait, joinWait int
+}
+
+type ring struct {
+	sim   *testbeds.Sim
+	bug   string
+	keys  []int
+	nodes []*node
+}
+
+// Run runs the testbed with cfg and writes its trace to dir.
+func Run(cfg testbeds.Config, dir string) (testbeds.Stats, error) {
+	if cfg.Bug != "" && cfg.Bug != BugPredSelf {
+		return testbeds.Stats{}, fmt.Errorf("chord: unknown bug %q (want %s)", cfg.Bug, BugPredSelf)
+	}
+	if cfg.Nodes < 2 {
+		return testbeds.Stats{}, fmt.Errorf("chord: %d nodes, want at least 2", cfg.Nodes)
+	}
+	sim := testbeds.NewSim(cfg)
+	boot := func() testbeds.System[State] { return newRing(sim, cfg) }
+	return testbeds.Run(sim, boot, dir, trace.Options{System: "chord", Overwrite: cfg.Overwrite,
+		CreatedBy: cfg.Command("chord")})
+}
+
+// ringKey places node i on the ring by Fibonacci hashing of its number,
+// which spreads consecutive numbers evenly and, the factor being odd,
+// never maps two nodes to one point.
+func ringKey(i int) int { return (i + 1) * 40503 % ringSize }
+
+// newRing boots a stable ring: every node knows its true predecessor and
+// successors.
+func newRing(sim *testbeds.Sim, cfg testbeds.Config) *ring {
+	r := &ring{sim: sim, bug: cfg.Bug, keys: make([]int, cfg.Nodes)}
+	for i := range r.keys {
+		r.keys[i] = ringKey(i)
+	}
+	order := make([]int, cfg.Nodes)
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return r.keys[a] - r.keys[b] })
+	r.nodes = make([]*node, cfg.Nodes)
+	for j, i := range order {
+		n := &node{joined: true, pred: order[(j+len(order)-1)%len(order)]}
+		for d := 1; d <= min(listLen, len(order)-1); d++ {
+			n.succs = append(n.succs, order[(j+d)%len(order)])
+		}
+		r.nodes[i] = n
+	}
+	return r
+}
+
+// dist is the clockwise distance on the ring from key a to key b.
+func dist(a, b int) int { return ((b-a)%ringSize + ringSize) % ringSize }
+
+// between reports whether key x lies strictly inside the clockwise
+// interval (a, b); (a, a) is the whole ring but a.
+func between(a, x, b int) bool {
+	d := dist(a, b)
+	if d == 0 {
+		d = ringSize
+	}
+	return 0 < dist(a, x) && dist(a, x) < d
+}
+
+// successorList makes node i's successor list from candidates, nearest
+// first: it keeps them while each lies further clockwise from i than the
+// one before, so the list stops where it would wrap past i.
+func (r *ring) successorList(i int, cand []int) []int {
+	var list []int
+	last := 0
+	for _, c := range cand {
+		d := dist(r.keys[i], r.keys[c])
+		if d <= last || len(list) == listLen {
+			break
+		}
+		list, last = append(list, c), d
+	}
+	return list
+}
+
+// join asks a random other node for the successor of i's key.
+func (r *ring) join(i int) {
+	n := r.nodes[i]
+	n.joinWait = 0
+	to := r.sim.Rand().IntN(len(r.nodes) - 1)
+	if to >= i {
+		to++
+	}
+	r.sim.Send(i, to, findSucc{key: r.keys[i], origin: i})
+}
+
+func (r *ring) Tick(i int) {
+	n := r.nodes[i]
+	if !n.joined {
+		if n.joinWait++; n.joinWait >= joinRetry {
+			r.join(i)
+		}
+		return
+	}
+	if n.succWait++; n.succWait > failAfter {
+		n.succs, n.succWait = n.succs[1:], 0
+		if len(n.succs) == 0 {
+			r.nodes[i] = &node{pred: none}
+			r.join(i)
+			return
+		}
+	}
+	if n.pred != none {
+		if n.predWait++; n.predWait > failAfter {
+			n.pred = none
+		}
+	}
+	r.sim.Send(i, n.succs[0], getPred{})
+	if n.pred != none {
+		r.sim.Send(i, n.pred, ping{})
+	}
+}
+
+func (r *ring) Deliver(from, to int, m any) {
+	n := r.nodes[to]
+	if !n.joined {
+		if f, ok := m.(foundSucc); ok {
+			n.joined, n.succs, n.pred = true, []int{f.succ}, none
+			n.succWait, n.predWait = 0, 0
+			if r.bug == BugPredSelf {
+				n.pred = to
+			}
+		}
+		return
+	}
+	switch m := m.(type) {
+	case findSucc:
+		r.route(to, m)
+	case getPred:
+		r.sim.Send(to, from, predIs{pred: n.pred, succs: slices.Clone(n.succs)})
+	case predIs:
+		if from != n.succs[0] {
+			return // an answer from a former successor
+		}
+		cand := []int{from}
+		if m.pred != none && between(r.keys[to], r.keys[m.pred], r.keys[from]) {
+			cand = []int{m.pred, from}
+		}
+		n.succs = r.successorList(to, append(cand, m.succs...))
+		n.succWait = 0
+		r.sim.Send(to, n.succs[0], notify{})
+	case notify:
+		switch {
+		case from == n.pred:
+			n.predWait = 0
+		case r.bug == BugPredSelf && n.pred == to:
+			// The predecessor of a one-node ring is kept.
+		case n.pred == none || between(r.keys[n.pred], r.keys[from], r.keys[to]):
+			n.pred, n.predWait = from, 0
+		}
+	case ping:
+		r.sim.Send(to, from, pong{})
+	case pong:
+		if from == n.pred {
+			n.predWait = 0
+		}
+	}
+}
+
+// route answers a findSucc at node i when the key falls between i and its
+// successor, and otherwise forwards it to the furthest node of i's list
+// that precedes the key. The requester is joining, so entries naming it
+// are stale pointers to its life before a crash, and are skipped.
+func (r *ring) route(i int, m findSucc) {
+	succs := slices.DeleteFunc(slices.Clone(r.nodes[i].succs), func(c int) bool { return c == m.origin })
+	if len(succs) == 0 {
+		r.sim.Send(i, m.origin, foundSucc{succ: i})
+		return
+	}
+	if between(r.keys[i], m.key, r.keys[succs[0]]) {
+		r.sim.Send(i, m.origin, foundSucc{succ: succs[0]})
+		return
+	}
+	next := succs[0]
+	for _, c := range succs {
+		if between(r.keys[i], r.keys[c], m.key) {
+			next = c
+		}
+	}
+	r.sim.Send(i, next, m)
+}
+
+// Propose is a no-op: see the package doc.
+func (r *ring) Propose(int) {}
+
+// Crash loses all of node i's state.
+func (r *ring) Crash(i int) { r.nodes[i] = &node{pred: none} }
+
+// Restart joins node i again.
+func (r *ring) Restart(i int) { r.join(i) }
+
+func (r *ring) name(i int) string {
+	if i == none {
+		return ""
+	}
+	return testbeds.Name(i)
+}
+
+func (r *ring) key(i int) *int64 {
+	if i == none {
+		return nil
+	}
+	k := int64(r.keys[i])
+	return &k
+}
+
+func (r *ring) State(i int) State {
+	n := r.nodes[i]
+	s := State{ID: r.name(i), Key: int64(r.keys[i]), Joined: n.joined,
+		Pred: r.name(n.pred), PredKey: r.key(n.pred), Succs: []string{}}
+	if len(n.succs) > 0 {
+		s.Succ, s.SuccKey = r.name(n.succs[0]), r.key(n.succs[0])
+	}
+	for _, c := range n.succs {
+		s.Succs = append(s.Succs, r.name(c))
+	}
+	return s
+}
+
+// Check returns the ground-truth checks failing over the joined nodes (a
+// crashed node has lost its membership with the rest of its state).
+func (r *ring) Check() []string {
+	predSelf, order := false, false
+	for i, n := range r.nodes {
+		if !n.joined {
+			continue
+		}
+		if n.pred == i && slices.ContainsFunc(n.succs, func(c int) bool { return c != i }) {
+			predSelf = true
+		}
+		if !slices.Equal(r.successorList(i, n.succs), n.succs) {
+			order = true
+		}
+	}
+	var failed []string
+	if predSelf {
+		failed = append(failed, "pred-self")
+	}
+	if order {
+		failed = append(failed, "succ-list")
+	}
+	return failed
+}
