@@ -13,6 +13,7 @@ import (
 )
 
 // testbedList holds the testbeds augur testbed can run.
+var testbedList = []testbeds.Testbed{etcdraft.Testbed, chord.Testbed}
 
 func newTestbedCmd() *cobra.Command {
 	cmd := &cobra.Command{
