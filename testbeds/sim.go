@@ -129,6 +129,11 @@ func (c Config) Command(name string) string {
 	return cmd
 }
 
+// DefaultResetAfter is the ResetAfter of augur testbed run: enough for a
+// violation's immediate aftermath (a few message rounds), not for the
+// persistent damage that follows.
+const DefaultResetAfter = 30
+
 // Timing of the simulation, in ms of logical time.
 const (
 	TickEvery              = 10

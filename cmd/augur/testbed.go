@@ -108,7 +108,7 @@ func newTestbedRunCmd() *cobra.Command {
 	f.IntVar(&cfg.Steps, "steps", 20000, "number of scheduler events, one snapshot each")
 	f.Uint64Var(&cfg.Seed, "seed", 1, "seed of the run")
 	f.StringVar(&faults, "faults", "", "faults over the testbed's defaults: name=value,… (drop, dup, reorder, maxdelay, partition, heal, crash, crashat, down) or none")
-	f.IntVar(&cfg.ResetAfter, "reset-after", 30, "snapshots recorded after a ground-truth violation before a fresh system boots (-1: never)")
+	f.IntVar(&cfg.ResetAfter, "reset-after", testbeds.DefaultResetAfter, "snapshots recorded after a ground-truth violation before a fresh system boots (-1: never)")
 	f.StringVar(&cfg.Bug, "bug", "", "the bug to inject (see augur testbed list)")
 	f.StringVarP(&out, "output", "o", "", "the trace to write")
 	f.BoolVarP(&cfg.Overwrite, "force", "f", false, "replace an existing trace")

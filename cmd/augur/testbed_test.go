@@ -1,0 +1,76 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/augur-dev/augur/testbeds"
+)
+
+// testbedTraces are the small committed traces of the testbeds, one with
+// and one without a bug each, used by testdata/script/testbeds_golden.txtar.
+var testbedTraces = []struct {
+	testbed, bug string
+	seed         uint64
+	steps        int
+}{
+	{"etcdraft", "", 2, 5000},
+	{"etcdraft", "lost-vote", 2, 5000},
+	{"chord", "", 1, 5000},
+	{"chord", "pred-self", 1, 5000},
+}
+
+// TestTestbedTraces checks that the committed testbed traces are what the
+// testbeds make from their seeds today. Regenerate them with
+//
+//	go test ./cmd/augur -run TestTestbedTraces -update
+func TestTestbedTraces(t *testing.T) {
+	for _, tt := range testbedTraces {
+		name := tt.testbed
+		if tt.bug != "" {
+			name += "-" + tt.bug
+		}
+		t.Run(name, func(t *testing.T) {
+			i := slices.IndexFunc(testbedList, func(tb testbeds.Testbed) bool { return tb.Name == tt.testbed })
+			if i < 0 {
+				t.Fatalf("no testbed %s", tt.testbed)
+			}
+			tb := testbedList[i]
+			cfg := testbeds.Config{Nodes: tb.Nodes, Steps: tt.steps, Seed: tt.seed, Faults: tb.Faults,
+				Bug: tt.bug, ResetAfter: testbeds.DefaultResetAfter}
+			dir := filepath.Join(t.TempDir(), "run.trace")
+			if _, err := tb.Run(cfg, dir); err != nil {
+				t.Fatal(err)
+			}
+			committed := filepath.Join("..", "..", "testdata", "testbeds", name+".trace")
+			if *update {
+				if err := os.RemoveAll(committed); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.MkdirAll(filepath.Dir(committed), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Rename(dir, committed); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			for _, f := range []string{"manifest.json", "snapshots.arrow", "states.arrow"} {
+				got, err := os.ReadFile(filepath.Join(dir, f))
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := os.ReadFile(filepath.Join(committed, f))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(got, want) {
+					t.Errorf("%s differs from the committed trace; regenerate with -update", f)
+				}
+			}
+		})
+	}
+}
