@@ -10,10 +10,11 @@ import (
 	"github.com/augur-dev/augur/testbeds"
 	"github.com/augur-dev/augur/testbeds/chord"
 	"github.com/augur-dev/augur/testbeds/etcdraft"
+	"github.com/augur-dev/augur/testbeds/paxos"
 )
 
 // testbedList holds the testbeds augur testbed can run.
-var testbedList = []testbeds.Testbed{etcdraft.Testbed, chord.Testbed}
+var testbedList = []testbeds.Testbed{etcdraft.Testbed, chord.Testbed, paxos.Testbed}
 
 func newTestbedCmd() *cobra.Command {
 	cmd := &cobra.Command{

@@ -1,0 +1,177 @@
+package paxos
+
+import (
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/augur-dev/augur/testbeds"
+)
+
+func run(t *testing.T, bug string, seed uint64, steps int) testbeds.Stats {
+	t.Helper()
+	cfg := testbeds.Config{Nodes: 3, Steps: steps, Seed: seed, Faults: Testbed.Faults, Bug: bug, ResetAfter: 30}
+	st, err := Run(cfg, filepath.Join(t.TempDir(), "run.trace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Snapshots != steps {
+		t.Errorf("%d snapshots, want %d", st.Snapshots, steps)
+	}
+	return st
+}
+
+// TestBugsManifest checks that each injected bug trips the ground truth in
+// a short seeded run.
+func TestBugsManifest(t *testing.T) {
+	for _, tc := range []struct {
+		bug  string
+		seed uint64
+	}{
+		{BugLastPromise, 1},
+		{BugLostPromise, 14},
+	} {
+		t.Run(tc.bug, func(t *testing.T) {
+			st := run(t, tc.bug, tc.seed, 4000)
+			if st.Tagged["bug:"+tc.bug] == 0 {
+				t.Errorf("no snapshot tagged bug:%s; tags %v", tc.bug, st.Tagged)
+			}
+			for tag := range st.Tagged {
+				if tag != "steady" && tag != "bug:"+tc.bug {
+					t.Errorf("unexpected tag %s", tag)
+				}
+			}
+		})
+	}
+}
+
+// TestCorrect checks that bug-free runs pass the ground truth under the
+// default faults.
+func TestCorrect(t *testing.T) {
+	for seed := uint64(1); seed <= 4; seed++ {
+		st := run(t, "", seed, 5000)
+		for tag, n := range st.Tagged {
+			if tag != "steady" {
+				t.Errorf("seed %d: %d snapshots tagged %s", seed, n, tag)
+			}
+		}
+		if st.Crashes == 0 || st.Dropped == 0 {
+			t.Errorf("seed %d: no faults: %+v", seed, st)
+		}
+	}
+}
+
+func TestDeterministic(t *testing.T) {
+	a, b := run(t, BugLostPromise, 6, 2000), run(t, BugLostPromise, 6, 2000)
+	a.Elapsed, b.Elapsed = 0, 0
+	if !reflect.DeepEqual(a, b) {
+		t.Errorf("same seed, different runs:\n%+v\n%+v", a, b)
+	}
+}
+
+func TestUnknownBug(t *testing.T) {
+	if _, err := Run(testbeds.Config{Nodes: 3, Steps: 10, Bug: "nope"}, filepath.Join(t.TempDir(), "x.trace")); err == nil {
+		t.Error("Run with an unknown bug succeeded")
+	}
+}
+
+func TestNextRound(t *testing.T) {
+	for _, tc := range []struct {
+		id, nodes int
+		above     int64
+		want      int64
+	}{
+		{0, 3, 0, 3},
+		{2, 3, 0, 5},
+		{1, 3, 4, 7},
+		{1, 3, 7, 10}, // its own round: the next one
+		{4, 5, 23, 29},
+	} {
+		got := nextRound(tc.id, tc.nodes, tc.above)
+		if got != tc.want || got <= tc.above || int(got)%tc.nodes != tc.id {
+			t.Errorf("nextRound(%d, %d, %d) = %d, want %d", tc.id, tc.nodes, tc.above, got, tc.want)
+		}
+	}
+}
+
+// newTestCluster is a 3-node cluster with the given bug and no faults.
+func newTestCluster(bug string) *cluster {
+	cfg := testbeds.Config{Nodes: 3, Bug: bug}
+	return newCluster(testbeds.NewSim(cfg), cfg)
+}
+
+// TestProposal checks the value a proposer puts in its Accept after a
+// majority of Promises, received in order.
+func TestProposal(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		bug      string
+		promises []promise // from nodes 1, 2, … in this order
+		want     string
+	}{
+		{"none accepted", "", []promise{{}, {}}, "own"},
+		{"one accepted", "", []promise{{}, {accRound: 2, accValue: "b"}}, "b"},
+		{"highest round", "", []promise{{accRound: 2, accValue: "b"}, {accRound: 1, accValue: "a"}}, "b"},
+		{"highest round last", "", []promise{{accRound: 1, accValue: "a"}, {accRound: 2, accValue: "b"}}, "b"},
+		{"last-promise: last", BugLastPromise, []promise{{accRound: 2, accValue: "b"}, {accRound: 1, accValue: "a"}}, "a"},
+		{"last-promise: last with a value", BugLastPromise, []promise{{accRound: 2, accValue: "b"}, {}}, "b"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newTestCluster(tc.bug)
+			n := c.nodes[0]
+			n.queue = []string{"own"}
+			c.startRound(n)
+			for i, p := range tc.promises {
+				p.inst, p.round = n.inst, n.round
+				c.onPromise(n, i+1, p)
+			}
+			if n.phase != accepting || n.proposal != tc.want {
+				t.Errorf("phase %v, proposal %q; want accept, %q", n.phase, n.proposal, tc.want)
+			}
+		})
+	}
+}
+
+// TestPromiseAcrossRestart checks whether an acceptor that promised round
+// 5 and restarted still rejects an Accept of round 4.
+func TestPromiseAcrossRestart(t *testing.T) {
+	for _, tc := range []struct {
+		bug      string
+		accepted bool
+	}{
+		{"", false},
+		{BugLostPromise, true},
+	} {
+		c := newTestCluster(tc.bug)
+		c.handle(c.nodes[0], 1, prepare{1, 5})
+		c.Crash(0)
+		c.Restart(0)
+		c.handle(c.nodes[0], 1, accept{1, 4, "x"})
+		if got := c.nodes[0].accValue == "x"; got != tc.accepted {
+			t.Errorf("bug %q: accepted %v, want %v", tc.bug, got, tc.accepted)
+		}
+	}
+}
+
+// TestCatchUp checks that a node that missed instances learns them from
+// a node ahead of it and then follows it into its open instance.
+func TestCatchUp(t *testing.T) {
+	c := newTestCluster("")
+	ahead, behind := c.nodes[1], c.nodes[0]
+	for _, v := range []string{"a", "b"} {
+		c.record(ahead, accept{ahead.inst, 3, v})
+		c.record(c.nodes[2], accept{ahead.inst, 3, v})
+		c.learn(ahead, v)
+		c.advance(ahead)
+	}
+	c.handle(behind, 1, prepare{ahead.inst, 4}) // behind asks ahead to catch up
+	c.handle(ahead, 0, catchUp{behind.inst})
+	c.handle(behind, 1, decided{1, []string{"a", "b"}})
+	c.handle(behind, 1, prepare{ahead.inst, 4})
+	if got := c.State(0); got.Instance != 3 || got.Promised != 4 || len(got.Log) != 2 || got.Log[1].Value != "b" {
+		t.Errorf("after catching up: %+v", got)
+	}
+	if failed := c.Check(); failed != nil {
+		t.Errorf("Check() = %v", failed)
+	}
+}
