@@ -11,10 +11,11 @@ import (
 	"github.com/augur-dev/augur/testbeds/chord"
 	"github.com/augur-dev/augur/testbeds/etcdraft"
 	"github.com/augur-dev/augur/testbeds/paxos"
+	"github.com/augur-dev/augur/testbeds/randtree"
 )
 
 // testbedList holds the testbeds augur testbed can run.
-var testbedList = []testbeds.Testbed{etcdraft.Testbed, chord.Testbed, paxos.Testbed}
+var testbedList = []testbeds.Testbed{etcdraft.Testbed, chord.Testbed, paxos.Testbed, randtree.Testbed}
 
 func newTestbedCmd() *cobra.Command {
 	cmd := &cobra.Command{

@@ -1,0 +1,407 @@
+// Package randtree is a testbed running RandTree, the random overlay tree
+// of the Mace toolkit that MaceMC (Killian et al., NSDI'07) and CrystalBall
+// (Yabandeh et al., NSDI'09) check, written from its description and
+// driven by a testbeds.Sim.
+//
+// The nodes build one tree rooted at n1, the well-known root. A node joins
+// by sending Join to n1; a node with fewer than maxChildren children adopts
+// the joiner, any other forwards the Join to a random child. A parent tells
+// its children the root and their siblings (UpdateSibling) whenever these
+// change and, as its heartbeat, every beatEvery ms; children send their
+// parent heartbeats, and a neighbour not heard from for failAfter ms is
+// dropped. A node that loses its parent rejoins through n1 and tells its
+// children that their root is unknown, which makes them rejoin too; a
+// former child is dropped when it answers an UpdateSibling with Leave, or
+// when its parent hears of it as a sibling. A node whose Joins go
+// unanswered joins itself: it becomes the root of a tree of its own, and
+// its recovery timer sends Join to n1 every recoverEvery ms until that
+// tree merges back into n1's.
+//
+// RandTree keeps nothing on disk: Crash loses all of a node's state and a
+// restarted node joins afresh. Propose is a no-op, as the tree serves no
+// client requests.
+//
+// Bugs, both from the papers:
+//
+//   - stale-child: on UpdateSibling a node adds its new siblings without
+//     removing them from its children, so a child that rejoined under its
+//     grandparent is both a child and a sibling (CrystalBall's "children
+//     and siblings are disjoint").
+//   - no-recovery-timer: the recovery timer is not scheduled when a node
+//     joins itself, so the root of a new tree never rejoins the main one
+//     (MaceMC's forest that never merges).
+//
+// Ground truth, checked on every snapshot over the live nodes: children
+// and siblings are disjoint at every node; no node is its own parent, child
+// or sibling; parent pointers form no cycle; and the nodes end up in a
+// single tree. The last is a liveness property, checked as a dead state
+// (MaceMC's term): there are several roots and one of them, not n1, is
+// neither joining nor has its recovery timer pending, so nothing it will
+// ever do merges its tree back. Several roots alone are no violation: they
+// are what a partition or a lost Join leaves until recovery.
+package randtree
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/augur-dev/augur/collector/trace"
+	"github.com/augur-dev/augur/testbeds"
+)
+
+// Bugs.
+const (
+	BugStaleChild      = "stale-child"
+	BugNoRecoveryTimer = "no-recovery-timer"
+)
+
+// Testbed describes the testbed for augur testbed.
+var Testbed = testbeds.Testbed{
+	Name:   "randtree",
+	Doc:    "RandTree, the random overlay tree of MaceMC and CrystalBall",
+	Nodes:  7,
+	Bugs:   []string{BugNoRecoveryTimer, BugStaleChild},
+	Faults: testbeds.DefaultFaults(),
+	Run:    Run,
+}
+
+// Protocol parameters; times are in ms of logical time.
+const (
+	maxChildren  = 3
+	joinTries    = 2 // Joins a node sends before it joins itself
+	beatEvery    = 50
+	failAfter    = 200
+	joinTimeout  = 50
+	recoverEvery = 20
+	bootEvery    = 20 // nodes boot one after another
+	wellKnown    = 0  // n1, the root every node joins through
+	none         = -1
+)
+
+// State is the state a node exposes.
+type State struct {
+	ID       string   `augur:"id"`
+	Parent   string   `augur:"parent"` // "" when the node has none
+	Root     string   `augur:"root"`   // "" when the node knows none
+	Children []string `augur:"children"`
+	Siblings []string `augur:"siblings"`
+	Joined   bool     `augur:"joined"`
+}
+
+// Messages. They are shared by duplicates and never mutated.
+type (
+	join      struct{ joiner int }
+	joinReply struct {
+		root     int
+		siblings []int
+	}
+	updateSibling struct {
+		root     int
+		siblings []int
+	}
+	heartbeat struct{}
+	leave     struct{} // the sender drops its link to the receiver
+)
+
+type node struct {
+	id       int
+	joined   bool
+	parent   int
+	root     int
+	children []int
+	siblings []int
+	seen     map[int]int64 // neighbour → when last heard from
+	joining  bool
+	joinBy   int64 // when a pending Join times out
+	recover  int64 // when the recovery timer fires; 0 when not scheduled
+	beat     int64 // when the next heartbeats are due
+	wake     int64 // when a fresh node starts to join
+	tries    int   // Joins resent in the pending attempt
+}
+
+type cluster struct {
+	sim   *testbeds.Sim
+	bug   string
+	nodes []*node
+}
+
+// Run runs the testbed with cfg and writes its trace to dir.
+func Run(cfg testbeds.Config, dir string) (testbeds.Stats, error) {
+	switch cfg.Bug {
+	case "", BugStaleChild, BugNoRecoveryTimer:
+	default:
+		return testbeds.Stats{}, fmt.Errorf("randtree: unknown bug %q (want %s or %s)", cfg.Bug, BugNoRecoveryTimer, BugStaleChild)
+	}
+	if cfg.Nodes < 1 {
+		return testbeds.Stats{}, fmt.Errorf("randtree: %d nodes", cfg.Nodes)
+	}
+	sim := testbeds.NewSim(cfg)
+	boot := func() testbeds.System[State] { return newCluster(sim, cfg) }
+	return testbeds.Run(sim, boot, dir, trace.Options{System: "randtree", Overwrite: cfg.Overwrite,
+		CreatedBy: cfg.Command("randtree")})
+}
+
+func newCluster(sim *testbeds.Sim, cfg testbeds.Config) *cluster {
+	c := &cluster{sim: sim, bug: cfg.Bug, nodes: make([]*node, cfg.Nodes)}
+	for i := range c.nodes {
+		c.start(i, sim.Now()+int64(i)*bootEvery)
+	}
+	return c
+}
+
+// start boots node i with no state; it joins at its first tick from wake
+// on.
+func (c *cluster) start(i int, wake int64) {
+	c.nodes[i] = &node{id: i, parent: none, root: none, seen: map[int]int64{}, wake: wake, beat: wake + beatEvery}
+}
+
+// startJoin sends Join to the well-known root, which joins itself. The
+// recovery timer is off until the join succeeds.
+func (c *cluster) startJoin(n *node) {
+	n.joining, n.joinBy, n.recover, n.tries = true, c.sim.Now()+joinTimeout, 0, 0
+	if n.id == wellKnown {
+		c.joinSelf(n)
+		return
+	}
+	c.sim.Send(n.id, wellKnown, join{n.id})
+}
+
+// stray reports whether n is the root of a tree other than the well-known
+// root's: its recovery timer sends Join to the well-known root until it is
+// adopted.
+func (c *cluster) stray(n *node) bool {
+	return n.joined && n.parent == none && n.root == n.id && n.id != wellKnown
+}
+
+// joinSelf makes n the root of its own tree. Unless n is the well-known
+// root, its recovery timer will have it rejoin.
+func (c *cluster) joinSelf(n *node) {
+	n.joining, n.joined = false, true
+	n.parent, n.root, n.siblings = none, n.id, nil
+	c.tellChildren(n)
+	if c.bug != BugNoRecoveryTimer {
+		n.recover = c.sim.Now() + recoverEvery
+	}
+}
+
+// orphan is n's reaction to losing its parent: it rejoins, and tells its
+// children that their root is unknown.
+func (c *cluster) orphan(n *node) {
+	n.parent, n.root, n.siblings = none, none, nil
+	c.tellChildren(n)
+	c.startJoin(n)
+}
+
+// tellChildren sends every child the root and its siblings.
+func (c *cluster) tellChildren(n *node) {
+	for _, ch := range n.children {
+		c.sim.Send(n.id, ch, updateSibling{n.root, without(n.children, ch)})
+	}
+}
+
+// setSiblings takes the siblings a parent announced. They are no longer
+// children of n; the stale-child bug forgets to remove them.
+func (c *cluster) setSiblings(n *node, sibs []int) {
+	n.siblings = without(sibs, n.id)
+	if c.bug == BugStaleChild {
+		return
+	}
+	kept := slices.DeleteFunc(slices.Clone(n.children), func(ch int) bool { return slices.Contains(sibs, ch) })
+	if len(kept) < len(n.children) {
+		n.children = kept
+		c.tellChildren(n)
+	}
+}
+
+func without(s []int, x int) []int {
+	return slices.DeleteFunc(slices.Clone(s), func(y int) bool { return y == x })
+}
+
+func (c *cluster) Tick(i int) {
+	n, now := c.nodes[i], c.sim.Now()
+	if !n.joined && !n.joining && now >= n.wake {
+		c.startJoin(n)
+	}
+	if n.joining && now >= n.joinBy {
+		if n.tries++; n.tries < joinTries {
+			n.joinBy = now + joinTimeout
+			c.sim.Send(n.id, wellKnown, join{n.id})
+		} else {
+			c.joinSelf(n)
+		}
+	}
+	if n.parent != none && now-n.seen[n.parent] > failAfter {
+		c.orphan(n)
+	}
+	if alive := slices.DeleteFunc(slices.Clone(n.children), func(ch int) bool { return now-n.seen[ch] > failAfter }); len(alive) < len(n.children) {
+		n.children = alive
+		c.tellChildren(n)
+	}
+	if now >= n.beat {
+		n.beat = now + beatEvery
+		if n.parent != none {
+			c.sim.Send(n.id, n.parent, heartbeat{})
+		}
+		c.tellChildren(n)
+	}
+	if n.recover != 0 && now >= n.recover {
+		n.recover = now + recoverEvery
+		if c.stray(n) {
+			c.sim.Send(n.id, wellKnown, join{n.id})
+		}
+	}
+}
+
+func (c *cluster) Deliver(from, to int, m any) {
+	n := c.nodes[to]
+	switch m := m.(type) {
+	case join:
+		c.join(n, from, m.joiner)
+	case joinReply:
+		// Accept an adoption only while joining, or rejoining as a stray
+		// root, and only into a tree other than n's own.
+		if !n.joining && !c.stray(n) || m.root == none || m.root == n.id {
+			if from != n.parent {
+				c.sim.Send(n.id, from, leave{})
+			}
+			return
+		}
+		n.joining, n.joined, n.parent, n.root = false, true, from, m.root
+		n.seen[from] = c.sim.Now()
+		n.recover = c.sim.Now() + recoverEvery
+		c.setSiblings(n, m.siblings)
+		c.tellChildren(n)
+	case updateSibling:
+		if from != n.parent {
+			c.sim.Send(n.id, from, leave{})
+			return
+		}
+		n.seen[from] = c.sim.Now()
+		if m.root == none || m.root == n.id {
+			c.orphan(n) // the parent lost its own parent, or a cycle
+			return
+		}
+		if m.root != n.root {
+			n.root = m.root
+			c.tellChildren(n)
+		}
+		c.setSiblings(n, m.siblings)
+	case heartbeat:
+		if !slices.Contains(n.children, from) {
+			c.sim.Send(n.id, from, leave{})
+			return
+		}
+		n.seen[from] = c.sim.Now()
+	case leave:
+		if from == n.parent {
+			c.orphan(n)
+		} else if slices.Contains(n.children, from) {
+			n.children = without(n.children, from)
+			c.tellChildren(n)
+		}
+	}
+}
+
+// join handles a Join of joiner that from sent n: from is the joiner, or
+// n's parent forwarding it.
+func (c *cluster) join(n *node, from, joiner int) {
+	switch {
+	case !n.joined || n.root == none || n.root == joiner || joiner == n.id || joiner == n.parent:
+		return // not in a tree, or in the joiner's own
+	case from != joiner && from != n.parent:
+		return // forwarded by a node that n no longer is a child of
+	case slices.Contains(n.children, joiner):
+		// A child that rejoins, having lost n's messages or restarted.
+	case len(n.children) < maxChildren:
+		n.children = append(n.children, joiner)
+		n.siblings = without(n.siblings, joiner)
+		c.tellChildren(n)
+	default:
+		c.sim.Send(n.id, n.children[c.sim.Rand().IntN(len(n.children))], join{joiner})
+		return
+	}
+	n.seen[joiner] = c.sim.Now()
+	c.sim.Send(n.id, joiner, joinReply{n.root, without(n.children, joiner)})
+}
+
+// Propose is a no-op: RandTree serves no client requests.
+func (c *cluster) Propose(int) {}
+
+// Crash loses all of node i's state: it has no storage.
+func (c *cluster) Crash(i int) { c.nodes[i] = &node{id: i, parent: none, root: none} }
+
+func (c *cluster) Restart(i int) { c.start(i, c.sim.Now()) }
+
+func name(i int) string {
+	if i == none {
+		return ""
+	}
+	return testbeds.Name(i)
+}
+
+func names(ids []int) []string {
+	s := make([]string, 0, len(ids))
+	for _, i := range ids {
+		s = append(s, name(i))
+	}
+	slices.Sort(s)
+	return s
+}
+
+func (c *cluster) State(i int) State {
+	n := c.nodes[i]
+	return State{ID: name(n.id), Parent: name(n.parent), Root: name(n.root),
+		Children: names(n.children), Siblings: names(n.siblings), Joined: n.joined}
+}
+
+// Check returns the ground-truth checks failing over the live nodes.
+func (c *cluster) Check() []string {
+	var failed []string
+	disjoint, self, roots, stuck := true, true, 0, false
+	for i, n := range c.nodes {
+		if !c.sim.Live(i) {
+			continue
+		}
+		for _, ch := range n.children {
+			disjoint = disjoint && !slices.Contains(n.siblings, ch)
+		}
+		self = self && n.parent != n.id && !slices.Contains(n.children, n.id) && !slices.Contains(n.siblings, n.id)
+		if n.joined && n.parent == none && n.root == n.id {
+			roots++
+			stuck = stuck || n.id != wellKnown && !n.joining && n.recover == 0
+		}
+	}
+	if roots > 1 && stuck {
+		failed = append(failed, "single-root")
+	}
+	if !disjoint {
+		failed = append(failed, "children-siblings-disjoint")
+	}
+	if !self {
+		failed = append(failed, "no-self-link")
+	}
+	if c.cyclic() {
+		failed = append(failed, "acyclic")
+	}
+	return failed
+}
+
+// cyclic reports whether following parent pointers between live nodes
+// loops.
+func (c *cluster) cyclic() bool {
+	for i := range c.nodes {
+		if !c.sim.Live(i) {
+			continue
+		}
+		p := i
+		for range c.nodes {
+			if p = c.nodes[p].parent; p == none || !c.sim.Live(p) {
+				break
+			}
+		}
+		if p != none && c.sim.Live(p) {
+			return true
+		}
+	}
+	return false
+}

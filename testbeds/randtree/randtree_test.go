@@ -1,0 +1,175 @@
+package randtree
+
+import (
+	"path/filepath"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/augur-dev/augur/testbeds"
+)
+
+func run(t *testing.T, bug string, seed uint64, steps int) testbeds.Stats {
+	t.Helper()
+	cfg := testbeds.Config{Nodes: 7, Steps: steps, Seed: seed, Faults: Testbed.Faults, Bug: bug, ResetAfter: 30}
+	st, err := Run(cfg, filepath.Join(t.TempDir(), "run.trace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Snapshots != steps {
+		t.Errorf("%d snapshots, want %d", st.Snapshots, steps)
+	}
+	return st
+}
+
+// TestBugsManifest checks that each injected bug trips the ground truth in
+// a short seeded run.
+func TestBugsManifest(t *testing.T) {
+	for _, tc := range []struct {
+		bug  string
+		seed uint64
+	}{
+		{BugStaleChild, 1},
+		{BugNoRecoveryTimer, 1},
+	} {
+		t.Run(tc.bug, func(t *testing.T) {
+			st := run(t, tc.bug, tc.seed, 3000)
+			if st.Tagged["bug:"+tc.bug] == 0 {
+				t.Errorf("no snapshot tagged bug:%s; tags %v", tc.bug, st.Tagged)
+			}
+			for tag := range st.Tagged {
+				if tag != "steady" && tag != "bug:"+tc.bug {
+					t.Errorf("unexpected tag %s", tag)
+				}
+			}
+		})
+	}
+}
+
+// TestCorrect checks that bug-free runs pass every ground-truth check
+// under the default faults.
+func TestCorrect(t *testing.T) {
+	for seed := uint64(1); seed <= 4; seed++ {
+		st := run(t, "", seed, 10000)
+		for tag, n := range st.Tagged {
+			if tag != "steady" {
+				t.Errorf("seed %d: %d snapshots tagged %s", seed, n, tag)
+			}
+		}
+		if st.Crashes == 0 || st.Dropped == 0 || st.Partitions == 0 {
+			t.Errorf("seed %d: no faults: %+v", seed, st)
+		}
+	}
+}
+
+func TestDeterministic(t *testing.T) {
+	a, b := run(t, BugStaleChild, 6, 2000), run(t, BugStaleChild, 6, 2000)
+	a.Elapsed, b.Elapsed = 0, 0
+	if !reflect.DeepEqual(a, b) {
+		t.Errorf("same seed, different runs:\n%+v\n%+v", a, b)
+	}
+}
+
+func TestUnknownBug(t *testing.T) {
+	if _, err := Run(testbeds.Config{Nodes: 7, Steps: 10, Bug: "nope"}, filepath.Join(t.TempDir(), "x.trace")); err == nil {
+		t.Error("Run with an unknown bug succeeded")
+	}
+}
+
+// tree returns a cluster of len(parents) joined nodes, node i a child of
+// parents[i] (none for n1, the root), with children and siblings to match.
+func tree(bug string, parents ...int) *cluster {
+	sim := testbeds.NewSim(testbeds.Config{Nodes: len(parents), Seed: 1})
+	c := &cluster{sim: sim, bug: bug, nodes: make([]*node, len(parents))}
+	for i := range parents {
+		c.start(i, 0)
+		c.nodes[i].joined, c.nodes[i].parent, c.nodes[i].root = true, parents[i], wellKnown
+	}
+	for i, p := range parents {
+		if p != none {
+			c.nodes[p].children = append(c.nodes[p].children, i)
+		}
+	}
+	for _, n := range c.nodes {
+		if n.parent != none {
+			n.siblings = without(c.nodes[n.parent].children, n.id)
+		}
+	}
+	return c
+}
+
+// TestSetSiblings checks the reaction to an UpdateSibling that announces a
+// child as a sibling: it is no longer a child, except under stale-child.
+func TestSetSiblings(t *testing.T) {
+	for _, tc := range []struct {
+		bug                string
+		children, siblings []int
+	}{
+		{"", []int{}, []int{2, 3}},
+		{BugStaleChild, []int{3}, []int{2, 3}},
+	} {
+		// n1 → n2 → n4; n4 is the parent of n3, which has just rejoined
+		// under n1.
+		c := tree(tc.bug, none, 0, 3, 1)
+		c.Deliver(0, 1, updateSibling{wellKnown, []int{1, 2, 3}})
+		n := c.nodes[1]
+		if !slices.Equal(n.children, tc.children) || !slices.Equal(n.siblings, tc.siblings) {
+			t.Errorf("bug %q: children %v, siblings %v; want %v, %v", tc.bug, n.children, n.siblings, tc.children, tc.siblings)
+		}
+		if failed := c.Check(); (tc.bug == "") != (len(failed) == 0) {
+			t.Errorf("bug %q: Check() = %v", tc.bug, failed)
+		}
+	}
+}
+
+// TestJoin checks who adopts, forwards or ignores a Join.
+func TestJoin(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		parents  []int
+		at, from int // the node the Join reaches, and its sender
+		adopted  bool
+	}{
+		{"root with room", []int{none, 0, none}, 0, 2, true},
+		{"full root forwards", []int{none, 0, 0, 0, none}, 0, 4, false},
+		{"forwarded by the parent", []int{none, 0, none}, 1, 0, true},
+		{"forwarded by a stranger", []int{none, 0, 0, none}, 1, 2, false},
+		{"joiner's own child", []int{none, 2, 0}, 1, 2, false},
+	} {
+		c := tree("", tc.parents...)
+		joiner := len(tc.parents) - 1
+		c.join(c.nodes[tc.at], tc.from, joiner)
+		if got := slices.Contains(c.nodes[tc.at].children, joiner); got != tc.adopted {
+			t.Errorf("%s: adopted %v, want %v", tc.name, got, tc.adopted)
+		}
+	}
+}
+
+// TestSingleRoot checks that several roots violate the ground truth only
+// when one of them will never rejoin.
+func TestSingleRoot(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		recover int64
+		failed  bool
+	}{
+		{"recovering", 20, false},
+		{"stuck", 0, true},
+	} {
+		c := tree("", none, 0, none)
+		c.nodes[2].root, c.nodes[2].recover = 2, tc.recover
+		if failed := slices.Contains(c.Check(), "single-root"); failed != tc.failed {
+			t.Errorf("%s: single-root failed %v, want %v", tc.name, failed, tc.failed)
+		}
+	}
+}
+
+func TestCyclic(t *testing.T) {
+	c := tree("", none, 2, 1)
+	if !c.cyclic() {
+		t.Error("n2 ⇄ n3 not found cyclic")
+	}
+	if c := tree("", none, 0, 1); c.cyclic() {
+		t.Error("a chain found cyclic")
+	}
+}
