@@ -21,6 +21,10 @@ var testbedTraces = []struct {
 	{"etcdraft", "lost-vote", 2, 5000},
 	{"chord", "", 1, 5000},
 	{"chord", "pred-self", 1, 5000},
+	{"paxos", "", 1, 5000},
+	{"paxos", "last-promise", 1, 20000},
+	{"randtree", "", 1, 5000},
+	{"randtree", "stale-child", 1, 5000},
 }
 
 // TestTestbedTraces checks that the committed testbed traces are what the
