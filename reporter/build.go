@@ -40,6 +40,12 @@ type Input struct {
 	Generated int    // properties generated, before the evaluator
 	Program   *evaluator.Program
 	Result    *evaluator.Result
+
+	// Baseline, if set, is the result of Program on a trace of a run
+	// believed good, named BaselineTrace: the almost-invariants that fail
+	// there too are ranked after the others.
+	Baseline      *evaluator.Result
+	BaselineTrace string
 }
 
 // Report is a ranked report. Its JSON form is stable (DESIGN §7).
@@ -48,6 +54,7 @@ type Report struct {
 	System           string     `json:"system"`
 	Spec             string     `json:"spec,omitempty"`
 	Trace            string     `json:"trace,omitempty"`
+	Baseline         string     `json:"baseline,omitempty"` // trace of a run believed good
 	Snapshots        int        `json:"snapshots"`
 	Properties       Counts     `json:"properties"`
 	Candidates       Candidates `json:"candidates"`
@@ -70,6 +77,7 @@ type Candidates struct {
 	OrEffect         int `json:"or_effect"`    // dropped as or-effects
 	Equivalent       int `json:"equivalent"`   // folded into an equivalence set
 	SameMoments      int `json:"same_moments"` // folded into a property failing at the same moments
+	InBaseline       int `json:"in_baseline"`  // almost-invariants that fail in the baseline too
 }
 
 // Entry is one reported property.
@@ -91,8 +99,11 @@ type Entry struct {
 	// ExplainedBy lists the longer properties whose other literals hold
 	// where this one fails, far beyond chance: its violations may be
 	// expected.
-	ExplainedBy []string            `json:"explained_by,omitempty"`
-	Witnesses   []evaluator.Witness `json:"witnesses"` // first violating snapshots
+	ExplainedBy []string `json:"explained_by,omitempty"`
+	// BaselineViolatingSnapshots counts the snapshots of the baseline
+	// where the property fails.
+	BaselineViolatingSnapshots int64               `json:"baseline_violating_snapshots,omitempty"`
+	Witnesses                  []evaluator.Witness `json:"witnesses"` // first violating snapshots
 
 	prop  *evaluator.Prop
 	stats *evaluator.Stats
@@ -108,6 +119,7 @@ func Build(in Input, opts Options) *Report {
 		System:    in.System,
 		Spec:      in.Spec,
 		Trace:     in.Trace,
+		Baseline:  in.BaselineTrace,
 		Snapshots: res.Snapshots,
 		Properties: Counts{
 			Generated: in.Generated,
@@ -123,7 +135,11 @@ func Build(in Input, opts Options) *Report {
 		if st.Pruned || st.Support < opts.MinSupport || st.Violations > 0 && reportedRate(st.HoldingRate()) < opts.HoldRatio {
 			continue
 		}
-		cands = append(cands, newEntry(p, st))
+		e := newEntry(p, st)
+		if in.Baseline != nil {
+			e.BaselineViolatingSnapshots = in.Baseline.Stats[i].ViolatingSnapshots
+		}
+		cands = append(cands, e)
 	}
 	slices.SortFunc(cands, byRank)
 	r.Candidates.OrEffect = orEffect(cands, opts.Alpha)
@@ -139,6 +155,7 @@ func Build(in Input, opts Options) *Report {
 	}
 	r.AlmostInvariants, r.Candidates.Equivalent = equivalence(r.AlmostInvariants)
 	r.AlmostInvariants, r.Candidates.SameMoments = sameMoments(r.AlmostInvariants)
+	r.Candidates.InBaseline = baselineLast(r.AlmostInvariants)
 	r.Candidates.AlmostInvariants = len(r.AlmostInvariants)
 	r.Candidates.Invariants = len(r.Invariants)
 	r.AlmostInvariants = cut(r.AlmostInvariants, opts.Size)
@@ -263,6 +280,23 @@ next:
 		heads = append(heads, e)
 	}
 	return heads, folded
+}
+
+// baselineLast moves the almost-invariants that fail in the baseline after
+// the others, keeping each group in rank order, and returns how many it
+// moved. What fails in a run believed good as well is, most likely, how
+// the system normally behaves (a transient of its protocol), not a bug.
+func baselineLast(es []*Entry) int {
+	slices.SortStableFunc(es, func(a, b *Entry) int {
+		return cmp.Compare(min(a.BaselineViolatingSnapshots, 1), min(b.BaselineViolatingSnapshots, 1))
+	})
+	n := 0
+	for _, e := range es {
+		if e.BaselineViolatingSnapshots > 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // shared counts the elements common to two increasing sequences.

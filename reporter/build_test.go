@@ -19,6 +19,13 @@ variables:
 // build compiles props and builds a report from hand-made stats.
 func build(t *testing.T, props []string, stats []evaluator.Stats) *Report {
 	t.Helper()
+	return buildWithBaseline(t, props, stats, nil)
+}
+
+// buildWithBaseline builds the report of props with stats, and baseline
+// stats if not nil.
+func buildWithBaseline(t *testing.T, props []string, stats, baseline []evaluator.Stats) *Report {
+	t.Helper()
 	spec, err := specs.Parse("bools.yaml", []byte(boolSpec))
 	if err != nil {
 		t.Fatal(err)
@@ -35,9 +42,11 @@ func build(t *testing.T, props []string, stats []evaluator.Stats) *Report {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := &evaluator.Result{Snapshots: 1000, Stats: stats}
-	return Build(Input{Program: prog, Result: res, Generated: len(props)},
-		Options{HoldRatio: 0.9, MinSupport: 10, Alpha: 0.01})
+	in := Input{Program: prog, Result: &evaluator.Result{Snapshots: 1000, Stats: stats}, Generated: len(props)}
+	if baseline != nil {
+		in.Baseline, in.BaselineTrace = &evaluator.Result{Snapshots: 1000, Stats: baseline}, "good.trace"
+	}
+	return Build(in, Options{HoldRatio: 0.9, MinSupport: 10, Alpha: 0.01})
 }
 
 // stats makes stats of a flat property over 1000 snapshots of one binding
@@ -152,6 +161,25 @@ func TestSameMoments(t *testing.T) {
 	}
 	if r.Candidates.SameMoments != 1 {
 		t.Errorf("folded %d, want 1", r.Candidates.SameMoments)
+	}
+}
+
+func TestBaseline(t *testing.T) {
+	props := []string{`forall n0 in nodes: n0.a`, `forall n0 in nodes: n0.b`, `forall n0 in nodes: n0.c`}
+	r := buildWithBaseline(t, props,
+		[]evaluator.Stats{stats(map[int]int64{0: 1, 1: 999}), stats(map[int]int64{0: 2, 1: 998}), stats(map[int]int64{0: 3, 1: 997})},
+		[]evaluator.Stats{{ViolatingSnapshots: 4}, {}, {}})
+	want := []string{"forall n0 in nodes: n0.b", "forall n0 in nodes: n0.c", "forall n0 in nodes: n0.a"}
+	if got := texts(r.AlmostInvariants); !reflect.DeepEqual(got, want) {
+		t.Fatalf("almost-invariants = %v, want %v", got, want)
+	}
+	if r.Candidates.InBaseline != 1 || r.AlmostInvariants[2].BaselineViolatingSnapshots != 4 || r.Baseline != "good.trace" {
+		t.Errorf("in baseline %d, last entry %+v", r.Candidates.InBaseline, r.AlmostInvariants[2])
+	}
+	for i, e := range r.AlmostInvariants {
+		if e.Rank != i+1 {
+			t.Errorf("%s: rank %d, want %d", e.Text, e.Rank, i+1)
+		}
 	}
 }
 

@@ -45,6 +45,9 @@ func (r *Report) WriteText(w io.Writer) error {
 		orDefault(r.System, "trace"), r.Snapshots, r.Properties.Generated, r.Properties.Evaluated, r.Properties.Pruned)
 	fmt.Fprintf(b, "candidates: %d almost-invariants, %d invariants; %d dropped as or-effects, %d folded as equivalent, %d as failing at the same moments\n\n",
 		r.Candidates.AlmostInvariants, r.Candidates.Invariants, r.Candidates.OrEffect, r.Candidates.Equivalent, r.Candidates.SameMoments)
+	if r.Baseline != "" {
+		fmt.Fprintf(b, "baseline %s: %d of the almost-invariants fail there too and are ranked last\n\n", r.Baseline, r.Candidates.InBaseline)
+	}
 	writeSection(b, "Almost-invariants", r.AlmostInvariants, r.Candidates.AlmostInvariants, true)
 	writeSection(b, "Invariants", r.Invariants, r.Candidates.Invariants, false)
 	_, err := io.WriteString(w, b.String())
@@ -72,6 +75,9 @@ func writeSection(b *strings.Builder, title string, es []*Entry, total int, witn
 		}
 		if len(e.ExplainedBy) > 0 {
 			fmt.Fprintf(tw, "\t\t\t  explained by %s\n", strings.Join(e.ExplainedBy, "; "))
+		}
+		if e.BaselineViolatingSnapshots > 0 {
+			fmt.Fprintf(tw, "\t\t\t  fails in the baseline too (%s)\n", plural(e.BaselineViolatingSnapshots, "snapshot"))
 		}
 		if len(e.Equivalents) > 0 {
 			fmt.Fprintf(tw, "\t\t\t  and %d equivalent\n", len(e.Equivalents))
@@ -140,6 +146,9 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		r.Snapshots, r.Properties.Generated, r.Properties.Evaluated, r.Properties.Pruned)
 	fmt.Fprintf(b, "%d almost-invariants and %d invariants; %d dropped as or-effects, %d folded as equivalent, %d as failing at the same moments.\n\n",
 		r.Candidates.AlmostInvariants, r.Candidates.Invariants, r.Candidates.OrEffect, r.Candidates.Equivalent, r.Candidates.SameMoments)
+	if r.Baseline != "" {
+		fmt.Fprintf(b, "Baseline `%s`: %d of the almost-invariants fail there too and are ranked last.\n\n", r.Baseline, r.Candidates.InBaseline)
+	}
 	for _, s := range []struct {
 		title string
 		es    []*Entry

@@ -26,6 +26,7 @@ type inferOptions struct {
 	noFilter  bool
 	output    string
 	quiet     bool
+	baseline  string
 	shard     shardFlags
 }
 
@@ -38,6 +39,7 @@ func (o *inferOptions) addFlags(cmd *cobra.Command) {
 	f.BoolVar(&o.noFilter, "no-filter", false, "evaluate every property on every snapshot (no pruning)")
 	f.StringVarP(&o.output, "output", "o", "", "write the report to this file instead of stdout")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress on stderr")
+	f.StringVar(&o.baseline, "baseline", "", "a trace of a run believed good: almost-invariants that fail there too are ranked last")
 }
 
 func newInferCmd() *cobra.Command {
@@ -47,14 +49,23 @@ func newInferCmd() *cobra.Command {
 		Short: "Generate properties from a spec and rank them over a trace",
 		Long: `Infer generates the properties a spec describes, evaluates their holding
 rates over every snapshot of the trace, and reports the almost-invariants
-(properties that hold nearly always but not always) and invariants.`,
+(properties that hold nearly always but not always) and invariants.
+
+With --baseline, the same properties are also evaluated over the trace of
+a run believed good (yesterday's build, a run without the change under
+test); the almost-invariants that fail there too are most likely how the
+system normally behaves, and are ranked after the others.`,
 		Example: `  augur infer spec.yaml run.trace
+  augur infer spec.yaml run.trace --baseline good.trace
   augur infer spec.yaml run.trace --top 20 --no-filter
   augur infer spec.yaml run.trace --format json -o report.json
   augur infer spec.yaml run.trace --shard 0/4 --stats part0.arrow`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.shard.stats != "" || o.shard.any(cmd) {
+				if o.baseline != "" {
+					return fmt.Errorf("--baseline does not apply to shards: use it with augur report")
+				}
 				return inferShard(cmd.Context(), args[0], args[1], &o, cmd.ErrOrStderr())
 			}
 			rep, err := infer(cmd.Context(), args[0], args[1], &o, cmd.ErrOrStderr())
@@ -123,8 +134,9 @@ func openFitting(specPath, tracePath string) (*specs.Spec, *trace.Trace, error) 
 	return spec, tr, nil
 }
 
-// buildReport builds the report of res, the result of evaluating p.
-func buildReport(p *pipeline, res *evaluator.Result, specPath, tracePath string, o *inferOptions) *reporter.Report {
+// buildReport builds the report of res, the result of evaluating p, and
+// base, its result on o.baseline (nil without one).
+func buildReport(p *pipeline, res, base *evaluator.Result, specPath, tracePath string, o *inferOptions) *reporter.Report {
 	ropts := reporter.OptionsFrom(p.spec)
 	if o.top > 0 {
 		ropts.Size = o.top
@@ -140,6 +152,9 @@ func buildReport(p *pipeline, res *evaluator.Result, specPath, tracePath string,
 		Generated: p.generated,
 		Program:   p.prog,
 		Result:    res,
+		Baseline:  base,
+
+		BaselineTrace: o.baseline,
 	}, ropts)
 }
 
@@ -162,14 +177,44 @@ func infer(ctx context.Context, specPath, tracePath string, o *inferOptions, std
 	if !o.noFilter {
 		opts.Pruner = filter.New(p.spec.Filter)
 	}
-	bar := newProgress(stderr, "evaluating", p.tr.NumSnapshots(), o.quiet)
-	opts.Progress = bar.update
-	res, err := evaluator.Run(ctx, p.tr, p.prog, opts)
-	bar.stop()
+	res, err := evaluate(ctx, p.tr, p.prog, opts, "evaluating", o.quiet, stderr)
 	if err != nil {
 		return nil, err
 	}
-	return buildReport(p, res, specPath, tracePath, o), nil
+	base, err := evaluateBaseline(ctx, p, opts, o, stderr)
+	if err != nil {
+		return nil, err
+	}
+	return buildReport(p, res, base, specPath, tracePath, o), nil
+}
+
+// evaluate runs prog over tr with a progress bar labelled what.
+func evaluate(ctx context.Context, tr *trace.Trace, prog *evaluator.Program, opts evaluator.Options, what string, quiet bool, stderr io.Writer) (*evaluator.Result, error) {
+	bar := newProgress(stderr, what, tr.NumSnapshots(), quiet)
+	opts.Progress = bar.update
+	res, err := evaluator.Run(ctx, tr, prog, opts)
+	bar.stop()
+	return res, err
+}
+
+// evaluateBaseline evaluates the property pool of p over o.baseline, or
+// returns nil without one.
+func evaluateBaseline(ctx context.Context, p *pipeline, opts evaluator.Options, o *inferOptions, stderr io.Writer) (*evaluator.Result, error) {
+	if o.baseline == "" {
+		return nil, nil
+	}
+	tr, err := trace.Open(o.baseline)
+	if err != nil {
+		return nil, err
+	}
+	defer tr.Close()
+	if err := p.spec.Check(tr.Schema); err != nil {
+		return nil, fmt.Errorf("spec does not fit baseline %s: %w", o.baseline, err)
+	}
+	if opts.Pruner != nil {
+		opts.Pruner = filter.New(p.spec.Filter)
+	}
+	return evaluate(ctx, tr, p.prog, opts, "baseline", o.quiet, stderr)
 }
 
 // specRef returns how a report names its spec, so that promote finds it:

@@ -44,7 +44,7 @@ were computed from this spec, this trace and this pool, and ranks them as
 			if err := st.Check(specHash, cluster.TraceHash(p.tr.Manifest), p.prog); err != nil {
 				return err
 			}
-			rep := buildReport(p, st.Result(), specPath, tracePath, &o)
+			rep := buildReport(p, st.Result(), nil, specPath, tracePath, &o)
 			return writeReport(cmd.OutOrStdout(), rep, &o)
 		},
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime/pprof"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -63,7 +64,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	var list interface{ Unwrap() []error }
 	if errors.As(err, &list) && len(list.Unwrap()) > 1 {
-		// Positioned error lists (specs, properties): show every error.
+		// Positioned error lists (specs, properties): show every error,
+		// after the context they were wrapped in.
+		if ctx, ok := strings.CutSuffix(err.Error(), ": "+list.(error).Error()); ok {
+			fmt.Fprintf(stderr, "augur: %s:\n", ctx)
+		}
 		for _, e := range list.Unwrap() {
 			fmt.Fprintf(stderr, "augur: %v\n", e)
 		}

@@ -11,19 +11,20 @@ import (
 )
 
 // testbedTraces are the small committed traces of the testbeds, one with
-// and one without a bug each, used by testdata/script/testbeds_golden.txtar.
+// and one without a bug each (of another seed, so that it can serve as a
+// baseline), used by testdata/script/testbeds_golden.txtar.
 var testbedTraces = []struct {
 	testbed, bug string
 	seed         uint64
 	steps        int
 }{
-	{"etcdraft", "", 2, 5000},
+	{"etcdraft", "", 3, 5000},
 	{"etcdraft", "lost-vote", 2, 5000},
-	{"chord", "", 1, 5000},
+	{"chord", "", 2, 5000},
 	{"chord", "pred-self", 1, 5000},
-	{"paxos", "", 1, 5000},
+	{"paxos", "", 2, 5000},
 	{"paxos", "last-promise", 1, 20000},
-	{"randtree", "", 1, 5000},
+	{"randtree", "", 2, 5000},
 	{"randtree", "stale-child", 1, 5000},
 }
 
