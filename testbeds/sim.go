@@ -16,6 +16,7 @@ import (
 	"container/heap"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -441,6 +442,17 @@ func Run[S any](s *Sim, newSystem func() System[S], dir string, opts trace.Optio
 	}
 	s.stats.Elapsed = time.Since(start)
 	return s.stats, nil
+}
+
+// Record runs testbed name, whose injectable bugs are bugs, with cfg: a
+// system made by newSystem per episode, recorded into a trace at dir.
+func Record[S any](name string, bugs []string, cfg Config, dir string, newSystem func(*Sim) System[S]) (Stats, error) {
+	if cfg.Bug != "" && !slices.Contains(bugs, cfg.Bug) {
+		return Stats{}, fmt.Errorf("%s: unknown bug %q (want one of %s)", name, cfg.Bug, strings.Join(bugs, ", "))
+	}
+	sim := NewSim(cfg)
+	boot := func() System[S] { return newSystem(sim) }
+	return Run(sim, boot, dir, trace.Options{System: name, Overwrite: cfg.Overwrite, CreatedBy: cfg.Command(name)})
 }
 
 // A Testbed is a system that augur testbed can run.

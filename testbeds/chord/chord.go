@@ -43,19 +43,21 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/augur-dev/augur/collector/trace"
 	"github.com/augur-dev/augur/testbeds"
 )
 
 // BugPredSelf is the testbed's injectable bug.
 const BugPredSelf = "pred-self"
 
+// bugs are the injectable bugs.
+var bugs = []string{BugPredSelf}
+
 // Testbed describes the testbed for augur testbed.
 var Testbed = testbeds.Testbed{
 	Name:   "chord",
 	Doc:    "Chord ring maintenance: successor lists, stabilize, notify, failure detection, rejoin",
 	Nodes:  5,
-	Bugs:   []string{BugPredSelf},
+	Bugs:   bugs,
 	Faults: defaultFaults(),
 	Run:    Run,
 }
@@ -124,16 +126,10 @@ type ring struct {
 
 // Run runs the testbed with cfg and writes its trace to dir.
 func Run(cfg testbeds.Config, dir string) (testbeds.Stats, error) {
-	if cfg.Bug != "" && cfg.Bug != BugPredSelf {
-		return testbeds.Stats{}, fmt.Errorf("chord: unknown bug %q (want %s)", cfg.Bug, BugPredSelf)
-	}
 	if cfg.Nodes < 2 {
 		return testbeds.Stats{}, fmt.Errorf("chord: %d nodes, want at least 2", cfg.Nodes)
 	}
-	sim := testbeds.NewSim(cfg)
-	boot := func() testbeds.System[State] { return newRing(sim, cfg) }
-	return testbeds.Run(sim, boot, dir, trace.Options{System: "chord", Overwrite: cfg.Overwrite,
-		CreatedBy: cfg.Command("chord")})
+	return testbeds.Record("chord", bugs, cfg, dir, func(sim *testbeds.Sim) testbeds.System[State] { return newRing(sim, cfg) })
 }
 
 // ringKey places node i on the ring by Fibonacci hashing of its number,

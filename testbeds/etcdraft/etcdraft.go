@@ -32,7 +32,6 @@ import (
 	pb "go.etcd.io/raft/v3/raftpb"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/augur-dev/augur/collector/trace"
 	"github.com/augur-dev/augur/testbeds"
 )
 
@@ -43,12 +42,15 @@ const (
 	BugLostTail         = "lost-tail"
 )
 
+// bugs are the injectable bugs.
+var bugs = []string{BugApplyUncommitted, BugLostTail, BugLostVote}
+
 // Testbed describes the testbed for augur testbed.
 var Testbed = testbeds.Testbed{
 	Name:   "etcdraft",
 	Doc:    "etcd raft (go.etcd.io/raft/v3) with a replicated key-value store",
 	Nodes:  3,
-	Bugs:   []string{BugApplyUncommitted, BugLostTail, BugLostVote},
+	Bugs:   bugs,
 	Faults: testbeds.DefaultFaults(),
 	Run:    Run,
 }
@@ -123,18 +125,10 @@ type cluster struct {
 
 // Run runs the testbed with cfg and writes its trace to dir.
 func Run(cfg testbeds.Config, dir string) (testbeds.Stats, error) {
-	switch cfg.Bug {
-	case "", BugLostVote, BugApplyUncommitted, BugLostTail:
-	default:
-		return testbeds.Stats{}, fmt.Errorf("etcdraft: unknown bug %q (want %s, %s or %s)", cfg.Bug, BugApplyUncommitted, BugLostTail, BugLostVote)
-	}
 	if cfg.Nodes < 1 {
 		return testbeds.Stats{}, fmt.Errorf("etcdraft: %d nodes", cfg.Nodes)
 	}
-	sim := testbeds.NewSim(cfg)
-	boot := func() testbeds.System[State] { return newCluster(sim, cfg) }
-	return testbeds.Run(sim, boot, dir, trace.Options{System: "etcdraft", Overwrite: cfg.Overwrite,
-		CreatedBy: cfg.Command("etcdraft")})
+	return testbeds.Record("etcdraft", bugs, cfg, dir, func(sim *testbeds.Sim) testbeds.System[State] { return newCluster(sim, cfg) })
 }
 
 func newCluster(sim *testbeds.Sim, cfg testbeds.Config) *cluster {

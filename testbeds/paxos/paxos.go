@@ -40,7 +40,6 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/augur-dev/augur/collector/trace"
 	"github.com/augur-dev/augur/testbeds"
 )
 
@@ -50,12 +49,15 @@ const (
 	BugLostPromise = "lost-promise"
 )
 
+// bugs are the injectable bugs.
+var bugs = []string{BugLastPromise, BugLostPromise}
+
 // Testbed describes the testbed for augur testbed.
 var Testbed = testbeds.Testbed{
 	Name:   "paxos",
 	Doc:    "repeated single-decree Paxos (Paxos Made Simple), every node proposer, acceptor and learner",
 	Nodes:  3,
-	Bugs:   []string{BugLastPromise, BugLostPromise},
+	Bugs:   bugs,
 	Faults: faults(),
 	Run:    Run,
 }
@@ -180,18 +182,10 @@ type cluster struct {
 
 // Run runs the testbed with cfg and writes its trace to dir.
 func Run(cfg testbeds.Config, dir string) (testbeds.Stats, error) {
-	switch cfg.Bug {
-	case "", BugLastPromise, BugLostPromise:
-	default:
-		return testbeds.Stats{}, fmt.Errorf("paxos: unknown bug %q (want %s or %s)", cfg.Bug, BugLastPromise, BugLostPromise)
-	}
 	if cfg.Nodes < 1 || cfg.Nodes > 64 {
 		return testbeds.Stats{}, fmt.Errorf("paxos: %d nodes (want 1 to 64)", cfg.Nodes)
 	}
-	sim := testbeds.NewSim(cfg)
-	boot := func() testbeds.System[State] { return newCluster(sim, cfg) }
-	return testbeds.Run(sim, boot, dir, trace.Options{System: "paxos", Overwrite: cfg.Overwrite,
-		CreatedBy: cfg.Command("paxos")})
+	return testbeds.Record("paxos", bugs, cfg, dir, func(sim *testbeds.Sim) testbeds.System[State] { return newCluster(sim, cfg) })
 }
 
 func newCluster(sim *testbeds.Sim, cfg testbeds.Config) *cluster {

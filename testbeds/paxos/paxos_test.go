@@ -1,78 +1,22 @@
 package paxos
 
 import (
-	"path/filepath"
-	"reflect"
 	"testing"
+
+	"github.com/augur-dev/augur/testbeds/testbedtest"
 
 	"github.com/augur-dev/augur/testbeds"
 )
 
-func run(t *testing.T, bug string, seed uint64, steps int) testbeds.Stats {
-	t.Helper()
-	cfg := testbeds.Config{Nodes: 3, Steps: steps, Seed: seed, Faults: Testbed.Faults, Bug: bug, ResetAfter: 30}
-	st, err := Run(cfg, filepath.Join(t.TempDir(), "run.trace"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st.Snapshots != steps {
-		t.Errorf("%d snapshots, want %d", st.Snapshots, steps)
-	}
-	return st
-}
-
-// TestBugsManifest checks that each injected bug trips the ground truth in
-// a short seeded run.
-func TestBugsManifest(t *testing.T) {
-	for _, tc := range []struct {
-		bug  string
-		seed uint64
-	}{
-		{BugLastPromise, 1},
-		{BugLostPromise, 14},
-	} {
-		t.Run(tc.bug, func(t *testing.T) {
-			st := run(t, tc.bug, tc.seed, 4000)
-			if st.Tagged["bug:"+tc.bug] == 0 {
-				t.Errorf("no snapshot tagged bug:%s; tags %v", tc.bug, st.Tagged)
-			}
-			for tag := range st.Tagged {
-				if tag != "steady" && tag != "bug:"+tc.bug {
-					t.Errorf("unexpected tag %s", tag)
-				}
-			}
-		})
-	}
-}
-
-// TestCorrect checks that bug-free runs pass the ground truth under the
-// default faults.
-func TestCorrect(t *testing.T) {
-	for seed := uint64(1); seed <= 4; seed++ {
-		st := run(t, "", seed, 5000)
-		for tag, n := range st.Tagged {
-			if tag != "steady" {
-				t.Errorf("seed %d: %d snapshots tagged %s", seed, n, tag)
-			}
-		}
-		if st.Crashes == 0 || st.Dropped == 0 {
-			t.Errorf("seed %d: no faults: %+v", seed, st)
-		}
-	}
-}
-
-func TestDeterministic(t *testing.T) {
-	a, b := run(t, BugLostPromise, 6, 2000), run(t, BugLostPromise, 6, 2000)
-	a.Elapsed, b.Elapsed = 0, 0
-	if !reflect.DeepEqual(a, b) {
-		t.Errorf("same seed, different runs:\n%+v\n%+v", a, b)
-	}
-}
-
-func TestUnknownBug(t *testing.T) {
-	if _, err := Run(testbeds.Config{Nodes: 3, Steps: 10, Bug: "nope"}, filepath.Join(t.TempDir(), "x.trace")); err == nil {
-		t.Error("Run with an unknown bug succeeded")
-	}
+// TestTestbed checks what every testbed must do (package testbedtest).
+func TestTestbed(t *testing.T) {
+	testbedtest.Suite{
+		Testbed:    Testbed,
+		Seeds:      map[string]uint64{BugLastPromise: 1, BugLostPromise: 14},
+		BugSteps:   4000,
+		CleanSeeds: 4,
+		CleanSteps: 5000,
+	}.Test(t)
 }
 
 func TestNextRound(t *testing.T) {

@@ -45,7 +45,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/augur-dev/augur/collector/trace"
 	"github.com/augur-dev/augur/testbeds"
 )
 
@@ -55,12 +54,15 @@ const (
 	BugNoRecoveryTimer = "no-recovery-timer"
 )
 
+// bugs are the injectable bugs.
+var bugs = []string{BugNoRecoveryTimer, BugStaleChild}
+
 // Testbed describes the testbed for augur testbed.
 var Testbed = testbeds.Testbed{
 	Name:   "randtree",
 	Doc:    "RandTree, the random overlay tree of MaceMC and CrystalBall",
 	Nodes:  7,
-	Bugs:   []string{BugNoRecoveryTimer, BugStaleChild},
+	Bugs:   bugs,
 	Faults: testbeds.DefaultFaults(),
 	Run:    Run,
 }
@@ -127,18 +129,10 @@ type cluster struct {
 
 // Run runs the testbed with cfg and writes its trace to dir.
 func Run(cfg testbeds.Config, dir string) (testbeds.Stats, error) {
-	switch cfg.Bug {
-	case "", BugStaleChild, BugNoRecoveryTimer:
-	default:
-		return testbeds.Stats{}, fmt.Errorf("randtree: unknown bug %q (want %s or %s)", cfg.Bug, BugNoRecoveryTimer, BugStaleChild)
-	}
 	if cfg.Nodes < 1 {
 		return testbeds.Stats{}, fmt.Errorf("randtree: %d nodes", cfg.Nodes)
 	}
-	sim := testbeds.NewSim(cfg)
-	boot := func() testbeds.System[State] { return newCluster(sim, cfg) }
-	return testbeds.Run(sim, boot, dir, trace.Options{System: "randtree", Overwrite: cfg.Overwrite,
-		CreatedBy: cfg.Command("randtree")})
+	return testbeds.Record("randtree", bugs, cfg, dir, func(sim *testbeds.Sim) testbeds.System[State] { return newCluster(sim, cfg) })
 }
 
 func newCluster(sim *testbeds.Sim, cfg testbeds.Config) *cluster {

@@ -1,0 +1,92 @@
+// Package testbedtest checks what every testbed must do: each bug
+// manifests and tags only itself, bug-free runs under the default faults
+// see crashes and lost messages but tag nothing, a seed always yields the same run, and an
+// unknown bug is refused.
+package testbedtest
+
+import (
+	"maps"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/augur-dev/augur/testbeds"
+)
+
+// Suite describes the runs that check a testbed.
+type Suite struct {
+	Testbed    testbeds.Testbed
+	Seeds      map[string]uint64 // for each of Testbed.Bugs, a seed at which it manifests
+	BugSteps   int               // steps of a run with a bug
+	CleanSeeds uint64            // bug-free runs with seeds 1…CleanSeeds
+	CleanSteps int               // steps of a bug-free run
+}
+
+// Run runs tb with a bug (or none) for steps from seed under its default
+// faults and checks that it recorded a snapshot per step.
+func Run(t *testing.T, tb testbeds.Testbed, bug string, seed uint64, steps int) testbeds.Stats {
+	t.Helper()
+	cfg := testbeds.Config{Nodes: tb.Nodes, Steps: steps, Seed: seed, Faults: tb.Faults, Bug: bug,
+		ResetAfter: testbeds.DefaultResetAfter}
+	st, err := tb.Run(cfg, filepath.Join(t.TempDir(), "run.trace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Snapshots != steps {
+		t.Errorf("%d snapshots, want %d", st.Snapshots, steps)
+	}
+	return st
+}
+
+// Test runs the suite.
+func (s Suite) Test(t *testing.T) {
+	tb := s.Testbed
+	t.Run("BugsManifest", func(t *testing.T) {
+		if bugs := slices.Sorted(maps.Keys(s.Seeds)); !slices.Equal(bugs, slices.Sorted(slices.Values(tb.Bugs))) {
+			t.Errorf("seeds for bugs %v, want one for each of %v", bugs, tb.Bugs)
+		}
+		for _, bug := range tb.Bugs {
+			seed, ok := s.Seeds[bug]
+			if !ok {
+				continue
+			}
+			st := Run(t, tb, bug, seed, s.BugSteps)
+			if st.Tagged["bug:"+bug] == 0 {
+				t.Errorf("%s, seed %d: no snapshot tagged bug:%s; tags %v", bug, seed, bug, st.Tagged)
+			}
+			for tag := range st.Tagged {
+				if tag != "steady" && tag != "bug:"+bug {
+					t.Errorf("%s: unexpected tag %s", bug, tag)
+				}
+			}
+		}
+	})
+	t.Run("Correct", func(t *testing.T) {
+		for seed := uint64(1); seed <= s.CleanSeeds; seed++ {
+			st := Run(t, tb, "", seed, s.CleanSteps)
+			for tag, n := range st.Tagged {
+				if tag != "steady" {
+					t.Errorf("seed %d: %d snapshots tagged %s", seed, n, tag)
+				}
+			}
+			if st.Crashes == 0 || st.Dropped == 0 {
+				t.Errorf("seed %d: faults missing: %+v", seed, st)
+			}
+		}
+	})
+	t.Run("Deterministic", func(t *testing.T) {
+		bug := tb.Bugs[0]
+		a, b := Run(t, tb, bug, 6, 2000), Run(t, tb, bug, 6, 2000)
+		a.Elapsed, b.Elapsed = 0, 0
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("same seed, different runs:\n%+v\n%+v", a, b)
+		}
+	})
+	t.Run("UnknownBug", func(t *testing.T) {
+		cfg := testbeds.Config{Nodes: tb.Nodes, Steps: 10, Bug: "nope"}
+		if _, err := tb.Run(cfg, filepath.Join(t.TempDir(), "x.trace")); err == nil {
+			t.Error("Run with an unknown bug succeeded")
+		}
+	})
+}
