@@ -1,13 +1,14 @@
 // Package testbedtest checks what every testbed must do: each bug
 // manifests and tags only itself, bug-free runs under the default faults
-// see crashes and lost messages but tag nothing, a seed always yields the same run, and an
-// unknown bug is refused.
+// see crashes and lost messages but tag nothing, a seed always yields the
+// same trace, byte for byte, and an unknown bug is refused.
 package testbedtest
 
 import (
+	"bytes"
 	"maps"
+	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"testing"
 
@@ -27,9 +28,14 @@ type Suite struct {
 // faults and checks that it recorded a snapshot per step.
 func Run(t *testing.T, tb testbeds.Testbed, bug string, seed uint64, steps int) testbeds.Stats {
 	t.Helper()
+	return run(t, tb, bug, seed, steps, filepath.Join(t.TempDir(), "run.trace"))
+}
+
+func run(t *testing.T, tb testbeds.Testbed, bug string, seed uint64, steps int, dir string) testbeds.Stats {
+	t.Helper()
 	cfg := testbeds.Config{Nodes: tb.Nodes, Steps: steps, Seed: seed, Faults: tb.Faults, Bug: bug,
 		ResetAfter: testbeds.DefaultResetAfter}
-	st, err := tb.Run(cfg, filepath.Join(t.TempDir(), "run.trace"))
+	st, err := tb.Run(cfg, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,11 +82,21 @@ func (s Suite) Test(t *testing.T) {
 		}
 	})
 	t.Run("Deterministic", func(t *testing.T) {
-		bug := tb.Bugs[0]
-		a, b := Run(t, tb, bug, 6, 2000), Run(t, tb, bug, 6, 2000)
-		a.Elapsed, b.Elapsed = 0, 0
-		if !reflect.DeepEqual(a, b) {
-			t.Errorf("same seed, different runs:\n%+v\n%+v", a, b)
+		a, b := filepath.Join(t.TempDir(), "a.trace"), filepath.Join(t.TempDir(), "b.trace")
+		run(t, tb, tb.Bugs[0], 6, 2000, a)
+		run(t, tb, tb.Bugs[0], 6, 2000, b)
+		for _, f := range []string{"manifest.json", "snapshots.arrow", "states.arrow"} {
+			x, err := os.ReadFile(filepath.Join(a, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			y, err := os.ReadFile(filepath.Join(b, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(x, y) {
+				t.Errorf("same seed, different %s", f)
+			}
 		}
 	})
 	t.Run("UnknownBug", func(t *testing.T) {
