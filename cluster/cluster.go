@@ -244,7 +244,7 @@ func add(s, o *evaluator.Stats, maxWitnesses int) {
 	ms := append(s.Moments, o.Moments...)
 	s.Witnesses, s.Moments = nil, nil
 	pruned, after := s.Pruned || o.Pruned, max(s.PrunedAfter, o.PrunedAfter)
-	s.Merge(o, 0)
+	s.Merge(o, 0, 0)
 	slices.SortStableFunc(ws, func(a, b evaluator.Witness) int { return cmp.Compare(a.Snapshot, b.Snapshot) })
 	if ws = ws[:min(len(ws), maxWitnesses)]; len(ws) > 0 {
 		s.Witnesses = ws

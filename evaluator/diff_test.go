@@ -435,7 +435,7 @@ func runRandomCase(t testing.TB, seed uint64, nprops, snapshots int) {
 	}
 	tr := c.trace(t, seed, snapshots)
 	prog := c.compile(t, spec)
-	sameStats(t, tr, prog, evaluator.Options{Workers: 1, MaxWitnesses: 2})
+	sameStats(t, tr, prog, evaluator.Options{Workers: 1, MaxWitnesses: 2, MaxMoments: 5})
 }
 
 // TestFastMatchesReference compares the evaluators on random specs,

@@ -830,8 +830,8 @@ func (e *fast) flush(pp *pprop) {
 		return
 	}
 	st.ViolatingSnapshots += r
-	for _, id := range e.ids[start:min(e.idx, start+MaxMoments-len(st.Moments))] {
-		st.addMoment(id)
+	for _, id := range e.ids[start:min(e.idx, start+max(0, e.task.moments-len(st.Moments)))] {
+		st.addMoment(id, e.task.moments)
 	}
 	k, _ := slices.BinarySearch(e.tagged, int32(start))
 	for ; k < len(e.tagged) && int(e.tagged[k]) < e.idx; k++ {

@@ -91,7 +91,7 @@ variables:
 	}
 	defer e.close()
 	n := len(prog.Props)
-	tk := &task{active: make([]bool, n), acc: make([]Stats, n), hi: n, wits: make([]int, n)}
+	tk := &task{active: make([]bool, n), acc: make([]Stats, n), hi: n, wits: make([]int, n), moments: MaxMoments}
 	for i := range tk.active {
 		tk.active[i], tk.wits[i] = true, 1
 	}

@@ -155,7 +155,7 @@ func (r *reference) evalProp(p *Prop, s *trace.Snapshot, st *Stats, maxWit int) 
 		return
 	}
 	st.ViolatingSnapshots++
-	st.addMoment(s.ID)
+	st.addMoment(s.ID, r.task.moments)
 	st.countTags(s.Tags)
 }
 

@@ -66,6 +66,7 @@ type Options struct {
 	Workers      int    // goroutines; 0 means GOMAXPROCS
 	Pruner       Pruner // nil keeps every property
 	MaxWitnesses int    // per property, one per snapshot; 0 means DefaultWitnesses, < 0 none
+	MaxMoments   int    // violating snapshots kept per property (Stats.Moments); 0 means MaxMoments
 
 	// Progress, if set, is called after each chunk with the number of
 	// snapshots done and the total.
@@ -165,7 +166,8 @@ type task struct {
 	// merged result keeps the first MaxWitnesses in snapshot order, so a
 	// block never needs more than the result still lacks when its chunk
 	// starts.
-	wits []int
+	wits    []int
+	moments int // per property
 }
 
 func newEngine(kind Kind, tr *trace.Trace, prog *Program, pl *plan) (engine, error) {
@@ -194,6 +196,9 @@ func Run(ctx context.Context, tr *trace.Trace, prog *Program, opts Options) (*Re
 		opts.MaxWitnesses = DefaultWitnesses
 	case opts.MaxWitnesses < 0:
 		opts.MaxWitnesses = 0
+	}
+	if opts.MaxMoments <= 0 {
+		opts.MaxMoments = MaxMoments
 	}
 	chunk := defaultChunk
 	if opts.Pruner != nil && opts.Pruner.Every() > 0 {
@@ -256,7 +261,7 @@ func Run(ctx context.Context, tr *trace.Trace, prog *Program, opts Options) (*Re
 					for i := r.lo; i < r.hi; i++ {
 						acc[i].reset()
 					}
-					e.start(&task{active: active, acc: acc, lo: r.lo, hi: r.hi, wits: wits})
+					e.start(&task{active: active, acc: acc, lo: r.lo, hi: r.hi, wits: wits, moments: opts.MaxMoments})
 					for i := range block {
 						if err := gctx.Err(); err != nil {
 							return err
@@ -277,7 +282,7 @@ func Run(ctx context.Context, tr *trace.Trace, prog *Program, opts Options) (*Re
 			for i := range res.Stats {
 				p := &partials[b][i]
 				p.buildWitnesses(prog.Props[i], opts.MaxWitnesses-len(res.Stats[i].Witnesses))
-				res.Stats[i].Merge(p, opts.MaxWitnesses)
+				res.Stats[i].Merge(p, opts.MaxWitnesses, opts.MaxMoments)
 			}
 			res.Snapshots += len(block)
 		}

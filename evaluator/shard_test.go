@@ -48,7 +48,7 @@ func TestShardsUnion(t *testing.T) {
 					ws := append(s.Witnesses, got.Stats[i].Witnesses...)
 					ms := append(s.Moments, got.Stats[i].Moments...)
 					s.Witnesses, s.Moments = nil, nil
-					s.Merge(&got.Stats[i], 0)
+					s.Merge(&got.Stats[i], 0, 0)
 					slices.SortStableFunc(ws, func(a, b evaluator.Witness) int { return int(a.Snapshot) - int(b.Snapshot) })
 					s.Witnesses = ws[:min(len(ws), maxW)]
 					slices.Sort(ms)

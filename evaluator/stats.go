@@ -6,7 +6,8 @@ import "github.com/augur-dev/augur/collector/trace"
 // is kept.
 const MaxPatternLiterals = 4
 
-// MaxMoments is the number of violating snapshots Stats.Moments keeps.
+// MaxMoments is the number of violating snapshots Stats.Moments keeps
+// unless Options.MaxMoments says otherwise.
 const MaxMoments = 16
 
 // Stats are the accumulated counts of one property over the snapshots
@@ -31,9 +32,10 @@ type Stats struct {
 	// Witnesses are the first violations, in snapshot order.
 	Witnesses []Witness
 
-	// Moments are the IDs of the first MaxMoments violating snapshots, in
-	// order: the reporter tells properties that fail at the same moments
-	// from ones that fail at others.
+	// Moments are the IDs of the first violating snapshots (MaxMoments
+	// unless Options.MaxMoments says otherwise), in order: the reporter
+	// tells properties that fail at the same moments from ones that fail
+	// at others, and draws when they fail.
 	Moments []uint64
 
 	Pruned      bool  // dropped by the filter
@@ -104,8 +106,8 @@ func (s *Stats) TemporalRate() float64 {
 }
 
 // Merge adds the counts of o, which covers later snapshots than s, keeping
-// at most maxWitnesses witnesses.
-func (s *Stats) Merge(o *Stats, maxWitnesses int) {
+// at most maxWitnesses witnesses and maxMoments moments.
+func (s *Stats) Merge(o *Stats, maxWitnesses, maxMoments int) {
 	s.Support += o.Support
 	s.Bindings += o.Bindings
 	s.Violations += o.Violations
@@ -127,12 +129,12 @@ func (s *Stats) Merge(o *Stats, maxWitnesses int) {
 		}
 		s.Witnesses = append(s.Witnesses, w)
 	}
-	s.Moments = append(s.Moments, o.Moments[:min(len(o.Moments), MaxMoments-len(s.Moments))]...)
+	s.Moments = append(s.Moments, o.Moments[:max(0, min(len(o.Moments), maxMoments-len(s.Moments)))]...)
 }
 
-// addMoment records one more violating snapshot.
-func (s *Stats) addMoment(id uint64) {
-	if len(s.Moments) < MaxMoments {
+// addMoment records one more violating snapshot, one of at most max.
+func (s *Stats) addMoment(id uint64, max int) {
+	if len(s.Moments) < max {
 		s.Moments = append(s.Moments, id)
 	}
 }

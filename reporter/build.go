@@ -60,6 +60,9 @@ type Report struct {
 	Candidates       Candidates `json:"candidates"`
 	AlmostInvariants []*Entry   `json:"almost_invariants"`
 	Invariants       []*Entry   `json:"invariants"`
+
+	// Timeline, if set, is drawn by the HTML report.
+	Timeline *Timeline `json:"-"`
 }
 
 // Counts are the sizes of the property pool.

@@ -2,6 +2,7 @@ package reporter
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/augur-dev/augur/evaluator"
@@ -202,5 +203,33 @@ func TestOrEffectDroppedSub(t *testing.T) {
 	}, []evaluator.Stats{ab, abc})
 	if got := texts(r.AlmostInvariants); !reflect.DeepEqual(got, []string{"forall n0 in nodes: n0.a or n0.b or n0.c"}) {
 		t.Errorf("almost-invariants = %v", got)
+	}
+}
+
+func TestWriteHTML(t *testing.T) {
+	r := build(t, []string{`forall n0 in nodes: n0.a or n0.b`}, []evaluator.Stats{stats(map[int]int64{0b00: 2, 0b01: 500, 0b10: 498})})
+	e := r.AlmostInvariants[0]
+	e.ViolatingTags = map[string]int64{"bug:x": 2, "steady": 1}
+	r.Timeline = &Timeline{
+		Snapshots:  1000,
+		Violations: map[string][]int{e.ID: {10, 11, 999}},
+		Tags:       map[string][]int{"bug:x": {10, 500}},
+	}
+	var b strings.Builder
+	if err := r.WriteHTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	html := b.String()
+	for _, want := range []string{
+		`<code>forall n0 in nodes: n0.a or n0.b</code>`,
+		`aria-label="violations over the trace"><rect class="violations" x="8" y="0" width="1" height="10"/><rect class="violations" x="799"`,
+		`aria-label="bug:x over the trace"><rect class="tag" x="8" y="0" width="1" height="10"/><rect class="tag" x="400"`,
+	} {
+		if !strings.Contains(html, want) {
+			t.Errorf("HTML lacks %s", want)
+		}
+	}
+	if strings.Contains(html, "steady over the trace") {
+		t.Error("HTML draws a lane for steady")
 	}
 }

@@ -14,7 +14,7 @@ import (
 )
 
 // Formats lists the names accepted by Write.
-var Formats = []string{"text", "json", "md"}
+var Formats = []string{"text", "json", "md", "html"}
 
 // Write writes r in the named format.
 func (r *Report) Write(w io.Writer, format string) error {
@@ -25,6 +25,8 @@ func (r *Report) Write(w io.Writer, format string) error {
 		return r.WriteJSON(w)
 	case "md":
 		return r.WriteMarkdown(w)
+	case "html":
+		return r.WriteHTML(w)
 	}
 	return fmt.Errorf("unknown format %q (want %s)", format, strings.Join(Formats, ", "))
 }

@@ -185,7 +185,13 @@ func infer(ctx context.Context, specPath, tracePath string, o *inferOptions, std
 	if err != nil {
 		return nil, err
 	}
-	return buildReport(p, res, base, specPath, tracePath, o), nil
+	rep := buildReport(p, res, base, specPath, tracePath, o)
+	if o.format == "html" {
+		if rep.Timeline, err = timeline(ctx, p, rep, o.workers); err != nil {
+			return nil, err
+		}
+	}
+	return rep, nil
 }
 
 // evaluate runs prog over tr with a progress bar labelled what.

@@ -45,6 +45,11 @@ were computed from this spec, this trace and this pool, and ranks them as
 				return err
 			}
 			rep := buildReport(p, st.Result(), nil, specPath, tracePath, &o)
+			if o.format == "html" {
+				if rep.Timeline, err = timeline(cmd.Context(), p, rep, 0); err != nil {
+					return err
+				}
+			}
 			return writeReport(cmd.OutOrStdout(), rep, &o)
 		},
 	}

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/augur-dev/augur/evaluator"
+	"github.com/augur-dev/augur/grammar"
+	"github.com/augur-dev/augur/reporter"
+)
+
+// timeline gathers what the HTML report draws: the tags of p's trace and,
+// evaluating the reported almost-invariants again with every violating
+// snapshot kept, when each of them fails.
+func timeline(ctx context.Context, p *pipeline, rep *reporter.Report, workers int) (*reporter.Timeline, error) {
+	tl := &reporter.Timeline{Snapshots: p.tr.NumSnapshots(), Violations: map[string][]int{}, Tags: map[string][]int{}}
+	ids := make([]uint64, 0, tl.Snapshots)
+	sr := p.tr.Snapshots()
+	defer sr.Close()
+	for sr.Next() {
+		s := sr.Snapshot()
+		for _, tag := range s.Tags {
+			if tag != "steady" {
+				tl.Tags[tag] = append(tl.Tags[tag], len(ids))
+			}
+		}
+		ids = append(ids, s.ID)
+	}
+	if err := sr.Err(); err != nil {
+		return nil, err
+	}
+	props := make([]*grammar.Property, len(rep.AlmostInvariants))
+	for i, e := range rep.AlmostInvariants {
+		q, err := grammar.Parse(e.Text)
+		if err != nil {
+			return nil, fmt.Errorf("property %s: %w", e.ID, err)
+		}
+		props[i] = q
+	}
+	prog, err := evaluator.Compile(p.spec, props)
+	if err != nil {
+		return nil, err
+	}
+	res, err := evaluator.Run(ctx, p.tr, prog, evaluator.Options{Workers: workers, MaxWitnesses: -1, MaxMoments: max(1, tl.Snapshots)})
+	if err != nil {
+		return nil, err
+	}
+	for i, e := range rep.AlmostInvariants {
+		for _, id := range res.Stats[i].Moments {
+			if pos, ok := slices.BinarySearch(ids, id); ok {
+				tl.Violations[e.ID] = append(tl.Violations[e.ID], pos)
+			}
+		}
+	}
+	return tl, nil
+}
