@@ -241,6 +241,9 @@ func (s *Sim) Bug() string { return s.cfg.Bug }
 // Live reports whether node n is up.
 func (s *Sim) Live(n int) bool { return s.live[n] }
 
+// Partitioned reports whether the network is split in two.
+func (s *Sim) Partitioned() bool { return s.split }
+
 // Name is the name of node n in the trace: n1, n2, …
 func Name(n int) string { return "n" + strconv.Itoa(n+1) }
 

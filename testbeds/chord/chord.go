@@ -29,17 +29,20 @@
 //     the node answers its own pings, a node that rejoins keeps itself as
 //     predecessor while its successor list holds other nodes.
 //
-// Ground truth, checked on every snapshot over the joined nodes:
-// no node whose successor list holds another node is its own predecessor
-// (pred-self), and every successor list runs strictly clockwise from its
-// node, so it holds neither the node itself nor a duplicate (succ-list).
+// Ground truth, checked after every event: no joined node whose successor
+// list holds another node is its own predecessor (pred-self), and once
+// every node has been joined for settle ticks, each node's successor and
+// predecessor are its neighbours on the ring by key (ring). A crashed node
+// counts as not joined until it has joined again.
 //
 // Chord does not merge rings that a partition has split apart (a node
 // drops the successors it cannot reach and never meets them again), so the
-// default faults have no partitions.
+// ring check is off for the rest of an episode once the network has
+// split, and the default faults have no partitions.
 package chord
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -65,6 +68,7 @@ var Testbed = testbeds.Testbed{
 func defaultFaults() testbeds.Faults {
 	f := testbeds.DefaultFaults()
 	f.Partition = 0
+	f.Down = 200 // past failAfter: crashed nodes leave the ring, and it must heal
 	return f
 }
 
@@ -72,9 +76,15 @@ func defaultFaults() testbeds.Faults {
 const (
 	ringBits  = 16
 	ringSize  = 1 << ringBits
-	listLen   = 3 // successors a node keeps
-	failAfter = 8 // silent ticks before a successor or predecessor is deemed failed: past the longest message delay
-	joinRetry = 3 // ticks between join requests
+	listLen   = 3  // successors a node keeps
+	joinRetry = 3  // ticks between join requests
+	settle    = 30 // calm ticks after which the ring must be consistent
+	// failAfter is the number of silent ticks before a successor or
+	// predecessor is deemed failed. It is shorter than the slowest round
+	// trip under the default faults (2×64 ms), but a probe goes out every
+	// tick, so a live peer is suspected only when the probes of all these
+	// ticks are lost or held back.
+	failAfter = 8
 )
 
 // none is the node number of no node.
@@ -118,42 +128,44 @@ type node struct {
 }
 
 type ring struct {
-	sim   *testbeds.Sim
-	bug   string
-	keys  []int
-	nodes []*node
+	sim        *testbeds.Sim
+	bug        string
+	keys       []int
+	next, prev []int // each node's neighbours on the ring by key
+	nodes      []*node
+	calm       int64 // since when (ms) every node has been joined
+	split      bool  // whether the network has split in this episode
 }
 
 // Run runs the testbed with cfg and writes its trace to dir.
 func Run(cfg testbeds.Config, dir string) (testbeds.Stats, error) {
-	if cfg.Nodes < 2 {
-		return testbeds.Stats{}, fmt.Errorf("chord: %d nodes, want at least 2", cfg.Nodes)
+	if cfg.Nodes < 2 || cfg.Nodes > ringSize {
+		return testbeds.Stats{}, fmt.Errorf("chord: %d nodes, want 2 to %d", cfg.Nodes, ringSize)
 	}
 	return testbeds.Record("chord", bugs, cfg, dir, func(sim *testbeds.Sim) testbeds.System[State] { return newRing(sim, cfg) })
 }
 
 // ringKey places node i on the ring by Fibonacci hashing of its number,
 // which spreads consecutive numbers evenly and, the factor being odd,
-// never maps two nodes to one point.
+// never maps two of at most ringSize nodes to one point.
 func ringKey(i int) int { return (i + 1) * 40503 % ringSize }
 
 // newRing boots a stable ring: every node knows its true predecessor and
 // successors.
 func newRing(sim *testbeds.Sim, cfg testbeds.Config) *ring {
-	r := &ring{sim: sim, bug: cfg.Bug, keys: make([]int, cfg.Nodes)}
-	for i := range r.keys {
-		r.keys[i] = ringKey(i)
+	size := cfg.Nodes
+	r := &ring{sim: sim, bug: cfg.Bug, keys: make([]int, size), next: make([]int, size), prev: make([]int, size),
+		nodes: make([]*node, size), calm: sim.Now()}
+	order := make([]int, size)
+	for i := range size {
+		r.keys[i], order[i] = ringKey(i), i
 	}
-	order := make([]int, cfg.Nodes)
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortFunc(order, func(a, b int) int { return r.keys[a] - r.keys[b] })
-	r.nodes = make([]*node, cfg.Nodes)
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(r.keys[a], r.keys[b]) })
 	for j, i := range order {
-		n := &node{joined: true, pred: order[(j+len(order)-1)%len(order)]}
-		for d := 1; d <= min(listLen, len(order)-1); d++ {
-			n.succs = append(n.succs, order[(j+d)%len(order)])
+		r.next[i], r.prev[i] = order[(j+1)%size], order[(j+size-1)%size]
+		n := &node{joined: true, pred: r.prev[i]}
+		for d := 1; d <= min(listLen, size-1); d++ {
+			n.succs = append(n.succs, order[(j+d)%size])
 		}
 		r.nodes[i] = n
 	}
@@ -189,6 +201,9 @@ func (r *ring) successorList(i int, cand []int) []int {
 	return list
 }
 
+// reset makes node i a node that has not joined and knows nobody.
+func (r *ring) reset(i int) { r.nodes[i] = &node{pred: none} }
+
 // join asks a random other node for the successor of i's key.
 func (r *ring) join(i int) {
 	n := r.nodes[i]
@@ -211,7 +226,7 @@ func (r *ring) Tick(i int) {
 	if n.succWait++; n.succWait > failAfter {
 		n.succs, n.succWait = n.succs[1:], 0
 		if len(n.succs) == 0 {
-			r.nodes[i] = &node{pred: none}
+			r.reset(i)
 			r.join(i)
 			return
 		}
@@ -231,8 +246,8 @@ func (r *ring) Deliver(from, to int, m any) {
 	n := r.nodes[to]
 	if !n.joined {
 		if f, ok := m.(foundSucc); ok {
-			n.joined, n.succs, n.pred = true, []int{f.succ}, none
-			n.succWait, n.predWait = 0, 0
+			// n is fresh from reset: it joins with no predecessor.
+			n.joined, n.succs = true, []int{f.succ}
 			if r.bug == BugPredSelf {
 				n.pred = to
 			}
@@ -300,18 +315,20 @@ func (r *ring) route(i int, m findSucc) {
 func (r *ring) Propose(int) {}
 
 // Crash loses all of node i's state.
-func (r *ring) Crash(i int) { r.nodes[i] = &node{pred: none} }
+func (r *ring) Crash(i int) { r.reset(i) }
 
 // Restart joins node i again.
 func (r *ring) Restart(i int) { r.join(i) }
 
-func (r *ring) name(i int) string {
+// name is the trace name of node i, "" for none.
+func name(i int) string {
 	if i == none {
 		return ""
 	}
 	return testbeds.Name(i)
 }
 
+// key is the key of node i, nil for none.
 func (r *ring) key(i int) *int64 {
 	if i == none {
 		return nil
@@ -322,38 +339,52 @@ func (r *ring) key(i int) *int64 {
 
 func (r *ring) State(i int) State {
 	n := r.nodes[i]
-	s := State{ID: r.name(i), Key: int64(r.keys[i]), Joined: n.joined,
-		Pred: r.name(n.pred), PredKey: r.key(n.pred), Succs: []string{}}
+	s := State{ID: name(i), Key: int64(r.keys[i]), Joined: n.joined,
+		Pred: name(n.pred), PredKey: r.key(n.pred), Succs: []string{}}
 	if len(n.succs) > 0 {
-		s.Succ, s.SuccKey = r.name(n.succs[0]), r.key(n.succs[0])
+		s.Succ, s.SuccKey = name(n.succs[0]), r.key(n.succs[0])
 	}
 	for _, c := range n.succs {
-		s.Succs = append(s.Succs, r.name(c))
+		s.Succs = append(s.Succs, name(c))
 	}
 	return s
 }
 
-// Check returns the ground-truth checks failing over the joined nodes (a
-// crashed node has lost its membership with the rest of its state).
+// Check returns the ground-truth checks failing now. Called after every
+// event, it also keeps track of when every node was last joined and of
+// whether the network has split.
 func (r *ring) Check() []string {
-	predSelf, order := false, false
+	joined, predSelf := true, false
 	for i, n := range r.nodes {
 		if !n.joined {
+			joined = false
 			continue
 		}
 		if n.pred == i && slices.ContainsFunc(n.succs, func(c int) bool { return c != i }) {
 			predSelf = true
 		}
-		if !slices.Equal(r.successorList(i, n.succs), n.succs) {
-			order = true
-		}
 	}
+	if !joined {
+		r.calm = r.sim.Now()
+	}
+	r.split = r.split || r.sim.Partitioned()
 	var failed []string
 	if predSelf {
 		failed = append(failed, "pred-self")
 	}
-	if order {
-		failed = append(failed, "succ-list")
+	if !r.split && r.sim.Now()-r.calm >= settle*testbeds.TickEvery && !r.consistent() {
+		failed = append(failed, "ring")
 	}
 	return failed
+}
+
+// consistent reports whether every node is joined and knows its
+// neighbours on the ring as its successor and predecessor.
+func (r *ring) consistent() bool {
+	for i, n := range r.nodes {
+		if !n.joined || n.succs[0] != r.next[i] || n.pred != r.prev[i] {
+			return false
+		}
+	}
+	return true
 }

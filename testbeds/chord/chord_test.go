@@ -66,8 +66,8 @@ func TestSuccessorList(t *testing.T) {
 func TestBootRing(t *testing.T) {
 	cfg := testbeds.Config{Nodes: 5}
 	r := newRing(testbeds.NewSim(cfg), cfg)
-	if failed := r.Check(); len(failed) > 0 {
-		t.Fatalf("boot ring fails %v", failed)
+	if !r.consistent() {
+		t.Fatal("boot ring is not consistent")
 	}
 	for i, n := range r.nodes {
 		if len(n.succs) != listLen {
@@ -79,6 +79,46 @@ func TestBootRing(t *testing.T) {
 		for j := range r.nodes {
 			if between(r.keys[i], r.keys[j], r.keys[n.succs[0]]) {
 				t.Errorf("%s: %s lies between it and its successor", testbeds.Name(i), testbeds.Name(j))
+			}
+		}
+	}
+}
+
+// TestCheck checks the ground truth on a settled boot ring where node n1
+// has lost track of its neighbours.
+func TestCheck(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		change func(n *node)
+		want   []string
+	}{
+		{"stable", func(*node) {}, nil},
+		{"no predecessor", func(n *node) { n.pred = none }, []string{"ring"}},
+		{"own predecessor", func(n *node) { n.pred = 0 }, []string{"pred-self", "ring"}},
+		{"successor skipped", func(n *node) { n.succs = n.succs[1:] }, []string{"ring"}},
+		{"not joined", func(n *node) { *n = node{pred: none} }, nil}, // the ring is not settled
+	} {
+		cfg := testbeds.Config{Nodes: 5}
+		r := newRing(testbeds.NewSim(cfg), cfg)
+		r.calm -= settle * testbeds.TickEvery
+		tc.change(r.nodes[0])
+		if got := r.Check(); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: Check() = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestRingHeals checks that bug-free runs keep the ground truth when
+// crashed nodes stay down long enough to be dropped from the ring, which
+// must then heal around them and let them in again.
+func TestRingHeals(t *testing.T) {
+	tb := Testbed
+	tb.Faults.Down = 200
+	for seed := uint64(1); seed <= 2; seed++ {
+		st := testbedtest.Run(t, tb, "", seed, 20000)
+		for tag, n := range st.Tagged {
+			if tag != "steady" {
+				t.Errorf("seed %d: %d snapshots tagged %s", seed, n, tag)
 			}
 		}
 	}

@@ -15,7 +15,9 @@
 // when its parent hears of it as a sibling. A node whose Joins go
 // unanswered joins itself: it becomes the root of a tree of its own, and
 // its recovery timer sends Join to n1 every recoverEvery ms until that
-// tree merges back into n1's.
+// tree merges back into n1's. A node takes a JoinReply only while it looks
+// for a parent: while it joins, or as a stray root whose recovery timer
+// runs.
 //
 // RandTree keeps nothing on disk: Crash loses all of a node's state and a
 // restarted node joins afresh. Propose is a no-op, as the tree serves no
@@ -35,10 +37,11 @@
 // and siblings are disjoint at every node; no node is its own parent, child
 // or sibling; parent pointers form no cycle; and the nodes end up in a
 // single tree. The last is a liveness property, checked as a dead state
-// (MaceMC's term): there are several roots and one of them, not n1, is
-// neither joining nor has its recovery timer pending, so nothing it will
-// ever do merges its tree back. Several roots alone are no violation: they
-// are what a partition or a lost Join leaves until recovery.
+// (MaceMC's term): there are several roots and one of them, not n1, looks
+// for no parent (it is not joining and its recovery timer is off), so it
+// refuses every JoinReply, late replies to its own earlier Joins included,
+// and stays a root until it crashes. Several roots alone are no violation:
+// they are what a partition or a lost Join leaves until recovery.
 package randtree
 
 import (
@@ -106,20 +109,31 @@ type (
 )
 
 type node struct {
-	id       int
-	joined   bool
-	parent   int
-	root     int
-	children []int
-	siblings []int
-	seen     map[int]int64 // neighbour → when last heard from
-	joining  bool
-	joinBy   int64 // when a pending Join times out
-	recover  int64 // when the recovery timer fires; 0 when not scheduled
-	beat     int64 // when the next heartbeats are due
-	wake     int64 // when a fresh node starts to join
-	tries    int   // Joins resent in the pending attempt
+	id        int
+	joined    bool
+	parent    int
+	root      int
+	children  []int
+	siblings  []int
+	seen      map[int]int64 // neighbour → when last heard from
+	joining   bool
+	joinBy    int64 // when a pending Join times out
+	recoverAt int64 // when the recovery timer fires; 0 when not scheduled
+	beat      int64 // when the next heartbeats are due
+	wake      int64 // when a fresh node starts to join
+	tries     int   // Joins resent in the pending attempt
 }
+
+// isRoot reports whether n is the root of a tree.
+func (n *node) isRoot() bool { return n.joined && n.parent == none && n.root == n.id }
+
+// stray reports whether n is the root of a tree other than the well-known
+// root's, a tree that must merge back into the well-known root's.
+func (n *node) stray() bool { return n.isRoot() && n.id != wellKnown }
+
+// seeking reports whether n looks for a parent, and so takes a JoinReply:
+// it is joining, or it is a stray root with its recovery timer pending.
+func (n *node) seeking() bool { return n.joining || n.stray() && n.recoverAt != 0 }
 
 type cluster struct {
 	sim   *testbeds.Sim
@@ -143,8 +157,8 @@ func newCluster(sim *testbeds.Sim, cfg testbeds.Config) *cluster {
 	return c
 }
 
-// start boots node i with no state; it joins at its first tick from wake
-// on.
+// start boots node i with no state, as it is at boot and after a restart;
+// it joins at its first tick from wake on.
 func (c *cluster) start(i int, wake int64) {
 	c.nodes[i] = &node{id: i, parent: none, root: none, seen: map[int]int64{}, wake: wake, beat: wake + beatEvery}
 }
@@ -152,19 +166,12 @@ func (c *cluster) start(i int, wake int64) {
 // startJoin sends Join to the well-known root, which joins itself. The
 // recovery timer is off until the join succeeds.
 func (c *cluster) startJoin(n *node) {
-	n.joining, n.joinBy, n.recover, n.tries = true, c.sim.Now()+joinTimeout, 0, 0
+	n.joining, n.joinBy, n.recoverAt, n.tries = true, c.sim.Now()+joinTimeout, 0, 0
 	if n.id == wellKnown {
 		c.joinSelf(n)
 		return
 	}
 	c.sim.Send(n.id, wellKnown, join{n.id})
-}
-
-// stray reports whether n is the root of a tree other than the well-known
-// root's: its recovery timer sends Join to the well-known root until it is
-// adopted.
-func (c *cluster) stray(n *node) bool {
-	return n.joined && n.parent == none && n.root == n.id && n.id != wellKnown
 }
 
 // joinSelf makes n the root of its own tree. Unless n is the well-known
@@ -174,7 +181,7 @@ func (c *cluster) joinSelf(n *node) {
 	n.parent, n.root, n.siblings = none, n.id, nil
 	c.tellChildren(n)
 	if c.bug != BugNoRecoveryTimer {
-		n.recover = c.sim.Now() + recoverEvery
+		n.recoverAt = c.sim.Now() + recoverEvery
 	}
 }
 
@@ -193,18 +200,18 @@ func (c *cluster) tellChildren(n *node) {
 	}
 }
 
-// setSiblings takes the siblings a parent announced. They are no longer
-// children of n; the stale-child bug forgets to remove them.
-func (c *cluster) setSiblings(n *node, sibs []int) {
+// setSiblings takes the siblings a parent announced and reports whether
+// n's children changed, which they must hear of. The siblings are no
+// longer children of n; the stale-child bug forgets to remove them.
+func (c *cluster) setSiblings(n *node, sibs []int) bool {
 	n.siblings = without(sibs, n.id)
 	if c.bug == BugStaleChild {
-		return
+		return false
 	}
 	kept := slices.DeleteFunc(slices.Clone(n.children), func(ch int) bool { return slices.Contains(sibs, ch) })
-	if len(kept) < len(n.children) {
-		n.children = kept
-		c.tellChildren(n)
-	}
+	changed := len(kept) < len(n.children)
+	n.children = kept
+	return changed
 }
 
 func without(s []int, x int) []int {
@@ -238,9 +245,9 @@ func (c *cluster) Tick(i int) {
 		}
 		c.tellChildren(n)
 	}
-	if n.recover != 0 && now >= n.recover {
-		n.recover = now + recoverEvery
-		if c.stray(n) {
+	if n.recoverAt != 0 && now >= n.recoverAt {
+		n.recoverAt = now + recoverEvery
+		if n.stray() {
 			c.sim.Send(n.id, wellKnown, join{n.id})
 		}
 	}
@@ -252,9 +259,9 @@ func (c *cluster) Deliver(from, to int, m any) {
 	case join:
 		c.join(n, from, m.joiner)
 	case joinReply:
-		// Accept an adoption only while joining, or rejoining as a stray
-		// root, and only into a tree other than n's own.
-		if !n.joining && !c.stray(n) || m.root == none || m.root == n.id {
+		// Accept an adoption only while seeking a parent, and only into a
+		// tree other than n's own.
+		if !n.seeking() || m.root == none || m.root == n.id {
 			if from != n.parent {
 				c.sim.Send(n.id, from, leave{})
 			}
@@ -262,9 +269,9 @@ func (c *cluster) Deliver(from, to int, m any) {
 		}
 		n.joining, n.joined, n.parent, n.root = false, true, from, m.root
 		n.seen[from] = c.sim.Now()
-		n.recover = c.sim.Now() + recoverEvery
+		n.recoverAt = c.sim.Now() + recoverEvery
 		c.setSiblings(n, m.siblings)
-		c.tellChildren(n)
+		c.tellChildren(n) // n's root changed
 	case updateSibling:
 		if from != n.parent {
 			c.sim.Send(n.id, from, leave{})
@@ -275,11 +282,10 @@ func (c *cluster) Deliver(from, to int, m any) {
 			c.orphan(n) // the parent lost its own parent, or a cycle
 			return
 		}
-		if m.root != n.root {
+		if c.setSiblings(n, m.siblings) || m.root != n.root {
 			n.root = m.root
 			c.tellChildren(n)
 		}
-		c.setSiblings(n, m.siblings)
 	case heartbeat:
 		if !slices.Contains(n.children, from) {
 			c.sim.Send(n.id, from, leave{})
@@ -321,9 +327,11 @@ func (c *cluster) join(n *node, from, joiner int) {
 // Propose is a no-op: RandTree serves no client requests.
 func (c *cluster) Propose(int) {}
 
-// Crash loses all of node i's state: it has no storage.
-func (c *cluster) Crash(i int) { c.nodes[i] = &node{id: i, parent: none, root: none} }
+// Crash loses all of node i's state: it has no storage. A crashed node
+// gets no calls but Restart.
+func (c *cluster) Crash(i int) { c.nodes[i] = nil }
 
+// Restart boots node i afresh.
 func (c *cluster) Restart(i int) { c.start(i, c.sim.Now()) }
 
 func name(i int) string {
@@ -360,10 +368,10 @@ func (c *cluster) Check() []string {
 			disjoint = disjoint && !slices.Contains(n.siblings, ch)
 		}
 		self = self && n.parent != n.id && !slices.Contains(n.children, n.id) && !slices.Contains(n.siblings, n.id)
-		if n.joined && n.parent == none && n.root == n.id {
+		if n.isRoot() {
 			roots++
-			stuck = stuck || n.id != wellKnown && !n.joining && n.recover == 0
 		}
+		stuck = stuck || n.stray() && !n.seeking()
 	}
 	if roots > 1 && stuck {
 		failed = append(failed, "single-root")

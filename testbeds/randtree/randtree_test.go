@@ -90,20 +90,25 @@ func TestJoin(t *testing.T) {
 }
 
 // TestSingleRoot checks that several roots violate the ground truth only
-// when one of them will never rejoin.
+// when one of them will never rejoin: a stray root with no recovery timer
+// refuses even a late reply to one of its Joins.
 func TestSingleRoot(t *testing.T) {
 	for _, tc := range []struct {
-		name    string
-		recover int64
-		failed  bool
+		name      string
+		recoverAt int64
+		stuck     bool
 	}{
 		{"recovering", 20, false},
 		{"stuck", 0, true},
 	} {
 		c := tree("", none, 0, none)
-		c.nodes[2].root, c.nodes[2].recover = 2, tc.recover
-		if failed := slices.Contains(c.Check(), "single-root"); failed != tc.failed {
-			t.Errorf("%s: single-root failed %v, want %v", tc.name, failed, tc.failed)
+		c.nodes[2].root, c.nodes[2].recoverAt = 2, tc.recoverAt
+		if failed := slices.Contains(c.Check(), "single-root"); failed != tc.stuck {
+			t.Errorf("%s: single-root failed %v, want %v", tc.name, failed, tc.stuck)
+		}
+		c.Deliver(0, 2, joinReply{wellKnown, []int{1}})
+		if adopted := c.nodes[2].parent == 0; adopted == tc.stuck {
+			t.Errorf("%s: adopted by a JoinReply %v, want %v", tc.name, adopted, !tc.stuck)
 		}
 	}
 }
