@@ -64,7 +64,9 @@ func newTestbedRunCmd() *cobra.Command {
 		Use:   "run NAME -o OUT.trace",
 		Short: "Run a testbed and write its trace",
 		Example: `  augur testbed run etcdraft --bug lost-vote -o run.trace
-  augur testbed run etcdraft --steps 5000 --seed 7 --faults drop=0.05,crash=0 -o run.trace`,
+  augur testbed run chord --bug pred-self --seed 3 -o run.trace
+  augur testbed run randtree --nodes 9 --steps 5000 -o good.trace
+  augur testbed run etcdraft --faults drop=0.05,crash=0 --reset-after -1 -o run.trace`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			i := slices.IndexFunc(testbedList, func(tb testbeds.Testbed) bool { return tb.Name == args[0] })
@@ -106,7 +108,7 @@ func newTestbedRunCmd() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.IntVar(&cfg.Nodes, "nodes", 3, "number of nodes (default: the testbed's)")
+	f.IntVar(&cfg.Nodes, "nodes", 0, "number of nodes (default: the testbed's, see augur testbed list)")
 	f.IntVar(&cfg.Steps, "steps", 20000, "number of scheduler events, one snapshot each")
 	f.Uint64Var(&cfg.Seed, "seed", 1, "seed of the run")
 	f.StringVar(&faults, "faults", "", "faults over the testbed's defaults: name=value,… (drop, dup, reorder, maxdelay, partition, heal, crash, crashat, down) or none")
