@@ -47,7 +47,7 @@ func newTestbedListCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			w := cmd.OutOrStdout()
 			for _, tb := range testbedList {
-				fmt.Fprintf(w, "%s\t%s\n\tbugs: %s\n\tfaults: %s\n", tb.Name, tb.Doc, strings.Join(tb.Bugs, ", "), tb.Faults)
+				fmt.Fprintf(w, "%s\t%s\n\tnodes: %d\n\tbugs: %s\n\tfaults: %s\n", tb.Name, tb.Doc, tb.Nodes, strings.Join(tb.Bugs, ", "), tb.Faults)
 			}
 			return nil
 		},
