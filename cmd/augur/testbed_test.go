@@ -23,7 +23,7 @@ var testbedTraces = []struct {
 	{"chord", "", 2, 5000},
 	{"chord", "pred-self", 1, 5000},
 	{"paxos", "", 2, 5000},
-	{"paxos", "last-promise", 1, 20000},
+	{"paxos", "last-promise", 2, 20000},
 	{"randtree", "", 2, 5000},
 	{"randtree", "stale-child", 1, 5000},
 }

@@ -58,22 +58,27 @@ var Testbed = testbeds.Testbed{
 	Doc:    "repeated single-decree Paxos (Paxos Made Simple), every node proposer, acceptor and learner",
 	Nodes:  3,
 	Bugs:   bugs,
-	Faults: faults(),
+	Faults: defaultFaults(),
 	Run:    Run,
 }
 
-// faults are the default faults with more reordering and shorter downtime:
-// both bugs need a message from an older round to arrive late, the second
-// after its acceptor restarted.
-func faults() testbeds.Faults {
+// defaultFaults are the testbed's default faults. Both bugs need a message
+// of an older round to arrive late: more messages are held back, and for
+// longer, and more are lost, so that a learner misses a decision.
+// Lost-promise also needs the acceptor that promised the newer round to
+// crash and be up again before the old message arrives: crashes at writes
+// are frequent, and a crashed node restarts after 1 ms.
+func defaultFaults() testbeds.Faults {
 	f := testbeds.DefaultFaults()
-	f.Reorder, f.Down = 0.2, 5
+	f.Reorder, f.MaxDelay, f.Drop = 0.2, 150, 0.04
+	f.CrashAt, f.Down = 0.15, 1
 	return f
 }
 
-// Proposer timing in ticks, and sizes.
+// Proposer timing in ticks, and sizes. A round takes four message delays,
+// so it times out after one full tick at least.
 const (
-	timeoutMin, timeoutMax = 1, 2 // a round times out after this many ticks
+	timeoutMin, timeoutMax = 2, 4 // a round times out after this many ticks
 	backoff                = 1    // after a Nack, a new round starts within backoff ticks
 	maxQueue               = 4    // client values a node holds
 	logTail                = 3    // decided values exposed
@@ -266,7 +271,7 @@ func (c *cluster) Propose(i int) {
 	c.startRound(n)
 }
 
-// Crash drops all but n's disk.
+// Crash drops all of node i's state but its disk.
 func (c *cluster) Crash(i int) { c.nodes[i] = &node{id: i, disk: c.nodes[i].disk} }
 
 func (c *cluster) Restart(i int) { c.load(c.nodes[i]) }
@@ -384,7 +389,7 @@ func (c *cluster) handle(n *node, from int, m any) {
 		n.promised, n.accRound, n.accValue = m.round, m.round, m.value
 		c.save(n)
 		c.record(n, m)
-		c.broadcast(n, accepted(m))
+		c.broadcast(n, accepted{inst: m.inst, round: m.round, value: m.value})
 	case promise:
 		c.onPromise(n, from, m)
 	case nack:

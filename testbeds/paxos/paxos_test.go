@@ -12,10 +12,10 @@ import (
 func TestTestbed(t *testing.T) {
 	testbedtest.Suite{
 		Testbed:    Testbed,
-		Seeds:      map[string]uint64{BugLastPromise: 1, BugLostPromise: 14},
+		Seeds:      map[string]uint64{BugLastPromise: 4, BugLostPromise: 1},
 		BugSteps:   4000,
 		CleanSeeds: 4,
-		CleanSteps: 5000,
+		CleanSteps: 20000,
 	}.Test(t)
 }
 
