@@ -1,13 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/augur-dev/augur/testbeds"
+	"github.com/augur-dev/augur/testbeds/testbedtest"
 )
 
 // testbedTraces are the small committed traces of the testbeds, one with
@@ -63,18 +63,8 @@ func TestTestbedTraces(t *testing.T) {
 				}
 				return
 			}
-			for _, f := range []string{"manifest.json", "snapshots.arrow", "states.arrow"} {
-				got, err := os.ReadFile(filepath.Join(dir, f))
-				if err != nil {
-					t.Fatal(err)
-				}
-				want, err := os.ReadFile(filepath.Join(committed, f))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !bytes.Equal(got, want) {
-					t.Errorf("%s differs from the committed trace; regenerate with -update", f)
-				}
+			for _, f := range testbedtest.DiffTraces(t, dir, committed) {
+				t.Errorf("%s differs from the committed trace; regenerate with -update", f)
 			}
 		})
 	}

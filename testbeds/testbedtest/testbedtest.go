@@ -85,18 +85,8 @@ func (s Suite) Test(t *testing.T) {
 		a, b := filepath.Join(t.TempDir(), "a.trace"), filepath.Join(t.TempDir(), "b.trace")
 		run(t, tb, tb.Bugs[0], 6, 2000, a)
 		run(t, tb, tb.Bugs[0], 6, 2000, b)
-		for _, f := range []string{"manifest.json", "snapshots.arrow", "states.arrow"} {
-			x, err := os.ReadFile(filepath.Join(a, f))
-			if err != nil {
-				t.Fatal(err)
-			}
-			y, err := os.ReadFile(filepath.Join(b, f))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(x, y) {
-				t.Errorf("same seed, different %s", f)
-			}
+		for _, f := range DiffTraces(t, a, b) {
+			t.Errorf("same seed, different %s", f)
 		}
 	})
 	t.Run("UnknownBug", func(t *testing.T) {
@@ -105,4 +95,25 @@ func (s Suite) Test(t *testing.T) {
 			t.Error("Run with an unknown bug succeeded")
 		}
 	})
+}
+
+// DiffTraces returns the files of trace a that differ from those of trace
+// b, byte for byte.
+func DiffTraces(t *testing.T, a, b string) []string {
+	t.Helper()
+	var diff []string
+	for _, f := range []string{"manifest.json", "snapshots.arrow", "states.arrow"} {
+		x, err := os.ReadFile(filepath.Join(a, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		y, err := os.ReadFile(filepath.Join(b, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(x, y) {
+			diff = append(diff, f)
+		}
+	}
+	return diff
 }
