@@ -41,10 +41,10 @@ type Input struct {
 	Program   *evaluator.Program
 	Result    *evaluator.Result
 
-	// Baseline, if set, is the result of Program on a trace of a run
-	// believed good, named BaselineTrace: the almost-invariants that fail
-	// there too are ranked after the others.
-	Baseline      *evaluator.Result
+	// Baseline, if set, counts for each of props the snapshots of a run
+	// believed good, named BaselineTrace, where it fails: the
+	// almost-invariants that fail there too are ranked after the others.
+	Baseline      func(props []*grammar.Property) ([]int64, error)
 	BaselineTrace string
 }
 
@@ -114,8 +114,8 @@ type Entry struct {
 	drop  bool
 }
 
-// Build builds the report.
-func Build(in Input, opts Options) *Report {
+// Build builds the report. It fails only when in.Baseline does.
+func Build(in Input, opts Options) (*Report, error) {
 	res := in.Result
 	r := &Report{
 		Version:   Version,
@@ -138,11 +138,7 @@ func Build(in Input, opts Options) *Report {
 		if st.Pruned || st.Support < opts.MinSupport || st.Violations > 0 && reportedRate(st.HoldingRate()) < opts.HoldRatio {
 			continue
 		}
-		e := newEntry(p, st)
-		if in.Baseline != nil {
-			e.BaselineViolatingSnapshots = in.Baseline.Stats[i].ViolatingSnapshots
-		}
-		cands = append(cands, e)
+		cands = append(cands, newEntry(p, st))
 	}
 	slices.SortFunc(cands, byRank)
 	r.Candidates.OrEffect = orEffect(cands, opts.Alpha)
@@ -158,13 +154,22 @@ func Build(in Input, opts Options) *Report {
 	}
 	r.AlmostInvariants, r.Candidates.Equivalent = equivalence(r.AlmostInvariants)
 	r.AlmostInvariants, r.Candidates.SameMoments = sameMoments(r.AlmostInvariants)
-	r.Candidates.InBaseline = baselineLast(r.AlmostInvariants)
+	if in.Baseline != nil {
+		n, err := baselineLast(r.AlmostInvariants, in.Baseline)
+		if err != nil {
+			return nil, err
+		}
+		r.Candidates.InBaseline = n
+	}
 	r.Candidates.AlmostInvariants = len(r.AlmostInvariants)
 	r.Candidates.Invariants = len(r.Invariants)
 	r.AlmostInvariants = cut(r.AlmostInvariants, opts.Size)
 	r.Invariants = cut(r.Invariants, opts.Size)
-	return r
+	return r, nil
 }
+
+// Property returns the reported property.
+func (e *Entry) Property() *grammar.Property { return e.prop.Property }
 
 func newEntry(p *evaluator.Prop, st *evaluator.Stats) *Entry {
 	tags, wits := maps.Clone(st.Tags), slices.Clip(st.Witnesses)
@@ -285,11 +290,23 @@ next:
 	return heads, folded
 }
 
-// baselineLast moves the almost-invariants that fail in the baseline after
-// the others, keeping each group in rank order, and returns how many it
-// moved. What fails in a run believed good as well is, most likely, how
-// the system normally behaves (a transient of its protocol), not a bug.
-func baselineLast(es []*Entry) int {
+// baselineLast counts where the almost-invariants fail in the baseline,
+// moves those that fail there after the others, keeping each group in rank
+// order, and returns how many it moved. What fails in a run believed good
+// as well is, most likely, how the system normally behaves (a transient of
+// its protocol), not a bug.
+func baselineLast(es []*Entry, baseline func([]*grammar.Property) ([]int64, error)) (int, error) {
+	props := make([]*grammar.Property, len(es))
+	for i, e := range es {
+		props[i] = e.prop.Property
+	}
+	counts, err := baseline(props)
+	if err != nil {
+		return 0, err
+	}
+	for i, e := range es {
+		e.BaselineViolatingSnapshots = counts[i]
+	}
 	slices.SortStableFunc(es, func(a, b *Entry) int {
 		return cmp.Compare(min(a.BaselineViolatingSnapshots, 1), min(b.BaselineViolatingSnapshots, 1))
 	})
@@ -299,7 +316,7 @@ func baselineLast(es []*Entry) int {
 			n++
 		}
 	}
-	return n
+	return n, nil
 }
 
 // shared counts the elements common to two increasing sequences.

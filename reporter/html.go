@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"maps"
 	"slices"
 )
 
@@ -58,14 +59,10 @@ func (r *Report) WriteHTML(w io.Writer) error {
 		he := htmlEntry{Entry: e}
 		if tl != nil && tl.Snapshots > 0 {
 			he.Lanes = append(he.Lanes, lane{"violations", units(tl.Violations[e.ID], tl.Snapshots)})
-			for _, tag := range slices.Sorted(func(yield func(string) bool) {
-				for t := range e.ViolatingTags {
-					if t != "steady" && !yield(t) {
-						return
-					}
+			for _, tag := range slices.Sorted(maps.Keys(e.ViolatingTags)) {
+				if tag != "steady" {
+					he.Lanes = append(he.Lanes, lane{tag, units(tl.Tags[tag], tl.Snapshots)})
 				}
-			}) {
-				he.Lanes = append(he.Lanes, lane{tag, units(tl.Tags[tag], tl.Snapshots)})
 			}
 		}
 		data.AlmostInvariants = append(data.AlmostInvariants, he)

@@ -13,6 +13,7 @@ import (
 	"github.com/augur-dev/augur/evaluator"
 	"github.com/augur-dev/augur/filter"
 	"github.com/augur-dev/augur/generator"
+	"github.com/augur-dev/augur/grammar"
 	"github.com/augur-dev/augur/internal/safefile"
 	"github.com/augur-dev/augur/reporter"
 	"github.com/augur-dev/augur/specs"
@@ -134,9 +135,9 @@ func openFitting(specPath, tracePath string) (*specs.Spec, *trace.Trace, error) 
 	return spec, tr, nil
 }
 
-// buildReport builds the report of res, the result of evaluating p, and
-// base, its result on o.baseline (nil without one).
-func buildReport(p *pipeline, res, base *evaluator.Result, specPath, tracePath string, o *inferOptions) *reporter.Report {
+// buildReport builds the report of res, the result of evaluating p, with
+// base counting where properties fail in o.baseline (nil without one).
+func buildReport(p *pipeline, res *evaluator.Result, base func([]*grammar.Property) ([]int64, error), specPath, tracePath string, o *inferOptions) (*reporter.Report, error) {
 	ropts := reporter.OptionsFrom(p.spec)
 	if o.top > 0 {
 		ropts.Size = o.top
@@ -181,11 +182,16 @@ func infer(ctx context.Context, specPath, tracePath string, o *inferOptions, std
 	if err != nil {
 		return nil, err
 	}
-	base, err := evaluateBaseline(ctx, p, opts, o, stderr)
+	var base func([]*grammar.Property) ([]int64, error)
+	if o.baseline != "" {
+		base = func(props []*grammar.Property) ([]int64, error) {
+			return failuresIn(ctx, o.baseline, p.spec, props, o.workers)
+		}
+	}
+	rep, err := buildReport(p, res, base, specPath, tracePath, o)
 	if err != nil {
 		return nil, err
 	}
-	rep := buildReport(p, res, base, specPath, tracePath, o)
 	if o.format == "html" {
 		if rep.Timeline, err = timeline(ctx, p, rep, o.workers); err != nil {
 			return nil, err
@@ -194,33 +200,46 @@ func infer(ctx context.Context, specPath, tracePath string, o *inferOptions, std
 	return rep, nil
 }
 
-// evaluate runs prog over tr with a progress bar labelled what.
+// evaluate runs prog over tr (or opts.Shard of it) with a progress bar
+// labelled what.
 func evaluate(ctx context.Context, tr *trace.Trace, prog *evaluator.Program, opts evaluator.Options, what string, quiet bool, stderr io.Writer) (*evaluator.Result, error) {
-	bar := newProgress(stderr, what, tr.NumSnapshots(), quiet)
+	bar := newProgress(stderr, what, opts.Shard.Size(tr.NumSnapshots()), quiet)
 	opts.Progress = bar.update
 	res, err := evaluator.Run(ctx, tr, prog, opts)
 	bar.stop()
 	return res, err
 }
 
-// evaluateBaseline evaluates the property pool of p over o.baseline, or
-// returns nil without one.
-func evaluateBaseline(ctx context.Context, p *pipeline, opts evaluator.Options, o *inferOptions, stderr io.Writer) (*evaluator.Result, error) {
-	if o.baseline == "" {
-		return nil, nil
-	}
-	tr, err := trace.Open(o.baseline)
+// failuresIn counts, for each of props, the snapshots of the trace at
+// path where it fails.
+func failuresIn(ctx context.Context, path string, spec *specs.Spec, props []*grammar.Property, workers int) ([]int64, error) {
+	tr, err := trace.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer tr.Close()
-	if err := p.spec.Check(tr.Schema); err != nil {
-		return nil, fmt.Errorf("spec does not fit baseline %s: %w", o.baseline, err)
+	if err := spec.Check(tr.Schema); err != nil {
+		return nil, fmt.Errorf("spec does not fit baseline %s: %w", path, err)
 	}
-	if opts.Pruner != nil {
-		opts.Pruner = filter.New(p.spec.Filter)
+	res, err := evaluateProps(ctx, spec, tr, props, evaluator.Options{Workers: workers, MaxWitnesses: -1})
+	if err != nil {
+		return nil, err
 	}
-	return evaluate(ctx, tr, p.prog, opts, "baseline", o.quiet, stderr)
+	counts := make([]int64, len(props))
+	for i := range counts {
+		counts[i] = res.Stats[i].ViolatingSnapshots
+	}
+	return counts, nil
+}
+
+// evaluateProps compiles props, properties of spec, and evaluates them
+// over tr.
+func evaluateProps(ctx context.Context, spec *specs.Spec, tr *trace.Trace, props []*grammar.Property, opts evaluator.Options) (*evaluator.Result, error) {
+	prog, err := evaluator.Compile(spec, props)
+	if err != nil {
+		return nil, err
+	}
+	return evaluator.Run(ctx, tr, prog, opts)
 }
 
 // specRef returns how a report names its spec, so that promote finds it:

@@ -44,7 +44,10 @@ were computed from this spec, this trace and this pool, and ranks them as
 			if err := st.Check(specHash, cluster.TraceHash(p.tr.Manifest), p.prog); err != nil {
 				return err
 			}
-			rep := buildReport(p, st.Result(), nil, specPath, tracePath, &o)
+			rep, err := buildReport(p, st.Result(), nil, specPath, tracePath, &o)
+			if err != nil {
+				return err
+			}
 			if o.format == "html" {
 				if rep.Timeline, err = timeline(cmd.Context(), p, rep, 0); err != nil {
 					return err

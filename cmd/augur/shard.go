@@ -125,10 +125,7 @@ func inferShard(ctx context.Context, specPath, tracePath string, o *inferOptions
 	// No Pruner: pruning depends on the snapshots seen so far, which
 	// differ between shards, and merged stats must equal a single run's.
 	opts := evaluator.Options{Kind: kind, Workers: o.workers, Shard: sh, MaxWitnesses: evaluator.DefaultWitnesses}
-	bar := newProgress(stderr, fmt.Sprintf("evaluating shard %d/%d", sh.Index, sh.Count), sh.Size(p.tr.NumSnapshots()), o.quiet)
-	opts.Progress = bar.update
-	res, err := evaluator.Run(ctx, p.tr, p.prog, opts)
-	bar.stop()
+	res, err := evaluate(ctx, p.tr, p.prog, opts, fmt.Sprintf("evaluating shard %d/%d", sh.Index, sh.Count), o.quiet, stderr)
 	if err != nil {
 		return err
 	}

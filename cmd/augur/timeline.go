@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"slices"
 
 	"github.com/augur-dev/augur/evaluator"
@@ -32,17 +31,9 @@ func timeline(ctx context.Context, p *pipeline, rep *reporter.Report, workers in
 	}
 	props := make([]*grammar.Property, len(rep.AlmostInvariants))
 	for i, e := range rep.AlmostInvariants {
-		q, err := grammar.Parse(e.Text)
-		if err != nil {
-			return nil, fmt.Errorf("property %s: %w", e.ID, err)
-		}
-		props[i] = q
+		props[i] = e.Property()
 	}
-	prog, err := evaluator.Compile(p.spec, props)
-	if err != nil {
-		return nil, err
-	}
-	res, err := evaluator.Run(ctx, p.tr, prog, evaluator.Options{Workers: workers, MaxWitnesses: -1, MaxMoments: max(1, tl.Snapshots)})
+	res, err := evaluateProps(ctx, p.spec, p.tr, props, evaluator.Options{Workers: workers, MaxWitnesses: -1, MaxMoments: max(1, tl.Snapshots)})
 	if err != nil {
 		return nil, err
 	}
