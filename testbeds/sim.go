@@ -6,7 +6,7 @@
 // simulated network and the faults. A [System] is the code under test: N
 // nodes that react to ticks, messages and client proposals, and that expose
 // their state and check their protocol's safety properties (the ground
-// truth). [Run] pops one event per step, and after each step records the
+// truth). [Record] pops one event per step, and after each step records the
 // state of every live node as one snapshot, tagged "steady" when no message
 // is in flight and "bug:NAME" when a ground-truth check fails. The same
 // seed always yields the same trace.
@@ -235,9 +235,6 @@ func (s *Sim) Rand() *rand.Rand { return s.rng }
 // Now is the logical time in ms.
 func (s *Sim) Now() int64 { return s.now }
 
-// Bug is the injected bug, "" for none.
-func (s *Sim) Bug() string { return s.cfg.Bug }
-
 // Live reports whether node n is up.
 func (s *Sim) Live(n int) bool { return s.live[n] }
 
@@ -376,9 +373,9 @@ func step[S any](s *Sim, sys System[S]) {
 	}
 }
 
-// Run drives systems made by newSystem, one per episode, until it has
+// run drives systems made by newSystem, one per episode, until it has
 // recorded cfg.Steps snapshots into a trace at dir.
-func Run[S any](s *Sim, newSystem func() System[S], dir string, opts trace.Options) (Stats, error) {
+func run[S any](s *Sim, newSystem func() System[S], dir string, opts trace.Options) (Stats, error) {
 	start := time.Now()
 	rec, err := collector.NewRecorder[S](dir, opts)
 	if err != nil {
@@ -455,7 +452,7 @@ func Record[S any](name string, bugs []string, cfg Config, dir string, newSystem
 	}
 	sim := NewSim(cfg)
 	boot := func() System[S] { return newSystem(sim) }
-	return Run(sim, boot, dir, trace.Options{System: name, Overwrite: cfg.Overwrite, CreatedBy: cfg.Command(name)})
+	return run(sim, boot, dir, trace.Options{System: name, Overwrite: cfg.Overwrite, CreatedBy: cfg.Command(name)})
 }
 
 // A Testbed is a system that augur testbed can run.

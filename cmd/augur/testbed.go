@@ -109,7 +109,7 @@ func newTestbedRunCmd() *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.IntVar(&cfg.Nodes, "nodes", 0, "number of nodes (default: the testbed's, see augur testbed list)")
-	f.IntVar(&cfg.Steps, "steps", 20000, "number of scheduler events, one snapshot each")
+	f.IntVar(&cfg.Steps, "steps", 20000, "snapshots to record, one per scheduler event (warm-ups are not recorded)")
 	f.Uint64Var(&cfg.Seed, "seed", 1, "seed of the run")
 	f.StringVar(&faults, "faults", "", "faults over the testbed's defaults: name=value,… (drop, dup, reorder, maxdelay, partition, heal, crash, crashat, down) or none")
 	f.IntVar(&cfg.ResetAfter, "reset-after", testbeds.DefaultResetAfter, "snapshots recorded after a ground-truth violation before a fresh system boots (-1: never)")
