@@ -109,7 +109,7 @@ func (f Faults) String() string {
 // Config is a run's configuration.
 type Config struct {
 	Nodes  int
-	Steps  int
+	Steps  int // snapshots recorded, one per event; warm-ups are not
 	Seed   uint64
 	Faults Faults
 	Bug    string // the injected bug, "" for none
