@@ -23,8 +23,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/augur-dev/augur/collector/trace"
 	"github.com/augur-dev/augur/evaluator"
+	"github.com/augur-dev/augur/trace"
 )
 
 // Format and Version identify a stats file in its schema metadata.

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/augur-dev/augur/collector/trace"
 	"github.com/augur-dev/augur/evaluator"
+	"github.com/augur-dev/augur/trace"
 )
 
 // part returns shard x of n over two properties, with made-up stats.

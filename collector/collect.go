@@ -18,7 +18,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/augur-dev/augur/collector/trace"
+	"github.com/augur-dev/augur/trace"
 )
 
 // Options configure CollectJSONL.

@@ -12,7 +12,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	"github.com/augur-dev/augur/collector/trace"
+	"github.com/augur-dev/augur/trace"
 )
 
 // dumpTrace renders a trace compactly: the schema, one line per state and

@@ -9,7 +9,7 @@ import (
 	"sync"
 
 	"github.com/augur-dev/augur/collector"
-	"github.com/augur-dev/augur/collector/trace"
+	"github.com/augur-dev/augur/trace"
 )
 
 // Three nodes pass a token around a ring, each in its own goroutine. Each

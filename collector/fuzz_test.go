@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/augur-dev/augur/collector/trace"
+	"github.com/augur-dev/augur/trace"
 )
 
 // FuzzCollectJSONL collects one input file. It must never panic; on

@@ -15,7 +15,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	"github.com/augur-dev/augur/collector/trace"
+	"github.com/augur-dev/augur/trace"
 )
 
 // defaultWindow is the out-of-order window of an input, in records.

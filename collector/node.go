@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"sync"
 
-	"github.com/augur-dev/augur/collector/trace"
+	"github.com/augur-dev/augur/trace"
 )
 
 // ErrClosed is returned by the methods of a [Node] after Close, and by

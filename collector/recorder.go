@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"slices"
 
-	"github.com/augur-dev/augur/collector/trace"
+	"github.com/augur-dev/augur/trace"
 )
 
 // A Recorder writes global snapshots of a simulated system, whose node

@@ -7,8 +7,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/augur-dev/augur/collector/trace"
 	"github.com/augur-dev/augur/internal/arrowjs"
+	"github.com/augur-dev/augur/trace"
 )
 
 type raftish struct {

@@ -11,12 +11,12 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	"github.com/augur-dev/augur/collector/trace"
 	"github.com/augur-dev/augur/evaluator"
 	"github.com/augur-dev/augur/generator"
 	"github.com/augur-dev/augur/grammar"
 	"github.com/augur-dev/augur/internal/tracetest"
 	"github.com/augur-dev/augur/specs"
+	"github.com/augur-dev/augur/trace"
 )
 
 // This file checks the fast evaluator against the reference on random

@@ -6,9 +6,9 @@ import (
 	"math/bits"
 	"slices"
 
-	"github.com/augur-dev/augur/collector/trace"
 	"github.com/augur-dev/augur/grammar"
 	"github.com/augur-dev/augur/internal/bitset"
+	"github.com/augur-dev/augur/trace"
 )
 
 // fast evaluates the scopes of a plan. Per snapshot and scope it

@@ -7,10 +7,10 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	"github.com/augur-dev/augur/collector/trace"
 	"github.com/augur-dev/augur/grammar"
 	"github.com/augur-dev/augur/internal/tracetest"
 	"github.com/augur-dev/augur/specs"
+	"github.com/augur-dev/augur/trace"
 )
 
 // TestFastSteadyStateAllocs pins that, once its rows are prepared, the

@@ -6,8 +6,8 @@ import (
 	"math"
 	"slices"
 
-	"github.com/augur-dev/augur/collector/trace"
 	"github.com/augur-dev/augur/grammar"
+	"github.com/augur-dev/augur/trace"
 )
 
 // reference evaluates properties binding by binding, from the semantics.

@@ -1,6 +1,6 @@
 package evaluator
 
-import "github.com/augur-dev/augur/collector/trace"
+import "github.com/augur-dev/augur/trace"
 
 // MaxPatternLiterals is the largest disjunction for which Stats.Patterns
 // is kept.

@@ -6,8 +6,8 @@ import (
 	"math"
 	"slices"
 
-	"github.com/augur-dev/augur/collector/trace"
 	"github.com/augur-dev/augur/specs"
+	"github.com/augur-dev/augur/trace"
 )
 
 // Constants holds the constants of x == c literals: for a node path,

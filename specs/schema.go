@@ -5,7 +5,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	"github.com/augur-dev/augur/collector/trace"
+	"github.com/augur-dev/augur/trace"
 )
 
 // Schema returns the trace columns that store the spec's variables, for

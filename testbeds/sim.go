@@ -22,7 +22,7 @@ import (
 	"time"
 
 	"github.com/augur-dev/augur/collector"
-	"github.com/augur-dev/augur/collector/trace"
+	"github.com/augur-dev/augur/trace"
 )
 
 // Faults are the probabilities of the injected faults.

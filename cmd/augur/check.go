@@ -9,10 +9,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/augur-dev/augur/checker"
-	"github.com/augur-dev/augur/collector/trace"
 	"github.com/augur-dev/augur/evaluator"
 	"github.com/augur-dev/augur/reporter"
 	"github.com/augur-dev/augur/specs"
+	"github.com/augur-dev/augur/trace"
 )
 
 func newCheckCmd() *cobra.Command {

@@ -7,9 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/augur-dev/augur/collector/trace"
 	"github.com/augur-dev/augur/generator"
 	"github.com/augur-dev/augur/specs"
+	"github.com/augur-dev/augur/trace"
 )
 
 func newGenerateCmd() *cobra.Command {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/augur-dev/augur/collector/trace"
 	"github.com/augur-dev/augur/evaluator"
 	"github.com/augur-dev/augur/filter"
 	"github.com/augur-dev/augur/generator"
@@ -17,6 +16,7 @@ import (
 	"github.com/augur-dev/augur/internal/safefile"
 	"github.com/augur-dev/augur/reporter"
 	"github.com/augur-dev/augur/specs"
+	"github.com/augur-dev/augur/trace"
 )
 
 type inferOptions struct {

@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/augur-dev/augur/checker"
 	"github.com/augur-dev/augur/internal/safefile"
+	"github.com/augur-dev/augur/reporter"
 )
 
 func newPromoteCmd() *cobra.Command {
@@ -41,11 +41,11 @@ language is welcome, exists included.`,
 			if err != nil {
 				return err
 			}
-			rep, err := checker.ReadReport(args[0])
+			rep, err := reporter.ReadFile(args[0])
 			if err != nil {
 				return err
 			}
-			f, err := checker.Promote(rep, args[0], out, a, inv)
+			f, err := reporter.Promote(rep, args[0], out, a, inv)
 			if err != nil {
 				return err
 			}

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
@@ -76,18 +74,14 @@ with --tag.`,
   augur score report.json --tag bug:lost-vote`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			b, err := os.ReadFile(args[0])
+			rep, err := reporter.ReadFile(args[0])
 			if err != nil {
 				return err
-			}
-			var rep reporter.Report
-			if err := json.Unmarshal(b, &rep); err != nil {
-				return fmt.Errorf("%s: %w", args[0], err)
 			}
 			top := min(k, len(rep.AlmostInvariants))
 			w := cmd.OutOrStdout()
 			fmt.Fprintf(w, "%s: %d almost-invariants, %d snapshots, top %d scored\n", args[0], len(rep.AlmostInvariants), rep.Snapshots, k)
-			scores := scoreReport(&rep, k, tags)
+			scores := scoreReport(rep, k, tags)
 			if len(scores) == 0 {
 				fmt.Fprintln(w, "no bug tags among the violating snapshots")
 				return nil

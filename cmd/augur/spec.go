@@ -8,9 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/augur-dev/augur/collector/trace"
 	"github.com/augur-dev/augur/internal/safefile"
 	"github.com/augur-dev/augur/specs"
+	"github.com/augur-dev/augur/trace"
 )
 
 func newSpecCmd() *cobra.Command {

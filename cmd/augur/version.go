@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/augur-dev/augur/collector/trace"
 	"github.com/augur-dev/augur/reporter"
+	"github.com/augur-dev/augur/trace"
 )
 
 func newVersionCmd() *cobra.Command {

@@ -15,7 +15,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/augur-dev/augur/collector/trace"
+	"github.com/augur-dev/augur/trace"
 )
 
 // dir is the directory of this package: read.mjs and node_modules.

@@ -18,11 +18,11 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	"github.com/augur-dev/augur/collector/trace"
 	"github.com/augur-dev/augur/evaluator"
 	"github.com/augur-dev/augur/generator"
 	"github.com/augur-dev/augur/grammar"
 	"github.com/augur-dev/augur/specs"
+	"github.com/augur-dev/augur/trace"
 )
 
 // Spec is the spec of the workload's system.

@@ -6,9 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/augur-dev/augur/collector/trace"
 	"github.com/augur-dev/augur/internal/workload"
 	"github.com/augur-dev/augur/specs"
+	"github.com/augur-dev/augur/trace"
 )
 
 // TestDeterministic checks that a seed always gives the same trace, that

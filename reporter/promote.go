@@ -1,37 +1,19 @@
-package checker
+package reporter
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 
-	"github.com/augur-dev/augur/reporter"
+	"github.com/augur-dev/augur/checker"
 )
-
-// ReadReport reads a JSON report written by augur infer.
-func ReadReport(path string) (*reporter.Report, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var r reporter.Report
-	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, fmt.Errorf("%s: not a JSON report: %w", path, err)
-	}
-	if r.Version != reporter.Version {
-		return nil, fmt.Errorf("%s: report version %d, want %d", path, r.Version, reporter.Version)
-	}
-	return &r, nil
-}
 
 // Promote makes checks of the almost-invariants and invariants of r with
 // the given ranks. reportPath is where r was read from: the report's spec
 // path is relative to it, and it names the source of each check. out is
 // where the checks file will live, so that its spec path is relative to
 // it.
-func Promote(r *reporter.Report, reportPath, out string, almost, invariants []int) (*File, error) {
-	f := &File{}
+func Promote(r *Report, reportPath, out string, almost, invariants []int) (*checker.File, error) {
+	f := &checker.File{}
 	if r.Spec != "" {
 		spec := r.Spec
 		if !filepath.IsAbs(spec) {
@@ -50,13 +32,13 @@ func Promote(r *reporter.Report, reportPath, out string, almost, invariants []in
 			f.Spec = spec
 		}
 	}
-	add := func(kind string, es []*reporter.Entry, ranks []int) error {
+	add := func(kind string, es []*Entry, ranks []int) error {
 		for _, rank := range ranks {
 			e := findRank(es, rank)
 			if e == nil {
 				return fmt.Errorf("%s: no %s with rank %d (the report lists %d)", reportPath, kind, rank, len(es))
 			}
-			f.Checks = append(f.Checks, Check{
+			f.Checks = append(f.Checks, checker.Check{
 				Name:        e.ID,
 				Property:    e.Text,
 				HoldingRate: e.HoldingRate,
@@ -77,7 +59,7 @@ func Promote(r *reporter.Report, reportPath, out string, almost, invariants []in
 	return f, nil
 }
 
-func findRank(es []*reporter.Entry, rank int) *reporter.Entry {
+func findRank(es []*Entry, rank int) *Entry {
 	for _, e := range es {
 		if e.Rank == rank {
 			return e
