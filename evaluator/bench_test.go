@@ -8,8 +8,12 @@ import (
 	"time"
 
 	"github.com/augur-dev/augur/evaluator"
+	"github.com/augur-dev/augur/generator"
 	"github.com/augur-dev/augur/grammar"
-	"github.com/augur-dev/augur/internal/workload"
+	"github.com/augur-dev/augur/specs"
+	"github.com/augur-dev/augur/testbeds"
+	"github.com/augur-dev/augur/testbeds/etcdraft"
+	"github.com/augur-dev/augur/trace"
 )
 
 // BenchmarkReference evaluates a handful of one- and two-node properties
@@ -52,19 +56,59 @@ func BenchmarkReference(b *testing.B) {
 	b.ReportMetric(float64(b.N*tr.NumSnapshots()*len(props))/b.Elapsed().Seconds(), "snapshot×props/s")
 }
 
-// benchWorkload is a synthetic workload (internal/workload) ready to
-// evaluate: the first props properties of its pool, spread evenly.
-func benchWorkload(b *testing.B, nodes, snapshots, props int) *workload.Bench {
+// workload is a run of the etcd raft testbed and a sample of the pool its
+// spec generates, ready to evaluate.
+type workload struct {
+	Trace   *trace.Trace
+	Program *evaluator.Program
+}
+
+// benchWorkload records nodes×snapshots of the etcd raft testbed (seed 1)
+// and compiles props properties of its spec's pool, taken evenly from it.
+func benchWorkload(b *testing.B, nodes, snapshots, props int) *workload {
 	b.Helper()
-	w, err := workload.Prepare(filepath.Join(b.TempDir(), "bench.trace"), workload.Options{Nodes: nodes, Snapshots: snapshots, Seed: 1}, props)
+	dir := filepath.Join(b.TempDir(), "bench.trace")
+	tb := etcdraft.Testbed
+	cfg := testbeds.Config{Nodes: nodes, Steps: snapshots, Seed: 1, Faults: tb.Faults, ResetAfter: testbeds.DefaultResetAfter}
+	if _, err := tb.Run(cfg, dir); err != nil {
+		b.Fatal(err)
+	}
+	text, err := specs.Testbed(tb.Name)
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { w.Close() })
-	return w
+	spec, err := specs.Parse(tb.Name+".yaml", text)
+	if err != nil {
+		b.Fatal(err)
+	}
+	tr, err := trace.Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { tr.Close() })
+	consts, err := generator.MineConstants(tr, spec)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pool, err := generator.Generate(spec, consts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sample := pool.Props
+	if len(sample) > props {
+		sample = make([]*grammar.Property, props)
+		for i := range sample {
+			sample[i] = pool.Props[i*len(pool.Props)/props]
+		}
+	}
+	prog, err := evaluator.Compile(spec, sample)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return &workload{Trace: tr, Program: prog}
 }
 
-func runBench(b *testing.B, w *workload.Bench, opts evaluator.Options) time.Duration {
+func runBench(b *testing.B, w *workload, opts evaluator.Options) time.Duration {
 	start := time.Now()
 	if _, err := evaluator.Run(context.Background(), w.Trace, w.Program, opts); err != nil {
 		b.Fatal(err)
@@ -72,7 +116,7 @@ func runBench(b *testing.B, w *workload.Bench, opts evaluator.Options) time.Dura
 	return time.Since(start)
 }
 
-// BenchmarkEvaluators evaluates a synthetic workload, unfiltered, with
+// BenchmarkEvaluators evaluates a testbed workload, unfiltered, with
 // each evaluator and 1 or 2 workers.
 //
 //	go test -run - -bench Evaluators -benchmem ./evaluator
@@ -119,9 +163,3 @@ func BenchmarkFastVsReference(b *testing.B) {
 		})
 	}
 }
-
-// Results on the 2-core Xeon of the project's machine (shared, so times
-// vary by ±40%; the ratio less):
-//
-//	BenchmarkFastVsReference/nodes=5-2    3  2549696476 ns/op  95124936 fast-snapshot×props/s  59.63 ratio  1595122 ref-snapshot×props/s
-//	BenchmarkFastVsReference/nodes=16-2   3  4035653840 ns/op  27193140 fast-snapshot×props/s  273.4 ratio    99479 ref-snapshot×props/s

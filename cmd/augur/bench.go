@@ -14,7 +14,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/augur-dev/augur/evaluator"
-	"github.com/augur-dev/augur/internal/workload"
+	"github.com/augur-dev/augur/pipeline"
+	"github.com/augur-dev/augur/specs"
+	"github.com/augur-dev/augur/testbeds"
+	"github.com/augur-dev/augur/testbeds/etcdraft"
 )
 
 type benchOptions struct {
@@ -31,10 +34,10 @@ func newBenchCmd() *cobra.Command {
 	var o benchOptions
 	cmd := &cobra.Command{
 		Use:   "bench",
-		Short: "Time the evaluators on a seeded synthetic workload",
-		Long: `Bench writes the trace of a seeded synthetic system (a replicated log with
-leader election, one event per snapshot), generates the properties of its
-spec, and evaluates them with each evaluator on the same workload, without
+		Short: "Time the evaluators on a seeded testbed workload",
+		Long: `Bench records a seeded run of the etcd raft testbed (one event per
+snapshot, under the testbed's default faults), generates the properties of
+its spec, and evaluates them with each evaluator on the same workload, without
 filtering, so that every evaluator does the same work. It prints the time,
 the throughput in snapshot×property evaluations per second (and per
 worker), and how much faster fast is than reference; it also checks that
@@ -51,9 +54,9 @@ DIR, for augur infer or a scale run.`,
 		},
 	}
 	f := cmd.Flags()
-	f.IntVar(&o.nodes, "nodes", 5, "nodes of the simulated system")
+	f.IntVar(&o.nodes, "nodes", 5, "nodes of the etcd raft cluster")
 	f.IntVar(&o.snapshots, "snapshots", 1000, "snapshots of the trace")
-	f.Uint64Var(&o.seed, "seed", 1, "seed of the simulation")
+	f.Uint64Var(&o.seed, "seed", 1, "seed of the run")
 	f.IntVar(&o.props, "props", 4000, "properties evaluated, spread evenly over the generated pool (0: all)")
 	f.IntSliceVar(&o.workers, "workers", []int{1}, "worker counts to time each evaluator with")
 	f.StringSliceVar(&o.evaluators, "evaluators", []string{"reference", "fast"}, "evaluators to time")
@@ -83,22 +86,16 @@ func bench(ctx context.Context, o *benchOptions, stdout io.Writer) error {
 		}
 		defer os.RemoveAll(tmp)
 		dir = tmp
-	} else {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(dir, "bench.yaml"), []byte(workload.Spec), 0o644); err != nil {
-			return err
-		}
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
 	}
 	start := time.Now()
-	wopts := workload.Options{Nodes: o.nodes, Snapshots: o.snapshots, Seed: o.seed}
-	w, err := workload.Prepare(filepath.Join(dir, "bench.trace"), wopts, o.props)
+	w, err := benchWorkload(dir, o)
 	if err != nil {
 		return err
 	}
 	defer w.Close()
-	fmt.Fprintf(stdout, "workload: %d nodes, %d snapshots, %d states, %d properties, seed %d (prepared in %s)\n",
+	fmt.Fprintf(stdout, "workload: etcd raft testbed, %d nodes, %d snapshots, %d states, %d properties, seed %d (prepared in %s)\n",
 		o.nodes, w.Trace.NumSnapshots(), w.Trace.NumStates(), len(w.Program.Props), o.seed, round(time.Since(start)))
 
 	evals := float64(w.Trace.NumSnapshots()) * float64(len(w.Program.Props))
@@ -140,6 +137,37 @@ func bench(ctx context.Context, o *benchOptions, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "fast/reference: %s; results identical\n", strings.Join(ratios, ", "))
 	return nil
+}
+
+// benchWorkload records a run of the etcd raft testbed into dir with
+// the spec beside it, and prepares o.props properties of the pool its
+// spec generates, taken evenly from it.
+func benchWorkload(dir string, o *benchOptions) (*pipeline.Pipeline, error) {
+	tb := etcdraft.Testbed
+	spec, err := specs.Testbed(tb.Name)
+	if err != nil {
+		return nil, err
+	}
+	specPath, tracePath := filepath.Join(dir, "bench.yaml"), filepath.Join(dir, "bench.trace")
+	if err := os.WriteFile(specPath, spec, 0o644); err != nil {
+		return nil, err
+	}
+	cfg := testbeds.Config{
+		Nodes: o.nodes, Steps: o.snapshots, Seed: o.seed, Faults: tb.Faults,
+		ResetAfter: testbeds.DefaultResetAfter, Overwrite: true,
+	}
+	if _, err := tb.Run(cfg, tracePath); err != nil {
+		return nil, err
+	}
+	p, err := pipeline.Open(specPath, tracePath)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.Sample(o.props); err != nil {
+		p.Close()
+		return nil, err
+	}
+	return p, nil
 }
 
 // si formats a rate with a metric prefix: "1.53M".

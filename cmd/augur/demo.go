@@ -1,73 +1,108 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
-	"github.com/augur-dev/augur/collector"
-	"github.com/augur-dev/augur/internal/demo"
+	"github.com/augur-dev/augur/pipeline"
+	"github.com/augur-dev/augur/specs"
+	"github.com/augur-dev/augur/testbeds"
+	"github.com/augur-dev/augur/testbeds/etcdraft"
 )
 
-func newDemoCmd() *cobra.Command {
-	var (
-		o    inferOptions
-		keep string
-	)
+// demoOptions are augur demo's flags.
+type demoOptions struct {
+	infer inferOptions
+	keep  string
+	bug   string
+	seed  uint64
+	steps int
+}
+
+// newDemoCmd returns augur demo; runF, if not nil, runs instead of
+// runDemo.
+func newDemoCmd(runF func(*demoOptions) error) *cobra.Command {
+	o := &demoOptions{}
 	cmd := &cobra.Command{
 		Use:   "demo",
-		Short: "Run the whole pipeline on an embedded example",
-		Long: `Demo collects the embedded example trace (a five-node replicated log with
-leader election and three rare bugs planted), then infers and reports its
-almost-invariants with the embedded spec. The snapshots where a planted bug
-shows carry a bug:NAME tag, so the report shows which properties caught it.
+		Short: "Run the whole pipeline on a testbed run of etcd raft",
+		Long: `Demo runs the etcd raft testbed (the real go.etcd.io/raft/v3 under a
+seeded scheduler with message loss, duplication, partitions and crashes)
+with a bug injected, records its trace, and infers and reports its
+almost-invariants with the testbed's spec, which declares the nodes' state
+and nothing that points at the bug. The snapshots where the testbed's
+ground-truth checks fail carry a bug:NAME tag, so the report shows which
+properties caught it. It is 'augur testbed run etcdraft' followed by
+'augur infer specs/etcdraft.yaml'.
 
 With --keep DIR the spec and the trace stay in DIR, to try the other
 commands on them.`,
 		Example: `  augur demo
-  augur demo --format md
-  augur demo --keep /tmp/demo && augur infer /tmp/demo/demo.yaml /tmp/demo/demo.trace`,
+  augur demo --bug lost-vote --format md
+  augur demo --keep /tmp/demo && augur infer /tmp/demo/etcdraft.yaml /tmp/demo/demo.trace`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			dir := keep
-			if dir == "" {
-				tmp, err := os.MkdirTemp("", "augur-demo-")
-				if err != nil {
-					return err
-				}
-				defer os.RemoveAll(tmp)
-				dir = tmp
-			} else if err := os.MkdirAll(dir, 0o755); err != nil {
-				return err
+			o.infer.stdout, o.infer.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			if runF != nil {
+				return runF(o)
 			}
-			specPath := filepath.Join(dir, demo.SpecName)
-			jsonlPath := filepath.Join(dir, demo.TraceName)
-			tracePath := filepath.Join(dir, "demo.trace")
-			if err := os.WriteFile(specPath, demo.Spec, 0o644); err != nil {
-				return err
-			}
-			if err := os.WriteFile(jsonlPath, demo.Trace, 0o644); err != nil {
-				return err
-			}
-			res, err := collector.CollectJSONL(tracePath, []string{jsonlPath}, collector.Options{
-				System: "demo", Overwrite: true, CreatedBy: "augur demo",
-			})
-			if err != nil {
-				return err
-			}
-			if !o.quiet {
-				fmt.Fprintf(cmd.ErrOrStderr(), "collected %d snapshots of %d nodes into %s\n", res.Snapshots, res.Nodes, tracePath)
-			}
-			rep, err := infer(cmd.Context(), specPath, tracePath, &o, cmd.ErrOrStderr())
-			if err != nil {
-				return err
-			}
-			return writeReport(cmd.OutOrStdout(), rep, &o)
+			return runDemo(cmd.Context(), o)
 		},
 	}
-	o.addFlags(cmd)
-	cmd.Flags().StringVar(&keep, "keep", "", "keep the demo's spec and trace in this directory")
+	o.infer.addFlags(cmd)
+	f := cmd.Flags()
+	f.StringVar(&o.keep, "keep", "", "keep the demo's spec and trace in this directory")
+	f.StringVar(&o.bug, "bug", "apply-uncommitted", "the bug to inject into etcd raft (see augur testbed list)")
+	f.Uint64Var(&o.seed, "seed", 1, "seed of the run")
+	f.IntVar(&o.steps, "steps", 20000, "snapshots to record")
 	return cmd
+}
+
+func runDemo(ctx context.Context, o *demoOptions) error {
+	po, err := o.infer.pipelineOptions()
+	if err != nil {
+		return err
+	}
+	dir := o.keep
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "augur-demo-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		dir = tmp
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	tb := etcdraft.Testbed
+	spec, err := specs.Testbed(tb.Name)
+	if err != nil {
+		return err
+	}
+	specPath := filepath.Join(dir, tb.Name+".yaml")
+	tracePath := filepath.Join(dir, "demo.trace")
+	if err := os.WriteFile(specPath, spec, 0o644); err != nil {
+		return err
+	}
+	cfg := testbeds.Config{
+		Nodes: tb.Nodes, Steps: o.steps, Seed: o.seed, Faults: tb.Faults, Bug: o.bug,
+		ResetAfter: testbeds.DefaultResetAfter, Overwrite: true,
+	}
+	st, err := tb.Run(cfg, tracePath)
+	if err != nil {
+		return err
+	}
+	if !o.infer.quiet {
+		fmt.Fprintf(o.infer.stderr, "recorded %d snapshots of etcd raft with bug %s (%d tagged) into %s\n",
+			st.Snapshots, o.bug, st.Tagged["bug:"+o.bug], tracePath)
+	}
+	rep, err := pipeline.Infer(ctx, specPath, tracePath, po)
+	if err != nil {
+		return err
+	}
+	return writeReport(o.infer.stdout, rep, o.infer.format, o.infer.output)
 }

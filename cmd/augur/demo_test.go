@@ -6,16 +6,17 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/augur-dev/augur/internal/demo"
 	"github.com/augur-dev/augur/reporter"
 )
 
-// TestDemoFindsPlantedBugs checks that the demo's top 10 holds, for every
-// planted bug, a relevant property: one whose violating snapshots mostly
-// carry the bug's tag.
-func TestDemoFindsPlantedBugs(t *testing.T) {
+// TestDemoFindsTheBug checks that the demo's top 10 holds a property
+// relevant to the injected bug (one whose violating snapshots mostly
+// carry the bug's tag), and that the share of relevant properties does
+// not fall below what the reporter reaches today on this run (3 of 10,
+// measured when the demo moved to the etcd raft testbed).
+func TestDemoFindsTheBug(t *testing.T) {
 	if testing.Short() {
-		t.Skip("the demo evaluates about 16,000 properties")
+		t.Skip("the demo evaluates about 50,000 properties")
 	}
 	var stdout, stderr bytes.Buffer
 	if code := run(context.Background(), []string{"demo", "-q", "--format", "json"}, &stdout, &stderr); code != exitOK {
@@ -25,30 +26,16 @@ func TestDemoFindsPlantedBugs(t *testing.T) {
 	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
 		t.Fatal(err)
 	}
-	if len(r.AlmostInvariants) != 10 {
-		t.Fatalf("top list has %d entries, want 10", len(r.AlmostInvariants))
+	const k, tag = 10, "bug:apply-uncommitted"
+	scores := reporter.Score(&r, k, []string{tag})
+	if len(scores) != 1 || scores[0].Tag != tag {
+		t.Fatalf("scores = %+v, want one for %s", scores, tag)
 	}
-	relevant := 0
-	for _, bug := range demo.Bugs {
-		rank := 0
-		for _, e := range r.AlmostInvariants {
-			if 2*e.ViolatingTags[bug] > e.ViolatingSnapshots {
-				rank = e.Rank
-				break
-			}
-		}
-		if rank == 0 {
-			t.Errorf("no property relevant to %s in the top 10", bug)
-		}
-		t.Logf("%s: first relevant property at rank %d", bug, rank)
+	s := scores[0]
+	if s.First == 0 || s.First > k {
+		t.Errorf("first relevant property at rank %d, want within the top %d", s.First, k)
 	}
-	for _, e := range r.AlmostInvariants {
-		for _, bug := range demo.Bugs {
-			if 2*e.ViolatingTags[bug] > e.ViolatingSnapshots {
-				relevant++
-				break
-			}
-		}
+	if s.Relevant < 3 {
+		t.Errorf("precision@%d = %d/%d, want at least 3/%d", k, s.Relevant, k, k)
 	}
-	t.Logf("precision@10: %d/10", relevant)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/augur-dev/augur/generator"
+	"github.com/augur-dev/augur/pipeline"
 	"github.com/augur-dev/augur/specs"
 	"github.com/augur-dev/augur/trace"
 )
@@ -34,7 +35,7 @@ from it for x == c literals. The output is deterministic.`,
 			)
 			if len(args) == 2 {
 				var tr *trace.Trace
-				if spec, tr, err = openFitting(args[0], args[1]); err != nil {
+				if spec, tr, err = pipeline.OpenFitting(args[0], args[1]); err != nil {
 					return err
 				}
 				defer tr.Close()

@@ -4,31 +4,37 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
+	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/augur-dev/augur/cluster"
 	"github.com/augur-dev/augur/evaluator"
-	"github.com/augur-dev/augur/filter"
-	"github.com/augur-dev/augur/generator"
-	"github.com/augur-dev/augur/grammar"
 	"github.com/augur-dev/augur/internal/safefile"
+	"github.com/augur-dev/augur/pipeline"
 	"github.com/augur-dev/augur/reporter"
-	"github.com/augur-dev/augur/specs"
-	"github.com/augur-dev/augur/trace"
 )
 
+// inferOptions are augur infer's arguments and flags.
 type inferOptions struct {
-	format    string
-	top       int
-	evaluator string
-	workers   int
-	noFilter  bool
-	output    string
-	quiet     bool
-	baseline  string
-	shard     shardFlags
+	spec, trace string
+	format      string
+	top         int
+	evaluator   string
+	workers     int
+	noFilter    bool
+	output      string
+	quiet       bool
+	baseline    string
+
+	// Sharded evaluation into partial stats.
+	sharded  bool // a sharding flag was given
+	selector cluster.Selector
+	stats    string
+
+	stdout, stderr io.Writer
 }
 
 func (o *inferOptions) addFlags(cmd *cobra.Command) {
@@ -43,8 +49,34 @@ func (o *inferOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&o.baseline, "baseline", "", "a trace of a run believed good: almost-invariants that fail there too are ranked last")
 }
 
-func newInferCmd() *cobra.Command {
-	var o inferOptions
+// pipelineOptions returns the pipeline options o asks for.
+func (o *inferOptions) pipelineOptions() (pipeline.Options, error) {
+	if !slices.Contains(reporter.Formats, o.format) {
+		return pipeline.Options{}, fmt.Errorf("unknown format %q (want %s)", o.format, strings.Join(reporter.Formats, ", "))
+	}
+	kind, err := evaluator.ParseKind(o.evaluator)
+	if err != nil {
+		return pipeline.Options{}, err
+	}
+	po := pipeline.Options{
+		Evaluator: kind,
+		Workers:   o.workers,
+		NoFilter:  o.noFilter,
+		Top:       o.top,
+		Baseline:  o.baseline,
+		Timeline:  o.format == "html",
+		Output:    o.output,
+	}
+	if !o.quiet {
+		po.Progress = newProgress(o.stderr)
+	}
+	return po, nil
+}
+
+// newInferCmd returns augur infer; runF, if not nil, runs instead of
+// runInfer, for tests of the flags.
+func newInferCmd(runF func(*inferOptions) error) *cobra.Command {
+	o := &inferOptions{}
 	cmd := &cobra.Command{
 		Use:   "infer SPEC TRACE",
 		Short: "Generate properties from a spec and rank them over a trace",
@@ -63,220 +95,79 @@ system normally behaves, and are ranked after the others.`,
   augur infer spec.yaml run.trace --shard 0/4 --stats part0.arrow`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if o.shard.stats != "" || o.shard.any(cmd) {
-				if o.baseline != "" {
-					return fmt.Errorf("--baseline does not apply to shards: use it with augur report")
-				}
-				return inferShard(cmd.Context(), args[0], args[1], &o, cmd.ErrOrStderr())
+			o.spec, o.trace = args[0], args[1]
+			o.stdout, o.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			for _, name := range []string{"shard", "shards", "block"} {
+				o.sharded = o.sharded || cmd.Flags().Changed(name)
 			}
-			rep, err := infer(cmd.Context(), args[0], args[1], &o, cmd.ErrOrStderr())
-			if err != nil {
-				return err
+			if runF != nil {
+				return runF(o)
 			}
-			return writeReport(cmd.OutOrStdout(), rep, &o)
+			return runInfer(cmd.Context(), o)
 		},
 	}
 	o.addFlags(cmd)
-	o.shard.addFlags(cmd)
+	f := cmd.Flags()
+	f.StringVar(&o.selector.Shard, "shard", "", "evaluate shard x of N (x/N, 0 ≤ x < N) and write partial stats to --stats")
+	f.IntVar(&o.selector.Shards, "shards", 0, "number of shards N, the index coming from $JOB_COMPLETION_INDEX (Kubernetes Indexed Jobs)")
+	f.IntVar(&o.selector.Block, "block", evaluator.DefaultShardBlock, "shard x evaluates the snapshots S with (S / block) mod N == x")
+	f.StringVar(&o.stats, "stats", "", "write the (partial) stats to this Arrow file instead of a report; no filtering (merge with augur merge, report with augur report)")
 	return cmd
 }
 
-// pipeline is what infer and report share: the spec, the trace and the
-// compiled property pool generated from them.
-type pipeline struct {
-	spec      *specs.Spec
-	tr        *trace.Trace
-	generated int
-	prog      *evaluator.Program
-}
-
-// prepare loads the spec and trace and generates and compiles the
-// property pool, which depends only on them. The caller closes p.tr.
-func prepare(specPath, tracePath string) (_ *pipeline, err error) {
-	spec, tr, err := openFitting(specPath, tracePath)
-	if err != nil {
-		return nil, err
-	}
-	defer func() {
-		if err != nil {
-			tr.Close()
+// runInfer writes the report of o.spec over o.trace, or with --stats the
+// partial stats of one shard.
+func runInfer(ctx context.Context, o *inferOptions) error {
+	if o.stats != "" || o.sharded {
+		if o.baseline != "" {
+			return fmt.Errorf("--baseline does not apply to shards: use it with augur report")
 		}
-	}()
-	consts, err := generator.MineConstants(tr, spec)
-	if err != nil {
-		return nil, err
+		return runShard(ctx, o)
 	}
-	pool, err := generator.Generate(spec, consts)
+	po, err := o.pipelineOptions()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	prog, err := evaluator.Compile(spec, pool.Props)
+	rep, err := pipeline.Infer(ctx, o.spec, o.trace, po)
 	if err != nil {
-		return nil, fmt.Errorf("generated properties do not compile: %w", err)
+		return err
 	}
-	return &pipeline{spec: spec, tr: tr, generated: len(pool.Props), prog: prog}, nil
+	return writeReport(o.stdout, rep, o.format, o.output)
 }
 
-// openFitting loads the spec and opens the trace, and checks that the
-// spec fits the trace's variables. The caller closes the trace.
-func openFitting(specPath, tracePath string) (*specs.Spec, *trace.Trace, error) {
-	spec, err := specs.Load(specPath)
+// runShard evaluates one shard of the trace, without filtering, and
+// writes its partial stats.
+func runShard(ctx context.Context, o *inferOptions) error {
+	if o.stats == "" {
+		return fmt.Errorf("sharded evaluation writes partial stats: give --stats PART.arrow")
+	}
+	if o.output != "" {
+		return fmt.Errorf("--output is for reports; with --stats, infer writes stats (make the report with augur report)")
+	}
+	sh, err := o.selector.Resolve(os.Getenv)
 	if err != nil {
-		return nil, nil, err
-	}
-	tr, err := trace.Open(tracePath)
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := spec.Check(tr.Schema); err != nil {
-		tr.Close()
-		return nil, nil, fmt.Errorf("spec does not fit trace %s: %w", tracePath, err)
-	}
-	return spec, tr, nil
-}
-
-// buildReport builds the report of res, the result of evaluating p, with
-// base counting where properties fail in o.baseline (nil without one).
-func buildReport(p *pipeline, res *evaluator.Result, base func([]*grammar.Property) ([]int64, error), specPath, tracePath string, o *inferOptions) (*reporter.Report, error) {
-	ropts := reporter.OptionsFrom(p.spec)
-	if o.top > 0 {
-		ropts.Size = o.top
-	}
-	system := p.spec.System
-	if system == "" {
-		system = p.tr.Manifest.System
-	}
-	return reporter.Build(reporter.Input{
-		System:    system,
-		Spec:      specRef(specPath, o.output),
-		Trace:     tracePath,
-		Generated: p.generated,
-		Program:   p.prog,
-		Result:    res,
-		Baseline:  base,
-
-		BaselineTrace: o.baseline,
-	}, ropts)
-}
-
-// infer runs the whole pipeline: spec and trace, constants, generation,
-// evaluation with filtering, and the report.
-func infer(ctx context.Context, specPath, tracePath string, o *inferOptions, stderr io.Writer) (*reporter.Report, error) {
-	if !validFormat(o.format) {
-		return nil, fmt.Errorf("unknown format %q (want %s)", o.format, strings.Join(reporter.Formats, ", "))
+		return err
 	}
 	kind, err := evaluator.ParseKind(o.evaluator)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	p, err := prepare(specPath, tracePath)
+	po := pipeline.Options{Evaluator: kind, Workers: o.workers}
+	if !o.quiet {
+		po.Progress = newProgress(o.stderr)
+	}
+	st, err := pipeline.Shard(ctx, o.spec, o.trace, sh, po)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	defer p.tr.Close()
-	opts := evaluator.Options{Kind: kind, Workers: o.workers}
-	if !o.noFilter {
-		opts.Pruner = filter.New(p.spec.Filter)
-	}
-	res, err := evaluate(ctx, p.tr, p.prog, opts, "evaluating", o.quiet, stderr)
-	if err != nil {
-		return nil, err
-	}
-	var base func([]*grammar.Property) ([]int64, error)
-	if o.baseline != "" {
-		base = func(props []*grammar.Property) ([]int64, error) {
-			return failuresIn(ctx, o.baseline, p.spec, props, o.workers)
-		}
-	}
-	rep, err := buildReport(p, res, base, specPath, tracePath, o)
-	if err != nil {
-		return nil, err
-	}
-	if o.format == "html" {
-		if rep.Timeline, err = timeline(ctx, p, rep, o.workers); err != nil {
-			return nil, err
-		}
-	}
-	return rep, nil
+	return cluster.Write(o.stats, st)
 }
 
-// evaluate runs prog over tr (or opts.Shard of it) with a progress bar
-// labelled what.
-func evaluate(ctx context.Context, tr *trace.Trace, prog *evaluator.Program, opts evaluator.Options, what string, quiet bool, stderr io.Writer) (*evaluator.Result, error) {
-	bar := newProgress(stderr, what, opts.Shard.Size(tr.NumSnapshots()), quiet)
-	opts.Progress = bar.update
-	res, err := evaluator.Run(ctx, tr, prog, opts)
-	bar.stop()
-	return res, err
-}
-
-// failuresIn counts, for each of props, the snapshots of the trace at
-// path where it fails.
-func failuresIn(ctx context.Context, path string, spec *specs.Spec, props []*grammar.Property, workers int) ([]int64, error) {
-	tr, err := trace.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer tr.Close()
-	if err := spec.Check(tr.Schema); err != nil {
-		return nil, fmt.Errorf("spec does not fit baseline %s: %w", path, err)
-	}
-	res, err := evaluateProps(ctx, spec, tr, props, evaluator.Options{Workers: workers, MaxWitnesses: -1})
-	if err != nil {
-		return nil, err
-	}
-	counts := make([]int64, len(props))
-	for i := range counts {
-		counts[i] = res.Stats[i].ViolatingSnapshots
-	}
-	return counts, nil
-}
-
-// evaluateProps compiles props, properties of spec, and evaluates them
-// over tr.
-func evaluateProps(ctx context.Context, spec *specs.Spec, tr *trace.Trace, props []*grammar.Property, opts evaluator.Options) (*evaluator.Result, error) {
-	prog, err := evaluator.Compile(spec, props)
-	if err != nil {
-		return nil, err
-	}
-	return evaluator.Run(ctx, tr, prog, opts)
-}
-
-// specRef returns how a report names its spec, so that promote finds it:
-// relative to the report's directory when the report goes to a file,
-// absolute when it goes to stdout and may end up anywhere.
-func specRef(spec, output string) string {
-	abs, err := filepath.Abs(spec)
-	if err != nil {
-		return spec
-	}
+// writeReport writes rep in format to output, replacing it atomically, or
+// to stdout when output is "".
+func writeReport(stdout io.Writer, rep *reporter.Report, format, output string) error {
 	if output == "" {
-		return abs
+		return rep.Write(stdout, format)
 	}
-	dir, err := filepath.Abs(filepath.Dir(output))
-	if err != nil {
-		return abs
-	}
-	if rel, err := filepath.Rel(dir, abs); err == nil {
-		return filepath.ToSlash(rel)
-	}
-	return abs
-}
-
-func validFormat(f string) bool {
-	for _, g := range reporter.Formats {
-		if f == g {
-			return true
-		}
-	}
-	return false
-}
-
-// writeReport writes the report to o.output, replacing it atomically, or
-// to stdout.
-func writeReport(stdout io.Writer, rep *reporter.Report, o *inferOptions) error {
-	if o.output == "" {
-		return rep.Write(stdout, o.format)
-	}
-	return safefile.Write(o.output, 0o644, true, func(w io.Writer) error { return rep.Write(w, o.format) })
+	return safefile.Write(output, 0o644, true, func(w io.Writer) error { return rep.Write(w, format) })
 }

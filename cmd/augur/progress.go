@@ -11,41 +11,38 @@ import (
 	"golang.org/x/term"
 )
 
-// progress reports how far a long run is: a bar when stderr is a
-// terminal, otherwise a plain line every few seconds, so that CI logs stay
-// readable.
+// progress reports how far a long run is (a pipeline.Progress): a bar
+// when stderr is a terminal, otherwise a plain line every few seconds, so
+// that CI logs stay readable.
 type progress struct {
+	w    io.Writer
+	tty  bool
 	p    *mpb.Progress
 	bar  *mpb.Bar
-	w    io.Writer
 	what string
 	last time.Time
-	done int
 }
 
-// newProgress returns a reporter for total units of what, or nil when
-// quiet. Its update method is safe on a nil receiver.
-func newProgress(w io.Writer, what string, total int, quiet bool) *progress {
-	if quiet {
-		return nil
-	}
-	pr := &progress{w: w, what: what, last: time.Now()}
-	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		pr.p = mpb.New(mpb.WithOutput(w), mpb.WithWidth(40))
+// newProgress returns a progress that writes to w.
+func newProgress(w io.Writer) *progress {
+	f, ok := w.(*os.File)
+	return &progress{w: w, tty: ok && term.IsTerminal(int(f.Fd()))}
+}
+
+// Start begins reporting total units of what.
+func (pr *progress) Start(what string, total int) {
+	pr.what, pr.last = what, time.Now()
+	if pr.tty {
+		pr.p = mpb.New(mpb.WithOutput(pr.w), mpb.WithWidth(40))
 		pr.bar = pr.p.AddBar(int64(total),
 			mpb.PrependDecorators(decor.Name(what), decor.CountersNoUnit(" %d/%d")),
 			mpb.AppendDecorators(decor.Percentage(), decor.Name(" "), decor.AverageETA(decor.ET_STYLE_GO)),
 		)
 	}
-	return pr
 }
 
-// update records that done of total units are finished.
-func (pr *progress) update(done, total int) {
-	if pr == nil {
-		return
-	}
-	pr.done = done
+// Update records that done of total units are finished.
+func (pr *progress) Update(done, total int) {
 	if pr.bar != nil {
 		pr.bar.SetCurrent(int64(done))
 		return
@@ -56,11 +53,12 @@ func (pr *progress) update(done, total int) {
 	}
 }
 
-// stop ends the bar.
-func (pr *progress) stop() {
-	if pr == nil || pr.p == nil {
+// Stop ends the bar.
+func (pr *progress) Stop() {
+	if pr.p == nil {
 		return
 	}
 	pr.bar.Abort(false)
 	pr.p.Wait()
+	pr.p, pr.bar = nil, nil
 }

@@ -1,17 +1,26 @@
 package main
 
 import (
-	"fmt"
+	"context"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/augur-dev/augur/cluster"
+	"github.com/augur-dev/augur/pipeline"
 	"github.com/augur-dev/augur/reporter"
 )
 
-func newReportCmd() *cobra.Command {
-	var o inferOptions
+// reportOptions are augur report's arguments and flags.
+type reportOptions struct {
+	infer inferOptions // the report flags of infer: format, top, output
+	stats string
+}
+
+// newReportCmd returns augur report; runF, if not nil, runs instead of
+// runReport.
+func newReportCmd(runF func(*reportOptions) error) *cobra.Command {
+	o := &reportOptions{}
 	cmd := &cobra.Command{
 		Use:   "report SPEC TRACE STATS",
 		Short: "Report the almost-invariants from merged stats",
@@ -24,41 +33,34 @@ were computed from this spec, this trace and this pool, and ranks them as
   augur report spec.yaml run.trace stats.arrow --format json -o report.json`,
 		Args: cobra.ExactArgs(3),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			specPath, tracePath := args[0], args[1]
-			if !validFormat(o.format) {
-				return fmt.Errorf("unknown format %q (want %s)", o.format, strings.Join(reporter.Formats, ", "))
+			o.infer.spec, o.infer.trace, o.stats = args[0], args[1], args[2]
+			o.infer.stdout, o.infer.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			if runF != nil {
+				return runF(o)
 			}
-			st, err := cluster.Read(args[2])
-			if err != nil {
-				return err
-			}
-			specHash, err := cluster.SpecHash(specPath)
-			if err != nil {
-				return err
-			}
-			p, err := prepare(specPath, tracePath)
-			if err != nil {
-				return err
-			}
-			defer p.tr.Close()
-			if err := st.Check(specHash, cluster.TraceHash(p.tr.Manifest), p.prog); err != nil {
-				return err
-			}
-			rep, err := buildReport(p, st.Result(), nil, specPath, tracePath, &o)
-			if err != nil {
-				return err
-			}
-			if o.format == "html" {
-				if rep.Timeline, err = timeline(cmd.Context(), p, rep, 0); err != nil {
-					return err
-				}
-			}
-			return writeReport(cmd.OutOrStdout(), rep, &o)
+			return runReport(cmd.Context(), o)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.format, "format", "text", "output format: "+strings.Join(reporter.Formats, ", "))
-	f.IntVar(&o.top, "top", 0, "entries per list (default: the spec's report.size)")
-	f.StringVarP(&o.output, "output", "o", "", "write the report to this file instead of stdout")
+	f.StringVar(&o.infer.format, "format", "text", "output format: "+strings.Join(reporter.Formats, ", "))
+	f.IntVar(&o.infer.top, "top", 0, "entries per list (default: the spec's report.size)")
+	f.StringVarP(&o.infer.output, "output", "o", "", "write the report to this file instead of stdout")
 	return cmd
+}
+
+func runReport(ctx context.Context, o *reportOptions) error {
+	o.infer.evaluator, o.infer.quiet = "fast", true
+	po, err := o.infer.pipelineOptions()
+	if err != nil {
+		return err
+	}
+	st, err := cluster.Read(o.stats)
+	if err != nil {
+		return err
+	}
+	rep, err := pipeline.ReportStats(ctx, o.infer.spec, o.infer.trace, st, po)
+	if err != nil {
+		return err
+	}
+	return writeReport(o.infer.stdout, rep, o.infer.format, o.infer.output)
 }

@@ -2,57 +2,11 @@ package main
 
 import (
 	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/augur-dev/augur/reporter"
 )
-
-// A tagScore is how a report fares on one bug tag.
-type tagScore struct {
-	Tag       string
-	Relevant  int // relevant properties in the top k
-	First     int // rank of the first relevant property, 0 if none
-	Snapshots int64
-}
-
-// relevant reports whether most of e's violating snapshots carry tag.
-func relevant(e *reporter.Entry, tag string) bool {
-	return e.ViolatingSnapshots > 0 && 2*e.ViolatingTags[tag] > e.ViolatingSnapshots
-}
-
-// scoreReport scores the top k almost-invariants of rep on every bug tag
-// that some property's violating snapshots carry.
-func scoreReport(rep *reporter.Report, k int, tags []string) []tagScore {
-	tags = slices.Clone(tags)
-	for _, e := range rep.AlmostInvariants {
-		for t := range e.ViolatingTags {
-			if strings.HasPrefix(t, "bug:") && !slices.Contains(tags, t) {
-				tags = append(tags, t)
-			}
-		}
-	}
-	slices.Sort(tags)
-	var out []tagScore
-	for _, t := range tags {
-		s := tagScore{Tag: t}
-		for i, e := range rep.AlmostInvariants {
-			if !relevant(e, t) {
-				continue
-			}
-			if s.First == 0 {
-				s.First = i + 1
-			}
-			if i < k {
-				s.Relevant++
-			}
-		}
-		out = append(out, s)
-	}
-	return out
-}
 
 func newScoreCmd() *cobra.Command {
 	var (
@@ -81,7 +35,7 @@ with --tag.`,
 			top := min(k, len(rep.AlmostInvariants))
 			w := cmd.OutOrStdout()
 			fmt.Fprintf(w, "%s: %d almost-invariants, %d snapshots, top %d scored\n", args[0], len(rep.AlmostInvariants), rep.Snapshots, k)
-			scores := scoreReport(rep, k, tags)
+			scores := reporter.Score(rep, k, tags)
 			if len(scores) == 0 {
 				fmt.Fprintln(w, "no bug tags among the violating snapshots")
 				return nil

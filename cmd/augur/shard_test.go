@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/augur-dev/augur/cluster"
-	"github.com/augur-dev/augur/evaluator"
 )
 
 func augur(t *testing.T, args ...string) {
@@ -61,43 +60,6 @@ func TestShardedStats(t *testing.T) {
 			if !bytes.Equal(gj, wj) {
 				t.Fatalf("%d/%d: %s:\nshards %s\none    %s", sh.n, sh.block, want.IDs[i], gj, wj)
 			}
-		}
-	}
-}
-
-func TestShardResolve(t *testing.T) {
-	env := func(kv ...string) func(string) string {
-		return func(k string) string {
-			for i := 0; i < len(kv); i += 2 {
-				if kv[i] == k {
-					return kv[i+1]
-				}
-			}
-			return ""
-		}
-	}
-	tests := []struct {
-		f    shardFlags
-		env  func(string) string
-		want evaluator.Shard
-		err  bool
-	}{
-		{f: shardFlags{block: 8}, env: env(), want: evaluator.Shard{Index: 0, Count: 1, Block: 8}},
-		{f: shardFlags{shard: "2/5", block: 8}, env: env("SLURM_ARRAY_TASK_ID", "1"), want: evaluator.Shard{Index: 2, Count: 5, Block: 8}},
-		{f: shardFlags{shards: 4, block: 1}, env: env("JOB_COMPLETION_INDEX", "3"), want: evaluator.Shard{Index: 3, Count: 4, Block: 1}},
-		{f: shardFlags{block: 2}, env: env("SLURM_ARRAY_TASK_ID", "2", "SLURM_ARRAY_TASK_COUNT", "3"), want: evaluator.Shard{Index: 2, Count: 3, Block: 2}},
-		{f: shardFlags{block: 2}, env: env("SLURM_ARRAY_TASK_ID", "3", "SLURM_ARRAY_TASK_COUNT", "3", "SLURM_ARRAY_TASK_MIN", "1"), want: evaluator.Shard{Index: 2, Count: 3, Block: 2}},
-		{f: shardFlags{shard: "2", block: 1}, env: env(), err: true},
-		{f: shardFlags{shard: "2/2", block: 1}, env: env(), err: true},
-		{f: shardFlags{shard: "0/2", block: 0}, env: env(), err: true},
-		{f: shardFlags{shards: 2, block: 1}, env: env(), err: true},
-		{f: shardFlags{block: 1}, env: env("JOB_COMPLETION_INDEX", "1"), err: true},
-		{f: shardFlags{block: 1}, env: env("SLURM_ARRAY_TASK_ID", "1"), err: true},
-	}
-	for i, tt := range tests {
-		got, err := tt.f.resolve(tt.env)
-		if (err != nil) != tt.err || (!tt.err && got != tt.want) {
-			t.Errorf("%d: %+v, %v; want %+v, error %v", i, got, err, tt.want, tt.err)
 		}
 	}
 }

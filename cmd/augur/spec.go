@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/augur-dev/augur/internal/safefile"
+	"github.com/augur-dev/augur/pipeline"
 	"github.com/augur-dev/augur/specs"
 	"github.com/augur-dev/augur/trace"
 )
@@ -80,7 +81,7 @@ func newSpecCheckCmd() *cobra.Command {
 			)
 			if len(args) == 2 {
 				var tr *trace.Trace
-				if spec, tr, err = openFitting(args[0], args[1]); err != nil {
+				if spec, tr, err = pipeline.OpenFitting(args[0], args[1]); err != nil {
 					return err
 				}
 				tr.Close()

@@ -1,4 +1,4 @@
-package main
+package pipeline
 
 import (
 	"context"
@@ -12,10 +12,10 @@ import (
 // timeline gathers what the HTML report draws: the tags of p's trace and,
 // evaluating the reported almost-invariants again with every violating
 // snapshot kept, when each of them fails.
-func timeline(ctx context.Context, p *pipeline, rep *reporter.Report, workers int) (*reporter.Timeline, error) {
-	tl := &reporter.Timeline{Snapshots: p.tr.NumSnapshots(), Violations: map[string][]int{}, Tags: map[string][]int{}}
+func (p *Pipeline) timeline(ctx context.Context, rep *reporter.Report, workers int) (*reporter.Timeline, error) {
+	tl := &reporter.Timeline{Snapshots: p.Trace.NumSnapshots(), Violations: map[string][]int{}, Tags: map[string][]int{}}
 	ids := make([]uint64, 0, tl.Snapshots)
-	sr := p.tr.Snapshots()
+	sr := p.Trace.Snapshots()
 	defer sr.Close()
 	for sr.Next() {
 		s := sr.Snapshot()
@@ -33,7 +33,7 @@ func timeline(ctx context.Context, p *pipeline, rep *reporter.Report, workers in
 	for i, e := range rep.AlmostInvariants {
 		props[i] = e.Property()
 	}
-	res, err := evaluateProps(ctx, p.spec, p.tr, props, evaluator.Options{Workers: workers, MaxWitnesses: -1, MaxMoments: max(1, tl.Snapshots)})
+	res, err := evaluateProps(ctx, p.Spec, p.Trace, props, evaluator.Options{Workers: workers, MaxWitnesses: -1, MaxMoments: max(1, tl.Snapshots)})
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,248 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/augur-dev/augur/evaluator"
+	"github.com/augur-dev/augur/filter"
+	"github.com/augur-dev/augur/generator"
+	"github.com/augur-dev/augur/grammar"
+	"github.com/augur-dev/augur/reporter"
+	"github.com/augur-dev/augur/specs"
+	"github.com/augur-dev/augur/trace"
+)
+
+// Options configure a run of the pipeline. The zero value evaluates with
+// the fast evaluator on every CPU, with filtering, and reports as the spec
+// says.
+type Options struct {
+	Evaluator evaluator.Kind
+	Workers   int  // goroutines evaluating snapshots; 0: the number of CPUs
+	NoFilter  bool // evaluate every property on every snapshot, pruning nothing
+
+	// Top is the number of entries per list of the report; 0 takes the
+	// spec's report.size.
+	Top int
+	// Baseline is the trace of a run believed good, or "": the
+	// almost-invariants that fail there too are ranked after the others.
+	Baseline string
+	// Timeline gathers what the HTML report draws: when each reported
+	// almost-invariant fails, and where the trace's tags fall.
+	Timeline bool
+	// Output is where the report will be written, "" for stdout: the
+	// report names its spec relative to it, so that promote finds it.
+	Output string
+	// Progress, if set, is told how far evaluation is.
+	Progress Progress
+}
+
+// Progress is told how far a long evaluation is: Start once with what is
+// being done and the number of snapshots, Update as they are evaluated,
+// Stop at the end.
+type Progress interface {
+	Start(what string, total int)
+	Update(done, total int)
+	Stop()
+}
+
+// Pipeline is a spec, the trace it fits and the compiled property pool
+// they generate.
+type Pipeline struct {
+	Spec      *specs.Spec
+	Trace     *trace.Trace
+	Generated int // properties generated
+	Program   *evaluator.Program
+
+	specPath, tracePath string
+}
+
+// Open loads the spec and the trace, checks that the spec fits the
+// trace's variables, and generates and compiles the property pool, which
+// depends only on them. The caller closes the pipeline.
+func Open(specPath, tracePath string) (_ *Pipeline, err error) {
+	spec, tr, err := OpenFitting(specPath, tracePath)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			tr.Close()
+		}
+	}()
+	consts, err := generator.MineConstants(tr, spec)
+	if err != nil {
+		return nil, err
+	}
+	pool, err := generator.Generate(spec, consts)
+	if err != nil {
+		return nil, err
+	}
+	prog, err := evaluator.Compile(spec, pool.Props)
+	if err != nil {
+		return nil, fmt.Errorf("generated properties do not compile: %w", err)
+	}
+	return &Pipeline{Spec: spec, Trace: tr, Generated: len(pool.Props), Program: prog, specPath: specPath, tracePath: tracePath}, nil
+}
+
+// OpenFitting loads the spec and opens the trace, and checks that the
+// spec fits the trace's variables. The caller closes the trace.
+func OpenFitting(specPath, tracePath string) (*specs.Spec, *trace.Trace, error) {
+	spec, err := specs.Load(specPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	tr, err := trace.Open(tracePath)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := spec.Check(tr.Schema); err != nil {
+		tr.Close()
+		return nil, nil, fmt.Errorf("spec does not fit trace %s: %w", tracePath, err)
+	}
+	return spec, tr, nil
+}
+
+// Close closes the trace.
+func (p *Pipeline) Close() error { return p.Trace.Close() }
+
+// Infer runs the whole pipeline: spec and trace, constants, generation,
+// evaluation with filtering, and the report.
+func Infer(ctx context.Context, specPath, tracePath string, o Options) (*reporter.Report, error) {
+	p, err := Open(specPath, tracePath)
+	if err != nil {
+		return nil, err
+	}
+	defer p.Close()
+	opts := evaluator.Options{Kind: o.Evaluator, Workers: o.Workers}
+	if !o.NoFilter {
+		opts.Pruner = filter.New(p.Spec.Filter)
+	}
+	res, err := p.Evaluate(ctx, opts, "evaluating", o.Progress)
+	if err != nil {
+		return nil, err
+	}
+	return p.Report(ctx, res, o)
+}
+
+// Evaluate runs the pool over the trace (or opts.Shard of it), telling
+// progress, if set, how far it is under the label what.
+func (p *Pipeline) Evaluate(ctx context.Context, opts evaluator.Options, what string, progress Progress) (*evaluator.Result, error) {
+	if progress != nil {
+		progress.Start(what, opts.Shard.Size(p.Trace.NumSnapshots()))
+		defer progress.Stop()
+		opts.Progress = progress.Update
+	}
+	return evaluator.Run(ctx, p.Trace, p.Program, opts)
+}
+
+// Report builds the report of res, the result of evaluating p's pool,
+// evaluating the reported properties again over o.Baseline and for the
+// timeline when o asks for them.
+func (p *Pipeline) Report(ctx context.Context, res *evaluator.Result, o Options) (*reporter.Report, error) {
+	ropts := reporter.OptionsFrom(p.Spec)
+	if o.Top > 0 {
+		ropts.Size = o.Top
+	}
+	system := p.Spec.System
+	if system == "" {
+		system = p.Trace.Manifest.System
+	}
+	in := reporter.Input{
+		System:        system,
+		Spec:          specRef(p.specPath, o.Output),
+		Trace:         p.tracePath,
+		Generated:     p.Generated,
+		Program:       p.Program,
+		Result:        res,
+		BaselineTrace: o.Baseline,
+	}
+	if o.Baseline != "" {
+		in.Baseline = func(props []*grammar.Property) ([]int64, error) {
+			return FailuresIn(ctx, o.Baseline, p.Spec, props, o.Workers)
+		}
+	}
+	rep, err := reporter.Build(in, ropts)
+	if err != nil {
+		return nil, err
+	}
+	if o.Timeline {
+		if rep.Timeline, err = p.timeline(ctx, rep, o.Workers); err != nil {
+			return nil, err
+		}
+	}
+	return rep, nil
+}
+
+// FailuresIn counts, for each of props, the snapshots of the trace at
+// path where it fails.
+func FailuresIn(ctx context.Context, path string, spec *specs.Spec, props []*grammar.Property, workers int) ([]int64, error) {
+	tr, err := trace.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer tr.Close()
+	if err := spec.Check(tr.Schema); err != nil {
+		return nil, fmt.Errorf("spec does not fit baseline %s: %w", path, err)
+	}
+	res, err := evaluateProps(ctx, spec, tr, props, evaluator.Options{Workers: workers, MaxWitnesses: -1})
+	if err != nil {
+		return nil, err
+	}
+	counts := make([]int64, len(props))
+	for i := range counts {
+		counts[i] = res.Stats[i].ViolatingSnapshots
+	}
+	return counts, nil
+}
+
+// evaluateProps compiles props, properties of spec, and evaluates them
+// over tr.
+func evaluateProps(ctx context.Context, spec *specs.Spec, tr *trace.Trace, props []*grammar.Property, opts evaluator.Options) (*evaluator.Result, error) {
+	prog, err := evaluator.Compile(spec, props)
+	if err != nil {
+		return nil, err
+	}
+	return evaluator.Run(ctx, tr, prog, opts)
+}
+
+// specRef returns how a report names its spec, so that promote finds it:
+// relative to the report's directory when the report goes to a file,
+// absolute when it goes to stdout and may end up anywhere.
+func specRef(spec, output string) string {
+	abs, err := filepath.Abs(spec)
+	if err != nil {
+		return spec
+	}
+	if output == "" {
+		return abs
+	}
+	dir, err := filepath.Abs(filepath.Dir(output))
+	if err != nil {
+		return abs
+	}
+	if rel, err := filepath.Rel(dir, abs); err == nil {
+		return filepath.ToSlash(rel)
+	}
+	return abs
+}
+
+// Sample keeps at most n properties of the pool (0: all), taken evenly
+// from it, so that a benchmark can time a pool of a given size.
+func (p *Pipeline) Sample(n int) error {
+	props := p.Program.Props
+	if n <= 0 || len(props) <= n {
+		return nil
+	}
+	kept := make([]*grammar.Property, n)
+	for i := range kept {
+		kept[i] = props[i*len(props)/n].Property
+	}
+	prog, err := evaluator.Compile(p.Spec, kept)
+	if err != nil {
+		return err
+	}
+	p.Program = prog
+	return nil
+}

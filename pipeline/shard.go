@@ -1,0 +1,54 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/augur-dev/augur/cluster"
+	"github.com/augur-dev/augur/evaluator"
+	"github.com/augur-dev/augur/reporter"
+)
+
+// Shard evaluates shard sh of the trace, without filtering, into partial
+// stats for cluster.Merge. Pruning depends on the snapshots seen so far,
+// which differ between shards, and merged stats must equal a single
+// run's, so o.NoFilter is implied.
+func Shard(ctx context.Context, specPath, tracePath string, sh evaluator.Shard, o Options) (*cluster.Stats, error) {
+	specHash, err := cluster.SpecHash(specPath)
+	if err != nil {
+		return nil, err
+	}
+	p, err := Open(specPath, tracePath)
+	if err != nil {
+		return nil, err
+	}
+	defer p.Close()
+	opts := evaluator.Options{Kind: o.Evaluator, Workers: o.Workers, Shard: sh, MaxWitnesses: evaluator.DefaultWitnesses}
+	res, err := p.Evaluate(ctx, opts, fmt.Sprintf("evaluating shard %d/%d", sh.Index, sh.Count), o.Progress)
+	if err != nil {
+		return nil, err
+	}
+	st := cluster.New(p.Program, res, sh, opts.MaxWitnesses)
+	st.Spec, st.Trace = specHash, cluster.TraceHash(p.Trace.Manifest)
+	return st, nil
+}
+
+// ReportStats builds the report of stats merged from shards (or written
+// by one unsharded run). It generates the pool of the spec and trace
+// again, which is deterministic, and checks that the stats were computed
+// from this spec, this trace and this pool.
+func ReportStats(ctx context.Context, specPath, tracePath string, st *cluster.Stats, o Options) (*reporter.Report, error) {
+	specHash, err := cluster.SpecHash(specPath)
+	if err != nil {
+		return nil, err
+	}
+	p, err := Open(specPath, tracePath)
+	if err != nil {
+		return nil, err
+	}
+	defer p.Close()
+	if err := st.Check(specHash, cluster.TraceHash(p.Trace.Manifest), p.Program); err != nil {
+		return nil, err
+	}
+	return p.Report(ctx, st.Result(), o)
+}
