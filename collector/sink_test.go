@@ -142,7 +142,9 @@ func TestArrowSinkRoundTrip(t *testing.T) {
 // package and compares its rows with ours.
 func checkStreamIndependently(t *testing.T, path string, recs []streamRec) {
 	t.Helper()
-	if !arrowjs.Available() {
+	if !arrowjs.Available() && os.Getenv("CI") != "true" {
+		// Not skipped: the rest of the caller's test still runs. Under CI,
+		// Rows fails instead.
 		t.Log("apache-arrow not installed: no independent check")
 		return
 	}

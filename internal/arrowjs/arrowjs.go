@@ -2,7 +2,8 @@
 // package, an Arrow implementation that is not ours, so that tests can
 // check that other readers see what augur writes. .ci/run installs the
 // package (npm ci --prefix internal/arrowjs); where node or the package is
-// missing, Rows skips the test.
+// missing, Require skips the test, or fails it under CI ($CI=true), where
+// a skipped independent check would pass unnoticed.
 package arrowjs
 
 import (
@@ -34,14 +35,26 @@ func Available() bool {
 	return err == nil
 }
 
+// Require skips t when node or apache-arrow is missing, and fails it
+// instead when $CI is true.
+func Require(t testing.TB) {
+	t.Helper()
+	if Available() {
+		return
+	}
+	const msg = "node or apache-arrow not installed: run npm ci --prefix internal/arrowjs"
+	if os.Getenv("CI") == "true" {
+		t.Fatal(msg + " ($CI is true: the independent reader must run)")
+	}
+	t.Skip(msg)
+}
+
 // Rows returns the rows of the Arrow IPC file or stream at path, one map
 // per row, as read.mjs prints them: 64-bit integers as decimal strings,
 // lists as arrays, structs and maps as objects (see JSONForm).
 func Rows(t testing.TB, path string) []map[string]any {
 	t.Helper()
-	if !Available() {
-		t.Skip("node or apache-arrow not installed: run npm ci --prefix internal/arrowjs")
-	}
+	Require(t)
 	out, err := exec.Command("node", filepath.Join(dir(), "read.mjs"), path).Output()
 	if err != nil {
 		t.Fatalf("read %s with apache-arrow: %v", path, err)
