@@ -10,9 +10,9 @@ import (
 
 	"github.com/augur-dev/augur/evaluator"
 	"github.com/augur-dev/augur/grammar"
-	"github.com/augur-dev/augur/internal/tracetest"
 	"github.com/augur-dev/augur/specs"
 	"github.com/augur-dev/augur/trace"
+	"github.com/augur-dev/augur/trace/tracetest"
 )
 
 const tinySpec = `

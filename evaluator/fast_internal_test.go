@@ -8,9 +8,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/augur-dev/augur/grammar"
-	"github.com/augur-dev/augur/internal/tracetest"
 	"github.com/augur-dev/augur/specs"
 	"github.com/augur-dev/augur/trace"
+	"github.com/augur-dev/augur/trace/tracetest"
 )
 
 // TestFastSteadyStateAllocs pins that, once its rows are prepared, the

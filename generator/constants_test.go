@@ -7,9 +7,9 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	"github.com/augur-dev/augur/internal/tracetest"
 	"github.com/augur-dev/augur/specs"
 	"github.com/augur-dev/augur/trace"
+	"github.com/augur-dev/augur/trace/tracetest"
 )
 
 const mineSpec = `

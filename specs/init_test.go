@@ -7,8 +7,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	"github.com/augur-dev/augur/internal/tracetest"
 	"github.com/augur-dev/augur/trace"
+	"github.com/augur-dev/augur/trace/tracetest"
 )
 
 // toyTrace writes a small trace with a column of every kind, and columns

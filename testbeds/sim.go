@@ -1,6 +1,6 @@
 // Package testbeds runs distributed systems in one process under a seeded,
 // deterministic scheduler with fault injection, and records their global
-// snapshots into augur traces (../shared/DESIGN.md §10).
+// snapshots into augur traces, tagged where a ground-truth check fails.
 //
 // A [Sim] owns logical time (milliseconds), a discrete-event queue, the
 // simulated network and the faults. A [System] is the code under test: N
