@@ -20,6 +20,7 @@ import (
 	"github.com/augur-dev/augur/testbeds/etcdraft"
 )
 
+// benchOptions are augur bench's flags.
 type benchOptions struct {
 	nodes      int
 	snapshots  int
@@ -28,10 +29,13 @@ type benchOptions struct {
 	workers    []int
 	evaluators []string
 	keep       string
+	stdout     io.Writer
 }
 
-func newBenchCmd() *cobra.Command {
-	var o benchOptions
+// newBenchCmd returns augur bench; runF, if not nil, runs instead of
+// runBench.
+func newBenchCmd(runF func(*benchOptions) error) *cobra.Command {
+	o := &benchOptions{}
 	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "Time the evaluators on a seeded testbed workload",
@@ -50,7 +54,11 @@ DIR, for augur infer or a scale run.`,
   augur bench --nodes 16 --snapshots 860000 --evaluators fast --keep /tmp/scale`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return bench(cmd.Context(), &o, cmd.OutOrStdout())
+			o.stdout = cmd.OutOrStdout()
+			if runF != nil {
+				return runF(o)
+			}
+			return runBench(cmd.Context(), o)
 		},
 	}
 	f := cmd.Flags()
@@ -64,7 +72,8 @@ DIR, for augur infer or a scale run.`,
 	return cmd
 }
 
-func bench(ctx context.Context, o *benchOptions, stdout io.Writer) error {
+func runBench(ctx context.Context, o *benchOptions) error {
+	stdout := o.stdout
 	var kinds []evaluator.Kind
 	for _, name := range o.evaluators {
 		k, err := evaluator.ParseKind(name)

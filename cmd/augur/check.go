@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -15,12 +16,19 @@ import (
 	"github.com/augur-dev/augur/trace"
 )
 
-func newCheckCmd() *cobra.Command {
-	var (
-		specPath, format string
-		maxWitnesses     int
-		workers          int
-	)
+// checkOptions are augur check's arguments and flags.
+type checkOptions struct {
+	checks, trace string
+	spec, format  string
+	maxWitnesses  int
+	workers       int
+	stdout        io.Writer
+}
+
+// newCheckCmd returns augur check; runF, if not nil, runs instead of
+// runCheck.
+func newCheckCmd(runF func(*checkOptions) error) *cobra.Command {
+	o := &checkOptions{}
 	cmd := &cobra.Command{
 		Use:   "check CHECKS TRACE",
 		Short: "Check every snapshot of a trace against a checks file",
@@ -35,54 +43,65 @@ checks file, else a spec made from the trace's own variables.`,
   augur check checks.yaml run.trace --spec spec.yaml --format json`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if format != "text" && format != "json" {
-				return fmt.Errorf("unknown format %q (want text or json)", format)
+			o.checks, o.trace, o.stdout = args[0], args[1], cmd.OutOrStdout()
+			if runF != nil {
+				return runF(o)
 			}
-			if maxWitnesses == 0 {
-				maxWitnesses = -1 // none shown; every violation is still counted
-			}
-			f, err := checker.Load(args[0])
-			if err != nil {
-				return err
-			}
-			tr, err := trace.Open(args[1])
-			if err != nil {
-				return err
-			}
-			defer tr.Close()
-			if specPath == "" {
-				specPath = f.Spec
-			}
-			spec, err := loadSpecFor(specPath, tr)
-			if err != nil {
-				return err
-			}
-			results, err := checker.Run(cmd.Context(), tr, spec, f, maxWitnesses, workers)
-			if err != nil {
-				return err
-			}
-			out := cmd.OutOrStdout()
-			if format == "json" {
-				if err := writeCheckJSON(out, results); err != nil {
-					return err
-				}
-			} else {
-				writeCheckText(out, args[1], tr.NumSnapshots(), results)
-			}
-			for i := range results {
-				if results[i].Failed() {
-					return errViolations
-				}
-			}
-			return nil
+			return runCheck(cmd.Context(), o)
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&specPath, "spec", "", "spec the checks are written against")
-	fl.StringVar(&format, "format", "text", "output format: text or json")
-	fl.IntVar(&maxWitnesses, "max-witnesses", 20, "violating snapshots shown per check, with their first violating binding (all are counted)")
-	fl.IntVar(&workers, "workers", 0, "goroutines evaluating snapshots (default: number of CPUs)")
+	fl.StringVar(&o.spec, "spec", "", "spec the checks are written against")
+	fl.StringVar(&o.format, "format", "text", "output format: text or json")
+	fl.IntVar(&o.maxWitnesses, "max-witnesses", 20, "violating snapshots shown per check, with their first violating binding (all are counted)")
+	fl.IntVar(&o.workers, "workers", 0, "goroutines evaluating snapshots (default: number of CPUs)")
 	return cmd
+}
+
+// runCheck prints the violations of o.checks in o.trace, and returns
+// errViolations when there are any.
+func runCheck(ctx context.Context, o *checkOptions) error {
+	if o.format != "text" && o.format != "json" {
+		return fmt.Errorf("unknown format %q (want text or json)", o.format)
+	}
+	maxWitnesses := o.maxWitnesses
+	if maxWitnesses == 0 {
+		maxWitnesses = -1 // none shown; every violation is still counted
+	}
+	f, err := checker.Load(o.checks)
+	if err != nil {
+		return err
+	}
+	tr, err := trace.Open(o.trace)
+	if err != nil {
+		return err
+	}
+	defer tr.Close()
+	specPath := o.spec
+	if specPath == "" {
+		specPath = f.Spec
+	}
+	spec, err := loadSpecFor(specPath, tr)
+	if err != nil {
+		return err
+	}
+	results, err := checker.Run(ctx, tr, spec, f, maxWitnesses, o.workers)
+	if err != nil {
+		return err
+	}
+	if o.format == "json" {
+		if err := writeCheckJSON(o.stdout, results); err != nil {
+			return err
+		}
+	} else {
+		writeCheckText(o.stdout, o.trace, tr.NumSnapshots(), results)
+	}
+	for i := range results {
+		if results[i].Failed() {
+			return errViolations
+		}
+	}
+	return nil
 }
 
 // loadSpecFor loads the spec at path and checks it against the trace, or

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -10,14 +11,20 @@ import (
 	"github.com/augur-dev/augur/generator"
 	"github.com/augur-dev/augur/pipeline"
 	"github.com/augur-dev/augur/specs"
-	"github.com/augur-dev/augur/trace"
 )
 
-func newGenerateCmd() *cobra.Command {
-	var (
-		list   bool
-		format string
-	)
+// generateOptions are augur generate's arguments and flags.
+type generateOptions struct {
+	spec, trace string // trace is optional
+	list        bool
+	format      string
+	stdout      io.Writer
+}
+
+// newGenerateCmd returns augur generate; runF, if not nil, runs instead
+// of runGenerate.
+func newGenerateCmd(runF func(*generateOptions) error) *cobra.Command {
+	o := &generateOptions{}
 	cmd := &cobra.Command{
 		Use:   "generate SPEC [TRACE]",
 		Short: "Count (and list) the properties a spec generates",
@@ -28,69 +35,96 @@ from it for x == c literals. The output is deterministic.`,
   augur generate spec.yaml run.trace --list`,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var (
-				spec   *specs.Spec
-				consts = generator.Constants{}
-				err    error
-			)
+			o.spec, o.stdout = args[0], cmd.OutOrStdout()
 			if len(args) == 2 {
-				var tr *trace.Trace
-				if spec, tr, err = pipeline.OpenFitting(args[0], args[1]); err != nil {
-					return err
-				}
-				defer tr.Close()
-				if consts, err = generator.MineConstants(tr, spec); err != nil {
-					return err
-				}
-			} else if spec, err = specs.Load(args[0]); err != nil {
-				return err
+				o.trace = args[1]
 			}
-			pool, err := generator.Generate(spec, consts)
-			if err != nil {
-				return err
+			if runF != nil {
+				return runF(o)
 			}
-			out := cmd.OutOrStdout()
-			switch format {
-			case "json":
-				type class struct {
-					Nodes, Iters, Literals, Generated, Kept int
-				}
-				v := struct {
-					Total      int      `json:"total"`
-					Classes    []class  `json:"classes"`
-					Properties []string `json:"properties,omitempty"`
-				}{Total: len(pool.Props)}
-				for _, c := range pool.Classes {
-					v.Classes = append(v.Classes, class{c.Class.Nodes, c.Class.Iters, c.Class.Literals, c.Generated, c.Kept})
-				}
-				if list {
-					for _, p := range pool.Props {
-						v.Properties = append(v.Properties, p.String())
-					}
-				}
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				enc.SetEscapeHTML(false)
-				return enc.Encode(v)
-			case "text":
-				tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-				fmt.Fprintln(tw, "nodes\titers\tliterals\tgenerated\tkept\t")
-				for _, c := range pool.Classes {
-					fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t\n", c.Class.Nodes, c.Class.Iters, c.Class.Literals, c.Generated, c.Kept)
-				}
-				tw.Flush()
-				fmt.Fprintf(out, "total: %d properties\n", len(pool.Props))
-				if list {
-					for _, p := range pool.Props {
-						fmt.Fprintln(out, p)
-					}
-				}
-				return nil
-			}
-			return fmt.Errorf("unknown format %q (want text or json)", format)
+			return runGenerate(o)
 		},
 	}
-	cmd.Flags().BoolVar(&list, "list", false, "list the properties")
-	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json")
+	cmd.Flags().BoolVar(&o.list, "list", false, "list the properties")
+	cmd.Flags().StringVar(&o.format, "format", "text", "output format: text or json")
 	return cmd
+}
+
+// runGenerate prints the classes of the pool of o.spec, and with o.list
+// its properties.
+func runGenerate(o *generateOptions) error {
+	pool, err := generatePool(o.spec, o.trace)
+	if err != nil {
+		return err
+	}
+	switch o.format {
+	case "json":
+		return writePoolJSON(o.stdout, pool, o.list)
+	case "text":
+		return writePoolText(o.stdout, pool, o.list)
+	}
+	return fmt.Errorf("unknown format %q (want text or json)", o.format)
+}
+
+// generatePool generates the pool of the spec at specPath, with the
+// constants mined from the trace at tracePath unless it is "".
+func generatePool(specPath, tracePath string) (*generator.Pool, error) {
+	if tracePath == "" {
+		spec, err := specs.Load(specPath)
+		if err != nil {
+			return nil, err
+		}
+		return generator.Generate(spec, generator.Constants{})
+	}
+	spec, tr, err := pipeline.OpenFitting(specPath, tracePath)
+	if err != nil {
+		return nil, err
+	}
+	defer tr.Close()
+	consts, err := generator.MineConstants(tr, spec)
+	if err != nil {
+		return nil, err
+	}
+	return generator.Generate(spec, consts)
+}
+
+func writePoolJSON(w io.Writer, pool *generator.Pool, list bool) error {
+	type class struct {
+		Nodes, Iters, Literals, Generated, Kept int
+	}
+	v := struct {
+		Total      int      `json:"total"`
+		Classes    []class  `json:"classes"`
+		Properties []string `json:"properties,omitempty"`
+	}{Total: len(pool.Props)}
+	for _, c := range pool.Classes {
+		v.Classes = append(v.Classes, class{c.Class.Nodes, c.Class.Iters, c.Class.Literals, c.Generated, c.Kept})
+	}
+	if list {
+		for _, p := range pool.Props {
+			v.Properties = append(v.Properties, p.String())
+		}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+func writePoolText(w io.Writer, pool *generator.Pool, list bool) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "nodes\titers\tliterals\tgenerated\tkept\t")
+	for _, c := range pool.Classes {
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t\n", c.Class.Nodes, c.Class.Iters, c.Class.Literals, c.Generated, c.Kept)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "total: %d properties\n", len(pool.Props))
+	if list {
+		for _, p := range pool.Props {
+			fmt.Fprintln(w, p)
+		}
+	}
+	return nil
 }

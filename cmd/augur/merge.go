@@ -8,8 +8,16 @@ import (
 	"github.com/augur-dev/augur/cluster"
 )
 
-func newMergeCmd() *cobra.Command {
-	var output string
+// mergeOptions are augur merge's arguments and flags.
+type mergeOptions struct {
+	parts  []string
+	output string
+}
+
+// newMergeCmd returns augur merge; runF, if not nil, runs instead of
+// runMerge.
+func newMergeCmd(runF func(*mergeOptions) error) *cobra.Command {
+	o := &mergeOptions{}
 	cmd := &cobra.Command{
 		Use:   "merge PART... -o STATS",
 		Short: "Merge the partial stats of the shards of an evaluation",
@@ -22,24 +30,32 @@ Make the report with 'augur report'.`,
   augur report spec.yaml run.trace stats.arrow`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if output == "" {
-				return fmt.Errorf("give the merged stats file with -o STATS")
+			o.parts = args
+			if runF != nil {
+				return runF(o)
 			}
-			parts := make([]*cluster.Stats, len(args))
-			for i, path := range args {
-				p, err := cluster.Read(path)
-				if err != nil {
-					return err
-				}
-				parts[i] = p
-			}
-			merged, err := cluster.Merge(parts)
-			if err != nil {
-				return err
-			}
-			return cluster.Write(output, merged)
+			return runMerge(o)
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "", "merged stats file (Arrow)")
+	cmd.Flags().StringVarP(&o.output, "output", "o", "", "merged stats file (Arrow)")
 	return cmd
+}
+
+func runMerge(o *mergeOptions) error {
+	if o.output == "" {
+		return fmt.Errorf("give the merged stats file with -o STATS")
+	}
+	parts := make([]*cluster.Stats, len(o.parts))
+	for i, path := range o.parts {
+		p, err := cluster.Read(path)
+		if err != nil {
+			return err
+		}
+		parts[i] = p
+	}
+	merged, err := cluster.Merge(parts)
+	if err != nil {
+		return err
+	}
+	return cluster.Write(o.output, merged)
 }

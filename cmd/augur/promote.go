@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
@@ -12,12 +13,19 @@ import (
 	"github.com/augur-dev/augur/reporter"
 )
 
-func newPromoteCmd() *cobra.Command {
-	var (
-		out               string
-		almost, invariant string
-		force             bool
-	)
+// promoteOptions are augur promote's arguments and flags.
+type promoteOptions struct {
+	report            string
+	output            string
+	almost, invariant string
+	force             bool
+	stdout            io.Writer
+}
+
+// newPromoteCmd returns augur promote; runF, if not nil, runs instead of
+// runPromote.
+func newPromoteCmd(runF func(*promoteOptions) error) *cobra.Command {
+	o := &promoteOptions{}
 	cmd := &cobra.Command{
 		Use:   "promote REPORT.json --select RANK,… -o CHECKS.yaml",
 		Short: "Turn reported properties into checks",
@@ -30,41 +38,49 @@ language is welcome, exists included.`,
   augur promote report.json --select 2 --invariants 1,2 -o checks.yaml`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if out == "" {
-				return fmt.Errorf("promote: -o CHECKS.yaml is required")
+			o.report, o.stdout = args[0], cmd.OutOrStdout()
+			if runF != nil {
+				return runF(o)
 			}
-			a, err := parseRanks("--select", almost)
-			if err != nil {
-				return err
-			}
-			inv, err := parseRanks("--invariants", invariant)
-			if err != nil {
-				return err
-			}
-			rep, err := reporter.ReadFile(args[0])
-			if err != nil {
-				return err
-			}
-			f, err := reporter.Promote(rep, args[0], out, a, inv)
-			if err != nil {
-				return err
-			}
-			if err := f.Write(out, force); err != nil {
-				if errors.Is(err, safefile.ErrExists) {
-					return fmt.Errorf("%w (use --force to replace it, hand-written checks included)", err)
-				}
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%s: %d checks\n", out, len(f.Checks))
-			return nil
+			return runPromote(o)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&almost, "select", "", "ranks of almost-invariants to promote, e.g. 1,3")
-	f.StringVar(&invariant, "invariants", "", "ranks of invariants to promote")
-	f.StringVarP(&out, "output", "o", "", "checks file to write")
-	f.BoolVarP(&force, "force", "f", false, "replace an existing checks file")
+	f.StringVar(&o.almost, "select", "", "ranks of almost-invariants to promote, e.g. 1,3")
+	f.StringVar(&o.invariant, "invariants", "", "ranks of invariants to promote")
+	f.StringVarP(&o.output, "output", "o", "", "checks file to write")
+	f.BoolVarP(&o.force, "force", "f", false, "replace an existing checks file")
 	return cmd
+}
+
+func runPromote(o *promoteOptions) error {
+	if o.output == "" {
+		return fmt.Errorf("promote: -o CHECKS.yaml is required")
+	}
+	a, err := parseRanks("--select", o.almost)
+	if err != nil {
+		return err
+	}
+	inv, err := parseRanks("--invariants", o.invariant)
+	if err != nil {
+		return err
+	}
+	rep, err := reporter.ReadFile(o.report)
+	if err != nil {
+		return err
+	}
+	f, err := reporter.Promote(rep, o.report, o.output, a, inv)
+	if err != nil {
+		return err
+	}
+	if err := f.Write(o.output, o.force); err != nil {
+		if errors.Is(err, safefile.ErrExists) {
+			return fmt.Errorf("%w (use --force to replace it, hand-written checks included)", err)
+		}
+		return err
+	}
+	fmt.Fprintf(o.stdout, "%s: %d checks\n", o.output, len(f.Checks))
+	return nil
 }
 
 func parseRanks(flag, s string) ([]int, error) {

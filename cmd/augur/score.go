@@ -2,17 +2,25 @@ package main
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/augur-dev/augur/reporter"
 )
 
-func newScoreCmd() *cobra.Command {
-	var (
-		k    int
-		tags []string
-	)
+// scoreOptions are augur score's arguments and flags.
+type scoreOptions struct {
+	report string
+	k      int
+	tags   []string
+	stdout io.Writer
+}
+
+// newScoreCmd returns augur score; runF, if not nil, runs instead of
+// runScore.
+func newScoreCmd(runF func(*scoreOptions) error) *cobra.Command {
+	o := &scoreOptions{}
 	cmd := &cobra.Command{
 		Use:   "score REPORT.json",
 		Short: "Score a report against the bug tags of its trace",
@@ -28,36 +36,44 @@ with --tag.`,
   augur score report.json --tag bug:lost-vote`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			rep, err := reporter.ReadFile(args[0])
-			if err != nil {
-				return err
+			o.report, o.stdout = args[0], cmd.OutOrStdout()
+			if runF != nil {
+				return runF(o)
 			}
-			top := min(k, len(rep.AlmostInvariants))
-			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "%s: %d almost-invariants, %d snapshots, top %d scored\n", args[0], len(rep.AlmostInvariants), rep.Snapshots, k)
-			scores := reporter.Score(rep, k, tags)
-			if len(scores) == 0 {
-				fmt.Fprintln(w, "no bug tags among the violating snapshots")
-				return nil
-			}
-			fmt.Fprintf(w, "%-28s %6s %12s %5s\n", "tag", "recall", "precision@"+fmt.Sprint(k), "rank")
-			for _, s := range scores {
-				recall, rank, prec := "no", "-", 0.0
-				if s.Relevant > 0 {
-					recall = "yes"
-				}
-				if s.First > 0 {
-					rank = fmt.Sprint(s.First)
-				}
-				if top > 0 {
-					prec = float64(s.Relevant) / float64(k)
-				}
-				fmt.Fprintf(w, "%-28s %6s %11.0f%% %5s\n", s.Tag, recall, 100*prec, rank)
-			}
-			return nil
+			return runScore(o)
 		},
 	}
-	cmd.Flags().IntVarP(&k, "top", "k", 10, "the number of top properties scored")
-	cmd.Flags().StringSliceVar(&tags, "tag", nil, "a bug tag to score even if no reported property is violated in its snapshots")
+	cmd.Flags().IntVarP(&o.k, "top", "k", 10, "the number of top properties scored")
+	cmd.Flags().StringSliceVar(&o.tags, "tag", nil, "a bug tag to score even if no reported property is violated in its snapshots")
 	return cmd
+}
+
+func runScore(o *scoreOptions) error {
+	rep, err := reporter.ReadFile(o.report)
+	if err != nil {
+		return err
+	}
+	k, w := o.k, o.stdout
+	top := min(k, len(rep.AlmostInvariants))
+	fmt.Fprintf(w, "%s: %d almost-invariants, %d snapshots, top %d scored\n", o.report, len(rep.AlmostInvariants), rep.Snapshots, k)
+	scores := reporter.Score(rep, k, o.tags)
+	if len(scores) == 0 {
+		fmt.Fprintln(w, "no bug tags among the violating snapshots")
+		return nil
+	}
+	fmt.Fprintf(w, "%-28s %6s %12s %5s\n", "tag", "recall", "precision@"+fmt.Sprint(k), "rank")
+	for _, s := range scores {
+		recall, rank, prec := "no", "-", 0.0
+		if s.Relevant > 0 {
+			recall = "yes"
+		}
+		if s.First > 0 {
+			rank = fmt.Sprint(s.First)
+		}
+		if top > 0 {
+			prec = float64(s.Relevant) / float64(k)
+		}
+		fmt.Fprintf(w, "%-28s %6s %11.0f%% %5s\n", s.Tag, recall, 100*prec, rank)
+	}
+	return nil
 }

@@ -19,15 +19,22 @@ func newSpecCmd() *cobra.Command {
 		Use:   "spec",
 		Short: "Write and validate specs",
 	}
-	cmd.AddCommand(newSpecInitCmd(), newSpecCheckCmd())
+	cmd.AddCommand(newSpecInitCmd(nil), newSpecCheckCmd(nil))
 	return cmd
 }
 
-func newSpecInitCmd() *cobra.Command {
-	var (
-		out   string
-		force bool
-	)
+// specInitOptions are augur spec init's arguments and flags.
+type specInitOptions struct {
+	trace  string
+	output string
+	force  bool
+	stdout io.Writer
+}
+
+// newSpecInitCmd returns augur spec init; runF, if not nil, runs instead
+// of runSpecInit.
+func newSpecInitCmd(runF func(*specInitOptions) error) *cobra.Command {
+	o := &specInitOptions{}
 	cmd := &cobra.Command{
 		Use:   "init TRACE",
 		Short: "Write a starter spec for a trace",
@@ -39,35 +46,52 @@ containers to iterate, and add derived variables and predicates.`,
   augur spec init run.trace -o spec.yaml`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			tr, err := trace.Open(args[0])
-			if err != nil {
-				return err
+			o.trace, o.stdout = args[0], cmd.OutOrStdout()
+			if runF != nil {
+				return runF(o)
 			}
-			defer tr.Close()
-			var b bytes.Buffer
-			if err := specs.Init(tr, &b); err != nil {
-				return err
-			}
-			if out == "" {
-				_, err = cmd.OutOrStdout().Write(b.Bytes())
-				return err
-			}
-			err = safefile.Write(out, 0o644, force, func(w io.Writer) error {
-				_, err := w.Write(b.Bytes())
-				return err
-			})
-			if errors.Is(err, safefile.ErrExists) {
-				return fmt.Errorf("%w (use --force to replace it)", err)
-			}
-			return err
+			return runSpecInit(o)
 		},
 	}
-	cmd.Flags().StringVarP(&out, "output", "o", "", "write the spec to this file instead of stdout")
-	cmd.Flags().BoolVarP(&force, "force", "f", false, "replace an existing spec file")
+	cmd.Flags().StringVarP(&o.output, "output", "o", "", "write the spec to this file instead of stdout")
+	cmd.Flags().BoolVarP(&o.force, "force", "f", false, "replace an existing spec file")
 	return cmd
 }
 
-func newSpecCheckCmd() *cobra.Command {
+func runSpecInit(o *specInitOptions) error {
+	tr, err := trace.Open(o.trace)
+	if err != nil {
+		return err
+	}
+	defer tr.Close()
+	var b bytes.Buffer
+	if err := specs.Init(tr, &b); err != nil {
+		return err
+	}
+	if o.output == "" {
+		_, err = o.stdout.Write(b.Bytes())
+		return err
+	}
+	err = safefile.Write(o.output, 0o644, o.force, func(w io.Writer) error {
+		_, err := w.Write(b.Bytes())
+		return err
+	})
+	if errors.Is(err, safefile.ErrExists) {
+		return fmt.Errorf("%w (use --force to replace it)", err)
+	}
+	return err
+}
+
+// specCheckOptions are augur spec check's arguments.
+type specCheckOptions struct {
+	spec, trace string // trace is optional
+	stdout      io.Writer
+}
+
+// newSpecCheckCmd returns augur spec check; runF, if not nil, runs
+// instead of runSpecCheck.
+func newSpecCheckCmd(runF func(*specCheckOptions) error) *cobra.Command {
+	o := &specCheckOptions{}
 	return &cobra.Command{
 		Use:   "check SPEC [TRACE]",
 		Short: "Validate a spec, and that it fits a trace",
@@ -75,22 +99,35 @@ func newSpecCheckCmd() *cobra.Command {
   augur spec check spec.yaml run.trace`,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var (
-				spec *specs.Spec
-				err  error
-			)
+			o.spec, o.stdout = args[0], cmd.OutOrStdout()
 			if len(args) == 2 {
-				var tr *trace.Trace
-				if spec, tr, err = pipeline.OpenFitting(args[0], args[1]); err != nil {
-					return err
-				}
-				tr.Close()
-			} else if spec, err = specs.Load(args[0]); err != nil {
-				return err
+				o.trace = args[1]
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%s: ok (%d variables, %d derived, %d predicates)\n",
-				args[0], len(spec.Vars), len(spec.Derived), len(spec.Predicates))
-			return nil
+			if runF != nil {
+				return runF(o)
+			}
+			return runSpecCheck(o)
 		},
 	}
+}
+
+func runSpecCheck(o *specCheckOptions) error {
+	var spec *specs.Spec
+	if o.trace != "" {
+		s, tr, err := pipeline.OpenFitting(o.spec, o.trace)
+		if err != nil {
+			return err
+		}
+		tr.Close()
+		spec = s
+	} else {
+		s, err := specs.Load(o.spec)
+		if err != nil {
+			return err
+		}
+		spec = s
+	}
+	fmt.Fprintf(o.stdout, "%s: ok (%d variables, %d derived, %d predicates)\n",
+		o.spec, len(spec.Vars), len(spec.Derived), len(spec.Predicates))
+	return nil
 }

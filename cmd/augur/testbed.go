@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"maps"
 	"slices"
 	"strings"
 
@@ -35,7 +37,7 @@ the system is torn down and a fresh one boots (with an unrecorded warm-up).
 The bug tags then mark where a bug shows and its aftermath, not the rest
 of the run.`,
 	}
-	cmd.AddCommand(newTestbedListCmd(), newTestbedRunCmd())
+	cmd.AddCommand(newTestbedListCmd(), newTestbedRunCmd(nil))
 	return cmd
 }
 
@@ -54,12 +56,19 @@ func newTestbedListCmd() *cobra.Command {
 	}
 }
 
-func newTestbedRunCmd() *cobra.Command {
-	var (
-		cfg    testbeds.Config
-		faults string
-		out    string
-	)
+// testbedRunOptions are augur testbed run's arguments and flags.
+type testbedRunOptions struct {
+	name        string
+	cfg         testbeds.Config
+	nodesGiven  bool // --nodes was given; else the testbed's default
+	faults, out string
+	stderr      io.Writer
+}
+
+// newTestbedRunCmd returns augur testbed run; runF, if not nil, runs
+// instead of runTestbed.
+func newTestbedRunCmd(runF func(*testbedRunOptions) error) *cobra.Command {
+	o := &testbedRunOptions{}
 	cmd := &cobra.Command{
 		Use:   "run NAME -o OUT.trace",
 		Short: "Run a testbed and write its trace",
@@ -69,52 +78,55 @@ func newTestbedRunCmd() *cobra.Command {
   augur testbed run etcdraft --faults drop=0.05,crash=0 --reset-after -1 -o run.trace`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			i := slices.IndexFunc(testbedList, func(tb testbeds.Testbed) bool { return tb.Name == args[0] })
-			if i < 0 {
-				return fmt.Errorf("testbed: unknown testbed %q (see augur testbed list)", args[0])
+			o.name, o.nodesGiven, o.stderr = args[0], cmd.Flags().Changed("nodes"), cmd.ErrOrStderr()
+			if runF != nil {
+				return runF(o)
 			}
-			tb := testbedList[i]
-			if out == "" {
-				return fmt.Errorf("testbed run: -o OUT.trace is required")
-			}
-			if cfg.Bug != "" && !slices.Contains(tb.Bugs, cfg.Bug) {
-				return fmt.Errorf("testbed run: %s has no bug %q (want one of %s)", tb.Name, cfg.Bug, strings.Join(tb.Bugs, ", "))
-			}
-			if !cmd.Flags().Changed("nodes") {
-				cfg.Nodes = tb.Nodes
-			}
-			if cfg.Nodes < 1 || cfg.Steps < 1 {
-				return fmt.Errorf("testbed run: --nodes and --steps must be positive")
-			}
-			var err error
-			if cfg.Faults, err = testbeds.ParseFaults(faults, tb.Faults); err != nil {
-				return err
-			}
-			st, err := tb.Run(cfg, out)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "%s: %d snapshots in %d episodes, %d messages (%d dropped, %d duplicated), %d crashes, %d partitions in %.1fs\n",
-				out, st.Snapshots, st.Episodes, st.Sent, st.Dropped, st.Duplicated, st.Crashes, st.Partitions, st.Elapsed.Seconds())
-			tags := make([]string, 0, len(st.Tagged))
-			for t := range st.Tagged {
-				tags = append(tags, t)
-			}
-			slices.Sort(tags)
-			for _, t := range tags {
-				fmt.Fprintf(cmd.ErrOrStderr(), "  %s: %d snapshots\n", t, st.Tagged[t])
-			}
-			return nil
+			return runTestbed(o)
 		},
 	}
 	f := cmd.Flags()
-	f.IntVar(&cfg.Nodes, "nodes", 0, "number of nodes (default: the testbed's, see augur testbed list)")
-	f.IntVar(&cfg.Steps, "steps", 20000, "snapshots to record, one per scheduler event (warm-ups are not recorded)")
-	f.Uint64Var(&cfg.Seed, "seed", 1, "seed of the run")
-	f.StringVar(&faults, "faults", "", "faults over the testbed's defaults: name=value,… (drop, dup, reorder, maxdelay, partition, heal, crash, crashat, down) or none")
-	f.IntVar(&cfg.ResetAfter, "reset-after", testbeds.DefaultResetAfter, "snapshots recorded after a ground-truth violation before a fresh system boots (-1: never)")
-	f.StringVar(&cfg.Bug, "bug", "", "the bug to inject (see augur testbed list)")
-	f.StringVarP(&out, "output", "o", "", "the trace to write")
-	f.BoolVarP(&cfg.Overwrite, "force", "f", false, "replace an existing trace")
+	f.IntVar(&o.cfg.Nodes, "nodes", 0, "number of nodes (default: the testbed's, see augur testbed list)")
+	f.IntVar(&o.cfg.Steps, "steps", 20000, "snapshots to record, one per scheduler event (warm-ups are not recorded)")
+	f.Uint64Var(&o.cfg.Seed, "seed", 1, "seed of the run")
+	f.StringVar(&o.faults, "faults", "", "faults over the testbed's defaults: name=value,… (drop, dup, reorder, maxdelay, partition, heal, crash, crashat, down) or none")
+	f.IntVar(&o.cfg.ResetAfter, "reset-after", testbeds.DefaultResetAfter, "snapshots recorded after a ground-truth violation before a fresh system boots (-1: never)")
+	f.StringVar(&o.cfg.Bug, "bug", "", "the bug to inject (see augur testbed list)")
+	f.StringVarP(&o.out, "output", "o", "", "the trace to write")
+	f.BoolVarP(&o.cfg.Overwrite, "force", "f", false, "replace an existing trace")
 	return cmd
+}
+
+func runTestbed(o *testbedRunOptions) error {
+	i := slices.IndexFunc(testbedList, func(tb testbeds.Testbed) bool { return tb.Name == o.name })
+	if i < 0 {
+		return fmt.Errorf("testbed: unknown testbed %q (see augur testbed list)", o.name)
+	}
+	tb, cfg := testbedList[i], o.cfg
+	if o.out == "" {
+		return fmt.Errorf("testbed run: -o OUT.trace is required")
+	}
+	if cfg.Bug != "" && !slices.Contains(tb.Bugs, cfg.Bug) {
+		return fmt.Errorf("testbed run: %s has no bug %q (want one of %s)", tb.Name, cfg.Bug, strings.Join(tb.Bugs, ", "))
+	}
+	if !o.nodesGiven {
+		cfg.Nodes = tb.Nodes
+	}
+	if cfg.Nodes < 1 || cfg.Steps < 1 {
+		return fmt.Errorf("testbed run: --nodes and --steps must be positive")
+	}
+	var err error
+	if cfg.Faults, err = testbeds.ParseFaults(o.faults, tb.Faults); err != nil {
+		return err
+	}
+	st, err := tb.Run(cfg, o.out)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(o.stderr, "%s: %d snapshots in %d episodes, %d messages (%d dropped, %d duplicated), %d crashes, %d partitions in %.1fs\n",
+		o.out, st.Snapshots, st.Episodes, st.Sent, st.Dropped, st.Duplicated, st.Crashes, st.Partitions, st.Elapsed.Seconds())
+	for _, t := range slices.Sorted(maps.Keys(st.Tagged)) {
+		fmt.Fprintf(o.stderr, "  %s: %d snapshots\n", t, st.Tagged[t])
+	}
+	return nil
 }

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bytes"
+	"reflect"
+	"testing"
+
+	"github.com/spf13/cobra"
+
+	"github.com/augur-dev/augur/cluster"
+	"github.com/augur-dev/augur/testbeds"
+)
+
+// execute runs cmd with args and fails t on an error.
+func execute(t *testing.T, cmd *cobra.Command, args ...string) {
+	t.Helper()
+	cmd.SetArgs(args)
+	cmd.SetOut(&bytes.Buffer{})
+	cmd.SetErr(&bytes.Buffer{})
+	if err := cmd.Execute(); err != nil {
+		t.Fatalf("%s %v: %v", cmd.Name(), args, err)
+	}
+}
+
+// TestInferFlags checks that augur infer's flags reach its options.
+func TestInferFlags(t *testing.T) {
+	tests := []struct {
+		args []string
+		want inferOptions
+	}{
+		{
+			[]string{"s.yaml", "r.trace"},
+			inferOptions{spec: "s.yaml", trace: "r.trace", format: "text", evaluator: "fast", selector: cluster.Selector{Block: 1024}},
+		},
+		{
+			[]string{"s.yaml", "r.trace", "--format", "json", "-o", "rep.json", "--top", "20", "--no-filter", "-q", "--baseline", "good.trace", "--evaluator", "reference", "--workers", "3"},
+			inferOptions{spec: "s.yaml", trace: "r.trace", format: "json", output: "rep.json", top: 20, noFilter: true, quiet: true,
+				baseline: "good.trace", evaluator: "reference", workers: 3, selector: cluster.Selector{Block: 1024}},
+		},
+		{
+			[]string{"s.yaml", "r.trace", "--shard", "1/4", "--block", "7", "--stats", "p1.arrow"},
+			inferOptions{spec: "s.yaml", trace: "r.trace", format: "text", evaluator: "fast", sharded: true,
+				selector: cluster.Selector{Shard: "1/4", Block: 7}, stats: "p1.arrow"},
+		},
+		{
+			// --shards N leaves the index to $JOB_COMPLETION_INDEX, read
+			// when the command runs, not when its flags are parsed.
+			[]string{"s.yaml", "r.trace", "--shards", "3"},
+			inferOptions{spec: "s.yaml", trace: "r.trace", format: "text", evaluator: "fast", sharded: true,
+				selector: cluster.Selector{Shards: 3, Block: 1024}},
+		},
+	}
+	for _, tt := range tests {
+		var got *inferOptions
+		execute(t, newInferCmd(func(o *inferOptions) error { got = o; return nil }), tt.args...)
+		got.stdout, got.stderr = nil, nil
+		if !reflect.DeepEqual(*got, tt.want) {
+			t.Errorf("infer %v:\n got %+v\nwant %+v", tt.args, *got, tt.want)
+		}
+	}
+}
+
+// TestTestbedRunFlags checks that augur testbed run's flags reach its
+// options, and that an unset --nodes is told apart from a given one.
+func TestTestbedRunFlags(t *testing.T) {
+	var got *testbedRunOptions
+	runF := func(o *testbedRunOptions) error { got = o; return nil }
+	execute(t, newTestbedRunCmd(runF), "paxos", "-o", "p.trace", "--bug", "last-promise", "--seed", "7", "--steps", "300", "--faults", "drop=0.1", "--reset-after", "-1", "-f")
+	want := testbedRunOptions{name: "paxos", out: "p.trace", faults: "drop=0.1",
+		cfg: testbeds.Config{Steps: 300, Seed: 7, Bug: "last-promise", ResetAfter: -1, Overwrite: true}}
+	got.stderr = nil
+	if !reflect.DeepEqual(*got, want) {
+		t.Errorf("got %+v\nwant %+v", *got, want)
+	}
+	execute(t, newTestbedRunCmd(runF), "paxos", "-o", "p.trace", "--nodes", "5")
+	if !got.nodesGiven || got.cfg.Nodes != 5 {
+		t.Errorf("--nodes 5: nodesGiven %v, nodes %d", got.nodesGiven, got.cfg.Nodes)
+	}
+}
+
+// TestCheckFlags checks that augur check's flags reach its options.
+func TestCheckFlags(t *testing.T) {
+	var got *checkOptions
+	execute(t, newCheckCmd(func(o *checkOptions) error { got = o; return nil }), "c.yaml", "r.trace", "--spec", "s.yaml", "--format", "json", "--max-witnesses", "0", "--workers", "1")
+	want := checkOptions{checks: "c.yaml", trace: "r.trace", spec: "s.yaml", format: "json", maxWitnesses: 0, workers: 1}
+	got.stdout = nil
+	if !reflect.DeepEqual(*got, want) {
+		t.Errorf("got %+v\nwant %+v", *got, want)
+	}
+}
