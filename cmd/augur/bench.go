@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"text/tabwriter"
@@ -15,9 +13,7 @@ import (
 
 	"github.com/augur-dev/augur/evaluator"
 	"github.com/augur-dev/augur/pipeline"
-	"github.com/augur-dev/augur/specs"
 	"github.com/augur-dev/augur/testbeds"
-	"github.com/augur-dev/augur/testbeds/etcdraft"
 )
 
 // benchOptions are augur bench's flags.
@@ -87,17 +83,11 @@ func runBench(ctx context.Context, o *benchOptions) error {
 			return fmt.Errorf("--workers %d: want at least 1", w)
 		}
 	}
-	dir := o.keep
-	if dir == "" {
-		tmp, err := os.MkdirTemp("", "augur-bench-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(tmp)
-		dir = tmp
-	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+	dir, cleanup, err := workDir(o.keep, "augur-bench-")
+	if err != nil {
 		return err
 	}
+	defer cleanup()
 	start := time.Now()
 	w, err := benchWorkload(dir, o)
 	if err != nil {
@@ -152,20 +142,8 @@ func runBench(ctx context.Context, o *benchOptions) error {
 // the spec beside it, and prepares o.props properties of the pool its
 // spec generates, taken evenly from it.
 func benchWorkload(dir string, o *benchOptions) (*pipeline.Pipeline, error) {
-	tb := etcdraft.Testbed
-	spec, err := specs.Testbed(tb.Name)
+	specPath, tracePath, _, err := recordEtcdRaft(dir, "bench", testbeds.Config{Nodes: o.nodes, Steps: o.snapshots, Seed: o.seed})
 	if err != nil {
-		return nil, err
-	}
-	specPath, tracePath := filepath.Join(dir, "bench.yaml"), filepath.Join(dir, "bench.trace")
-	if err := os.WriteFile(specPath, spec, 0o644); err != nil {
-		return nil, err
-	}
-	cfg := testbeds.Config{
-		Nodes: o.nodes, Steps: o.snapshots, Seed: o.seed, Faults: tb.Faults,
-		ResetAfter: testbeds.DefaultResetAfter, Overwrite: true,
-	}
-	if _, err := tb.Run(cfg, tracePath); err != nil {
 		return nil, err
 	}
 	p, err := pipeline.Open(specPath, tracePath)

@@ -67,32 +67,13 @@ func runDemo(ctx context.Context, o *demoOptions) error {
 	if err != nil {
 		return err
 	}
-	dir := o.keep
-	if dir == "" {
-		tmp, err := os.MkdirTemp("", "augur-demo-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(tmp)
-		dir = tmp
-	} else if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	tb := etcdraft.Testbed
-	spec, err := specs.Testbed(tb.Name)
+	dir, cleanup, err := workDir(o.keep, "augur-demo-")
 	if err != nil {
 		return err
 	}
-	specPath := filepath.Join(dir, tb.Name+".yaml")
-	tracePath := filepath.Join(dir, "demo.trace")
-	if err := os.WriteFile(specPath, spec, 0o644); err != nil {
-		return err
-	}
-	cfg := testbeds.Config{
-		Nodes: tb.Nodes, Steps: o.steps, Seed: o.seed, Faults: tb.Faults, Bug: o.bug,
-		ResetAfter: testbeds.DefaultResetAfter, Overwrite: true,
-	}
-	st, err := tb.Run(cfg, tracePath)
+	defer cleanup()
+	cfg := testbeds.Config{Steps: o.steps, Seed: o.seed, Bug: o.bug}
+	specPath, tracePath, st, err := recordEtcdRaft(dir, "demo", cfg)
 	if err != nil {
 		return err
 	}
@@ -105,4 +86,41 @@ func runDemo(ctx context.Context, o *demoOptions) error {
 		return err
 	}
 	return writeReport(o.infer.stdout, rep, o.infer.format, o.infer.output)
+}
+
+// workDir returns keep, created if need be, or else a new temporary
+// directory that cleanup removes.
+func workDir(keep, prefix string) (dir string, cleanup func(), err error) {
+	if keep != "" {
+		return keep, func() {}, os.MkdirAll(keep, 0o755)
+	}
+	tmp, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		return "", nil, err
+	}
+	return tmp, func() { os.RemoveAll(tmp) }, nil
+}
+
+// recordEtcdRaft records a run of the etcd raft testbed with cfg (its
+// node count and faults defaulting to the testbed's) into dir/NAME.trace,
+// replacing it, and writes the testbed's spec beside it as dir/NAME.yaml.
+func recordEtcdRaft(dir, name string, cfg testbeds.Config) (specPath, tracePath string, st testbeds.Stats, err error) {
+	tb := etcdraft.Testbed
+	spec, err := specs.Testbed(tb.Name)
+	if err != nil {
+		return "", "", st, err
+	}
+	specPath, tracePath = filepath.Join(dir, name+".yaml"), filepath.Join(dir, name+".trace")
+	if err := os.WriteFile(specPath, spec, 0o644); err != nil {
+		return "", "", st, err
+	}
+	if cfg.Nodes == 0 {
+		cfg.Nodes = tb.Nodes
+	}
+	if cfg.Faults == (testbeds.Faults{}) {
+		cfg.Faults = tb.Faults
+	}
+	cfg.ResetAfter, cfg.Overwrite = testbeds.DefaultResetAfter, true
+	st, err = tb.Run(cfg, tracePath)
+	return specPath, tracePath, st, err
 }
