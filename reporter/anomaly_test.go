@@ -1,0 +1,162 @@
+package reporter
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/augur-dev/augur/evaluator"
+	"github.com/augur-dev/augur/grammar"
+	"github.com/augur-dev/augur/specs"
+)
+
+const storeSpec = `
+types:
+  Index: int64
+  NodeID: string
+variables:
+  id: NodeID
+  applied: Index
+  commit: Index
+  term: Index
+  state: {enum: [follower, leader]}
+`
+
+// entries compiles props against storeSpec and makes an entry of each,
+// with the violating snapshots given.
+func entries(t *testing.T, props map[string][]uint64) []*Entry {
+	t.Helper()
+	spec, err := specs.Parse("store.yaml", []byte(storeSpec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ps []*grammar.Property
+	var moments [][]uint64
+	for src, ms := range props {
+		p, err := grammar.Parse(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, p)
+		moments = append(moments, ms)
+	}
+	prog, err := evaluator.Compile(spec, ps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	es := make([]*Entry, len(ps))
+	for i, p := range prog.Props {
+		st := &evaluator.Stats{Moments: moments[i], ViolatingSnapshots: int64(len(moments[i])), Violations: int64(len(moments[i])), Support: 1000}
+		es[i] = newEntry(p, st)
+	}
+	return es
+}
+
+func span(lo, hi uint64) []uint64 {
+	var s []uint64
+	for i := lo; i <= hi; i++ {
+		s = append(s, i)
+	}
+	return s
+}
+
+// anomalyTexts renders anomalies as "rep <- member, member".
+func anomalyTexts(as []*anomaly) []string {
+	var out []string
+	for _, a := range as {
+		s := a.rep.Text
+		if len(a.members) > 0 {
+			var ms []string
+			for _, m := range a.members {
+				ms = append(ms, m.Text)
+			}
+			s += " <- " + strings.Join(ms, " | ")
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func TestGroupAnomalies(t *testing.T) {
+	const (
+		q      = "forall n0 in nodes: n0.applied <= n0.commit"
+		orRole = `forall n0 in nodes: n0.applied <= n0.commit or n0.state == "leader"`
+		twoOr  = "forall n0, n1 in nodes: n0.applied != n1.applied or n0.applied <= n0.commit"
+		twoAlt = "forall n0, n1 in nodes: n0.applied <= n1.commit or n0.id == n1.id"
+		twoFar = "forall n0, n1 in nodes: n0.applied <= n1.commit"
+		noisy  = "forall n0 in nodes: n0.term <= n0.commit"
+		other  = "forall n0 in nodes: n0.term <= n0.applied"
+	)
+	tests := []struct {
+		name  string
+		props map[string][]uint64
+		want  []string
+	}{{
+		// The planted property and three weakenings that fail at some of
+		// its moments: one anomaly, shown by the planted property. The
+		// two-node form renamed to n1 is still a weakening of it.
+		name: "property and weakenings",
+		props: map[string][]uint64{
+			q:      {10, 20, 30},
+			orRole: {10},
+			twoOr:  {20},
+			"forall n0, n1 in nodes: n1.applied <= n1.commit or n0.term == n1.term": {30},
+		},
+		want: []string{q + " <- " + orRole + " | " + twoOr + " | forall n0, n1 in nodes: n0.term == n1.term or n1.applied <= n1.commit"},
+	}, {
+		// A weakening joins whatever the counts: 2 of 40 moments is far
+		// more than Factor and Slack allow a property that is not one.
+		name: "weakening of a frequent property",
+		props: map[string][]uint64{
+			q:      span(1, 40),
+			orRole: {5, 6},
+			twoFar: {5, 6},
+		},
+		want: []string{q + " <- " + orRole, twoFar},
+	}, {
+		// A broad, noisy property absorbs nothing rare.
+		name: "broad property",
+		props: map[string][]uint64{
+			noisy:  span(1, 100),
+			twoFar: {50},
+		},
+		want: []string{noisy, twoFar},
+	}, {
+		name: "disjoint moments",
+		props: map[string][]uint64{
+			q:     {1, 2},
+			other: {100, 200},
+		},
+		want: []string{q, other},
+	}, {
+		// Two symptoms of one bug, both simple, failing at the same
+		// moments: one anomaly, and both are in it. So is their
+		// disjunction.
+		name: "co-symptoms",
+		props: map[string][]uint64{
+			q:     {5, 6, 7},
+			other: {5, 6, 7},
+			"forall n0 in nodes: n0.applied <= n0.commit or n0.term <= n0.applied": {5, 6},
+		},
+		want: []string{q + " <- " + other + " | forall n0 in nodes: n0.applied <= n0.commit or n0.term <= n0.applied"},
+	}, {
+		// A property failing at more moments than the simpler one is not
+		// within it.
+		name: "not within",
+		props: map[string][]uint64{
+			q:      {1, 2},
+			twoAlt: {1, 2, 3, 4, 5},
+		},
+		want: []string{q, twoAlt},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			es := entries(t, tt.props)
+			moments := func(e *Entry) []uint64 { return e.stats.Moments }
+			got := anomalyTexts(groupAnomalies(es, moments, DefaultGrouping))
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("anomalies:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}
