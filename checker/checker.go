@@ -24,6 +24,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/augur-dev/augur/diag"
 	"github.com/augur-dev/augur/evaluator"
 	"github.com/augur-dev/augur/grammar"
 	"github.com/augur-dev/augur/internal/safefile"
@@ -70,10 +71,10 @@ func Load(path string) (*File, error) {
 		return nil, fmt.Errorf("%s: no checks", path)
 	}
 	nodes := propertyNodes(&doc)
-	var errs grammar.ErrorList
+	var errs diag.ErrorList
 	for i := range f.Checks {
 		c := &f.Checks[i]
-		at := grammar.Position{Filename: path, Line: 1, Column: 1}
+		at := diag.Position{Filename: path, Line: 1, Column: 1}
 		if i < len(nodes) {
 			at = scalarStart(path, nodes[i])
 		}
@@ -81,12 +82,12 @@ func Load(path string) (*File, error) {
 			c.Name = fmt.Sprintf("check-%d", i+1)
 		}
 		if strings.TrimSpace(c.Property) == "" {
-			errs = append(errs, &grammar.Error{Pos: at, Msg: fmt.Sprintf("check %s has no property", c.Name)})
+			errs = append(errs, &diag.Error{Pos: at, Msg: fmt.Sprintf("check %s has no property", c.Name)})
 			continue
 		}
 		p, err := grammar.ParseAt(c.Property, at)
 		if err != nil {
-			if l, ok := err.(grammar.ErrorList); ok {
+			if l, ok := err.(diag.ErrorList); ok {
 				errs = append(errs, l...)
 				continue
 			}
@@ -149,11 +150,11 @@ func mapValue(m *yaml.Node, key string) *yaml.Node {
 
 // scalarStart returns the file position of the first character of a
 // scalar's value: after the opening quote of a quoted scalar.
-func scalarStart(path string, n *yaml.Node) grammar.Position {
+func scalarStart(path string, n *yaml.Node) diag.Position {
 	if n == nil {
-		return grammar.Position{Filename: path, Line: 1, Column: 1}
+		return diag.Position{Filename: path, Line: 1, Column: 1}
 	}
-	pos := grammar.Position{Filename: path, Line: n.Line, Column: n.Column}
+	pos := diag.Position{Filename: path, Line: n.Line, Column: n.Column}
 	if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
 		pos.Column++
 	}

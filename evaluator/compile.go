@@ -6,16 +6,17 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/augur-dev/augur/diag"
 	"github.com/augur-dev/augur/grammar"
 	"github.com/augur-dev/augur/specs"
 )
 
 // Codes of the errors Compile reports, in addition to those of grammar.
 const (
-	CodeUnknownVar   grammar.Code = "unknown variable"
-	CodeUnknownField grammar.Code = "unknown field"
-	CodeUnknownPred  grammar.Code = "unknown predicate"
-	CodeType         grammar.Code = "type mismatch"
+	CodeUnknownVar   diag.Code = "unknown variable"
+	CodeUnknownField diag.Code = "unknown field"
+	CodeUnknownPred  diag.Code = "unknown predicate"
+	CodeType         diag.Code = "type mismatch"
 )
 
 // Program is a list of properties compiled against a spec.
@@ -94,13 +95,13 @@ type path struct {
 
 // Compile type-checks props against spec and compiles them. Errors carry
 // the position of the offending operand where the property was parsed
-// from source; they are collected in a grammar.ErrorList.
+// from source; they are collected in a diag.ErrorList.
 func Compile(spec *specs.Spec, props []*grammar.Property) (*Program, error) {
 	prog := &Program{Spec: spec, Props: make([]*Prop, 0, len(props))}
-	var errs grammar.ErrorList
+	var errs diag.ErrorList
 	for _, p := range props {
 		if err := check(spec, p); err != nil {
-			var e *grammar.Error
+			var e *diag.Error
 			if errors.As(err, &e) {
 				errs = append(errs, e)
 				continue

@@ -1,14 +1,18 @@
 package grammar
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/augur-dev/augur/diag"
+)
 
 // Property is a quantifier prefix followed by a disjunction of literals.
 type Property struct {
 	Quants []*Quantifier // the prefix, outermost first
 	Matrix []*Literal    // the disjunction; len >= 1
 
-	src  string   // source text, for Position
-	base Position // position of src[0]; Line is 0 if p was not parsed
+	src  string        // source text, for Position
+	base diag.Position // position of src[0]; Line is 0 if p was not parsed
 }
 
 // Node is implemented by every syntax node below Property.

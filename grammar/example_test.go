@@ -3,6 +3,7 @@ package grammar_test
 import (
 	"fmt"
 
+	"github.com/augur-dev/augur/diag"
 	"github.com/augur-dev/augur/grammar"
 )
 
@@ -24,14 +25,14 @@ func ExampleParse() {
 func ExampleParseAt() {
 	// The property sits at line 7, column 12 of a YAML file.
 	src := "forall x in nodes:\n  x.term < y.term"
-	_, err := grammar.ParseAt(src, grammar.Position{Filename: "checks.yaml", Line: 7, Column: 12})
+	_, err := grammar.ParseAt(src, diag.Position{Filename: "checks.yaml", Line: 7, Column: 12})
 	fmt.Println(err)
 	// Output:
 	// checks.yaml:8:12: unbound variable y
 }
 
 func ExampleProperty_Errorf() {
-	p, err := grammar.ParseAt("forall x in nodes: x.trem > 0", grammar.Position{Filename: "checks.yaml", Line: 3, Column: 9})
+	p, err := grammar.ParseAt("forall x in nodes: x.trem > 0", diag.Position{Filename: "checks.yaml", Line: 3, Column: 9})
 	if err != nil {
 		fmt.Println(err)
 		return

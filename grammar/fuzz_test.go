@@ -3,11 +3,13 @@ package grammar
 import (
 	"errors"
 	"testing"
+
+	"github.com/augur-dev/augur/diag"
 )
 
 // FuzzParse checks that whatever Parse accepts prints back to the same
 // tree, and that its canonical form is stable. Errors must be an
-// ErrorList of coded errors with positions.
+// diag.ErrorList of coded errors with positions.
 func FuzzParse(f *testing.F) {
 	for _, tt := range matrixTests {
 		f.Add(prefix + tt.in)
@@ -26,9 +28,9 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src string) {
 		p, err := Parse(src)
 		if err != nil {
-			var list ErrorList
+			var list diag.ErrorList
 			if !errors.As(err, &list) || len(list) == 0 {
-				t.Fatalf("error %v is not an ErrorList", err)
+				t.Fatalf("error %v is not an diag.ErrorList", err)
 			}
 			for _, e := range list {
 				if e.Code == "" || !e.Pos.IsValid() || e.Pos.Offset > len(src) {

@@ -3,6 +3,8 @@ package grammar
 import (
 	"strconv"
 	"strings"
+
+	"github.com/augur-dev/augur/diag"
 )
 
 // Limits on what Parse accepts. Inputs beyond them get a CodeTooLarge
@@ -19,7 +21,7 @@ const maxErrors = 10
 // Parse parses a property. Positions in errors start at line 1,
 // column 1.
 func Parse(src string) (*Property, error) {
-	return ParseAt(src, Position{Line: 1, Column: 1})
+	return ParseAt(src, diag.Position{Line: 1, Column: 1})
 }
 
 // ParseAt parses a property whose source starts at position at in a
@@ -29,7 +31,7 @@ func Parse(src string) (*Property, error) {
 //
 // The error is an [ErrorList]. Parsing stops at the first syntax error
 // but goes on after unbound and duplicate variables, to report them all.
-func ParseAt(src string, at Position) (prop *Property, err error) {
+func ParseAt(src string, at diag.Position) (prop *Property, err error) {
 	at.Line = max(at.Line, 1)
 	at.Column = max(at.Column, 1)
 	p := &parser{
@@ -63,7 +65,7 @@ type bailout struct{}
 type parser struct {
 	prop *Property
 	sc   scanner
-	errs ErrorList
+	errs diag.ErrorList
 
 	tok      token
 	pos, end Pos // extent of tok
@@ -86,7 +88,7 @@ func (p *parser) next() {
 func (p *parser) text() string { return p.sc.src[p.pos:p.end] }
 
 // errorAt records an error and bails out once there are too many.
-func (p *parser) errorAt(pos Pos, code Code, format string, args ...any) {
+func (p *parser) errorAt(pos Pos, code diag.Code, format string, args ...any) {
 	p.errs = append(p.errs, p.prop.Errorf(pos, code, format, args...))
 	if len(p.errs) >= maxErrors {
 		panic(bailout{})
@@ -94,7 +96,7 @@ func (p *parser) errorAt(pos Pos, code Code, format string, args ...any) {
 }
 
 // fail records an error and stops parsing.
-func (p *parser) fail(pos Pos, code Code, format string, args ...any) {
+func (p *parser) fail(pos Pos, code diag.Code, format string, args ...any) {
 	p.errs = append(p.errs, p.prop.Errorf(pos, code, format, args...))
 	panic(bailout{})
 }

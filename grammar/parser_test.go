@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/augur-dev/augur/diag"
 )
 
 // dump returns a compact form of p that shows the tree: quantifiers
@@ -191,7 +193,7 @@ func TestParsePrefix(t *testing.T) {
 
 var invalidTests = []struct {
 	in   string
-	code Code
+	code diag.Code
 	pos  string // line:column of the first error
 }{
 	{``, CodeUnexpected, "1:1"},
@@ -258,9 +260,9 @@ var invalidTests = []struct {
 func TestParseInvalid(t *testing.T) {
 	for _, tt := range invalidTests {
 		p, err := Parse(tt.in)
-		var list ErrorList
+		var list diag.ErrorList
 		if !errors.As(err, &list) || len(list) == 0 {
-			t.Errorf("Parse(%q) = %v, %v; want an ErrorList", short(tt.in), p, err)
+			t.Errorf("Parse(%q) = %v, %v; want an diag.ErrorList", short(tt.in), p, err)
 			continue
 		}
 		if p != nil {
@@ -297,7 +299,7 @@ func TestParseLimits(t *testing.T) {
 
 func TestParseManyErrors(t *testing.T) {
 	_, err := Parse("forall x in nodes: a or b or c or d")
-	var list ErrorList
+	var list diag.ErrorList
 	if !errors.As(err, &list) || len(list) != 4 {
 		t.Fatalf("got %v, want 4 unbound variables", err)
 	}

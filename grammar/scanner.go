@@ -3,6 +3,8 @@ package grammar
 import (
 	"fmt"
 	"unicode/utf8"
+
+	"github.com/augur-dev/augur/diag"
 )
 
 // A scanner splits source text into tokens. After it returns tokIllegal,
@@ -10,7 +12,7 @@ import (
 type scanner struct {
 	src  string
 	off  int // offset of the next unread byte
-	code Code
+	code diag.Code
 	msg  string
 }
 
@@ -185,7 +187,7 @@ func (s *scanner) illegalChar(r rune) token {
 	return s.illegal(CodeIllegalChar, "illegal character %#U", r)
 }
 
-func (s *scanner) illegal(code Code, format string, args ...any) token {
+func (s *scanner) illegal(code diag.Code, format string, args ...any) token {
 	s.code = code
 	s.msg = fmt.Sprintf(format, args...)
 	return tokIllegal

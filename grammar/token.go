@@ -1,8 +1,9 @@
 package grammar
 
 import (
-	"strconv"
 	"strings"
+
+	"github.com/augur-dev/augur/diag"
 )
 
 // Pos is a byte offset into the source text of a property.
@@ -12,48 +13,18 @@ type Pos int
 // NoPos stands for "no position".
 const NoPos Pos = -1
 
-// Position is a resolved source position.
-type Position struct {
-	Filename string // file name, if any
-	Offset   int    // byte offset, starting at 0
-	Line     int    // line number, starting at 1
-	Column   int    // column number in bytes, starting at 1
-}
-
-// IsValid reports whether pos has a line number.
-func (pos Position) IsValid() bool { return pos.Line > 0 }
-
-// String returns "file:line:column", leaving out the parts that are
-// unset, or "-" when all of them are.
-func (pos Position) String() string {
-	s := pos.Filename
-	if pos.IsValid() {
-		if s != "" {
-			s += ":"
-		}
-		s += strconv.Itoa(pos.Line)
-		if pos.Column != 0 {
-			s += ":" + strconv.Itoa(pos.Column)
-		}
-	}
-	if s == "" {
-		s = "-"
-	}
-	return s
-}
-
 // Position resolves pos to a position in the file p was parsed from.
 // It returns a Position without line for a property that was not
 // parsed, and for NoPos or a pos outside the source.
-func (p *Property) Position(pos Pos) Position {
+func (p *Property) Position(pos Pos) diag.Position {
 	if !p.base.IsValid() || pos < 0 || int(pos) > len(p.src) {
-		return Position{Filename: p.base.Filename}
+		return diag.Position{Filename: p.base.Filename}
 	}
-	return p.base.advance(p.src[:pos])
+	return advance(p.base, p.src[:pos])
 }
 
 // advance returns the position reached from pos by reading text.
-func (pos Position) advance(text string) Position {
+func advance(pos diag.Position, text string) diag.Position {
 	pos.Offset += len(text)
 	if i := strings.LastIndexByte(text, '\n'); i >= 0 {
 		pos.Line += strings.Count(text, "\n")

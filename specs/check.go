@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/augur-dev/augur/diag"
 	"github.com/augur-dev/augur/trace"
 )
 
@@ -20,15 +22,15 @@ import (
 //	Struct        struct with at least the spec's fields, compatible; others are ignored
 //
 // The variable node denotes the trace's node column, of type utf8. The
-// error is an ErrorList, with each error at the declaration of the variable.
+// error is a diag.ErrorList, with each error at the declaration of the variable.
 func (s *Spec) Check(schema trace.Schema) error {
-	var errs ErrorList
+	var errs diag.ErrorList
 	for _, v := range s.Vars {
 		var dt arrow.DataType = arrow.BinaryTypes.String
 		if v.Name != "node" {
 			i := schema.Index(v.Name)
 			if i < 0 {
-				errs = append(errs, &Error{Pos: v.Pos, Msg: fmt.Sprintf("variable %s is not a column of the trace (columns: %s)", v.Name, columns(schema))})
+				errs = append(errs, &diag.Error{Pos: v.Pos, Msg: fmt.Sprintf("variable %s is not a column of the trace (columns: %s)", v.Name, columns(schema))})
 				continue
 			}
 			dt = schema[i].Type
@@ -37,9 +39,9 @@ func (s *Spec) Check(schema trace.Schema) error {
 		switch {
 		case why == "":
 		case path == v.Name:
-			errs = append(errs, &Error{Pos: v.Pos, Msg: fmt.Sprintf("variable %s: column %s has type %s, want %s", v.Name, v.Name, dt, describe(v.Type))})
+			errs = append(errs, &diag.Error{Pos: v.Pos, Msg: fmt.Sprintf("variable %s: column %s has type %s, want %s", v.Name, v.Name, dt, describe(v.Type))})
 		default:
-			errs = append(errs, &Error{Pos: v.Pos, Msg: fmt.Sprintf("variable %s: column %s has type %s, want %s: at %s, %s", v.Name, v.Name, dt, v.Type, path, why)})
+			errs = append(errs, &diag.Error{Pos: v.Pos, Msg: fmt.Sprintf("variable %s: column %s has type %s, want %s: at %s, %s", v.Name, v.Name, dt, v.Type, path, why)})
 		}
 	}
 	errs.Sort()

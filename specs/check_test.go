@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/augur-dev/augur/diag"
 	"github.com/augur-dev/augur/trace"
 )
 
@@ -78,7 +80,7 @@ func TestCheck(t *testing.T) {
 				schema = append(schema, c)
 			}
 			err := s.Check(schema)
-			var list ErrorList
+			var list diag.ErrorList
 			if !errors.As(err, &list) || len(list) != 1 {
 				t.Fatalf("Check: %v, want one error", err)
 			}

@@ -60,7 +60,7 @@
 //
 // # Errors
 //
-// [Parse] and [Spec.Check] report every error they find as an [ErrorList],
+// [Parse] and [Spec.Check] report every error they find as a [diag.ErrorList],
 // each error at the file, line and column of the offending YAML node, or
 // inside a type expression or expression where the scalar allows.
 package specs

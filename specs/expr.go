@@ -13,6 +13,8 @@ import (
 	"github.com/expr-lang/expr/types"
 	"github.com/expr-lang/expr/vm"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/augur-dev/augur/diag"
 )
 
 // Derived is a derived variable: a value computed from the state variables
@@ -22,7 +24,7 @@ type Derived struct {
 	Name string
 	Type *Type
 	Expr string // expr-lang source
-	Pos  Position
+	Pos  diag.Position
 
 	prog *vm.Program
 }
@@ -34,7 +36,7 @@ type Predicate struct {
 	Name   string
 	Params []Param
 	Expr   string // expr-lang source
-	Pos    Position
+	Pos    diag.Position
 
 	prog *vm.Program
 }

@@ -5,10 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/augur-dev/augur/diag"
 )
 
 // FuzzParse checks that no input makes Parse panic, that every failure is
-// a non-empty ErrorList, and that a spec that parses can be checked and
+// a non-empty diag.ErrorList, and that a spec that parses can be checked and
 // evaluated on empty input.
 func FuzzParse(f *testing.F) {
 	seeds, err := filepath.Glob("testdata/*.yaml")
@@ -29,9 +31,9 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := Parse("fuzz.yaml", data)
 		if err != nil {
-			var list ErrorList
+			var list diag.ErrorList
 			if !errors.As(err, &list) || len(list) == 0 {
-				t.Fatalf("Parse error %v is not a non-empty ErrorList", err)
+				t.Fatalf("Parse error %v is not a non-empty diag.ErrorList", err)
 			}
 			return
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
+
 	"github.com/augur-dev/augur/trace"
 )
 

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/augur-dev/augur/diag"
 )
 
 // Spec is a parsed spec file: the state variables of a system, their
@@ -30,7 +32,7 @@ type Spec struct {
 type Var struct {
 	Name string
 	Type *Type
-	Pos  Position
+	Pos  diag.Position
 }
 
 // Generate holds the limits of property generation (DESIGN §5).
@@ -81,14 +83,14 @@ func Load(path string) (*Spec, error) {
 }
 
 // Parse parses a spec. Settings that are absent take their defaults. On
-// failure the error is an ErrorList holding every error found, sorted by
+// failure the error is a diag.ErrorList holding every error found, sorted by
 // position.
 func Parse(filename string, data []byte) (*Spec, error) {
 	p := &parser{
 		file:    filename,
 		lines:   strings.Split(string(data), "\n"),
 		names:   map[string]declared{},
-		typePos: map[string]Position{},
+		typePos: map[string]diag.Position{},
 		spec:    defaults(filename),
 	}
 	p.parse(data)
@@ -127,29 +129,29 @@ func (s *Spec) Predicate(name string) *Predicate {
 // parser turns the YAML tree of a spec into a Spec, collecting errors.
 type parser struct {
 	file    string
-	lines   []string            // source lines, to place errors inside scalars
-	quoted  map[int]int         // lines whose value parse quoted → column of the added quote
-	names   map[string]declared // variables, derived variables and predicates
-	typePos map[string]Position // declared types
+	lines   []string                 // source lines, to place errors inside scalars
+	quoted  map[int]int              // lines whose value parse quoted → column of the added quote
+	names   map[string]declared      // variables, derived variables and predicates
+	typePos map[string]diag.Position // declared types
 	spec    *Spec
-	errs    ErrorList
+	errs    diag.ErrorList
 }
 
 // declared records what a name of the variable namespace denotes.
 type declared struct {
 	what string // "variable", "derived variable" or "predicate"
-	pos  Position
+	pos  diag.Position
 }
 
-func (p *parser) pos(n *yaml.Node) Position {
-	return Position{Filename: p.file, Line: n.Line, Column: n.Column}
+func (p *parser) pos(n *yaml.Node) diag.Position {
+	return diag.Position{Filename: p.file, Line: n.Line, Column: n.Column}
 }
 
-func (p *parser) errorAt(pos Position, format string, args ...any) {
+func (p *parser) errorAt(pos diag.Position, format string, args ...any) {
 	if col, ok := p.quoted[pos.Line]; ok && pos.Column > col {
 		pos.Column-- // after a quote the source does not have
 	}
-	p.errs = append(p.errs, &Error{Pos: pos, Msg: fmt.Sprintf(format, args...)})
+	p.errs = append(p.errs, &diag.Error{Pos: pos, Msg: fmt.Sprintf(format, args...)})
 }
 
 func (p *parser) errorf(n *yaml.Node, format string, args ...any) {
@@ -192,7 +194,7 @@ func (p *parser) parse(data []byte) {
 // line but not the column.
 func (p *parser) yamlError(err error) {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	pos := Position{Filename: p.file}
+	pos := diag.Position{Filename: p.file}
 	if rest, ok := strings.CutPrefix(msg, "line "); ok {
 		if num, m, ok := strings.Cut(rest, ": "); ok {
 			if line, err := strconv.Atoi(num); err == nil {

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/augur-dev/augur/diag"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -177,9 +179,9 @@ func TestParseErrors(t *testing.T) {
 	for _, tt := range parseErrorTests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := Parse("bad.yaml", []byte(tt.src))
-			var list ErrorList
+			var list diag.ErrorList
 			if !errors.As(err, &list) || len(list) == 0 {
-				t.Fatalf("Parse: error %v, want an ErrorList", err)
+				t.Fatalf("Parse: error %v, want a diag.ErrorList", err)
 			}
 			if got := list[0].Error(); !strings.HasPrefix(got, tt.want) {
 				t.Errorf("first error:\n got %s\nwant %s", got, tt.want)
@@ -196,9 +198,9 @@ func TestParseReportsAllErrors(t *testing.T) {
 		"all.yaml:3:6: variable b: unknown type Bar",
 		"all.yaml:4:23: max_nodes must be between 1 and 4, got 9",
 	}
-	var list ErrorList
+	var list diag.ErrorList
 	if !errors.As(err, &list) {
-		t.Fatalf("error %v, want an ErrorList", err)
+		t.Fatalf("error %v, want a diag.ErrorList", err)
 	}
 	var got []string
 	for _, e := range list {

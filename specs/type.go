@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/augur-dev/augur/diag"
 )
 
 // Kind is the representation class of a Type.
@@ -214,12 +216,12 @@ const maxTypeDepth = 64
 //	list<T> | set<T> | map<K, V>               K is a string type
 //	{field: T, field: T, …}                    a struct
 //
-// An error is an *Error whose position is the line and column inside s.
+// An error is a *diag.Error whose position is the line and column inside s.
 func ParseType(s string, named map[string]*Type) (t *Type, err error) {
 	p := &typeParser{src: []rune(s), line: 1, named: named}
 	defer func() {
 		if e := recover(); e != nil {
-			bail, ok := e.(*Error)
+			bail, ok := e.(*diag.Error)
 			if !ok {
 				panic(e)
 			}
@@ -234,7 +236,7 @@ func ParseType(s string, named map[string]*Type) (t *Type, err error) {
 }
 
 // typeParser is a recursive-descent parser of type expressions. It bails
-// out of the recursion by panicking with an *Error, recovered in ParseType.
+// out of the recursion by panicking with a *diag.Error, recovered in ParseType.
 type typeParser struct {
 	src       []rune
 	i         int // next rune
@@ -243,7 +245,7 @@ type typeParser struct {
 }
 
 func (p *typeParser) fail(line, col int, format string, args ...any) {
-	panic(&Error{Pos: Position{Line: line, Column: col + 1}, Msg: fmt.Sprintf(format, args...)})
+	panic(&diag.Error{Pos: diag.Position{Line: line, Column: col + 1}, Msg: fmt.Sprintf(format, args...)})
 }
 
 // peek skips white space and returns the next rune, or 0 at the end.

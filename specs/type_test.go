@@ -2,6 +2,8 @@ package specs
 
 import (
 	"testing"
+
+	"github.com/augur-dev/augur/diag"
 )
 
 func TestParseType(t *testing.T) {
@@ -72,7 +74,7 @@ func TestParseTypeDepth(t *testing.T) {
 	for range 1000 {
 		src += "list<"
 	}
-	if _, err := ParseType(src, nil); err == nil || err.(*Error).Msg != "type nests too deeply" {
+	if _, err := ParseType(src, nil); err == nil || err.(*diag.Error).Msg != "type nests too deeply" {
 		t.Errorf("deep type: error %v, want type nests too deeply", err)
 	}
 }

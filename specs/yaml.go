@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/augur-dev/augur/diag"
 )
 
 // This file holds the helpers that walk the YAML tree of a spec and report
@@ -176,7 +178,7 @@ func (p *parser) typeOf(n *yaml.Node, enumName, name string) *Type {
 	}
 	t, err := ParseType(n.Value, p.spec.Types)
 	if err != nil {
-		e := err.(*Error)
+		e := err.(*diag.Error)
 		p.errorAt(p.posIn(n, e.Pos.Line, e.Pos.Column-1), "%s: %s", name, e.Msg)
 		return nil
 	}
@@ -239,7 +241,7 @@ func (p *parser) enum(n *yaml.Node, enumName, name string) *Type {
 // posIn returns the position of the character at line (from 1) and col
 // (from 0) of the value of scalar n. It is exact for literal block scalars
 // and for flow scalars on one line, and falls back to the position of n.
-func (p *parser) posIn(n *yaml.Node, line, col int) Position {
+func (p *parser) posIn(n *yaml.Node, line, col int) diag.Position {
 	pos := p.pos(n)
 	if line < 1 || n.Line < 1 || n.Line > len(p.lines) || n.Column < 1 {
 		return pos

@@ -7,9 +7,10 @@ import (
 	"io"
 	"os"
 	"runtime/pprof"
-	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/augur-dev/augur/diag"
 )
 
 // Exit codes.
@@ -62,19 +63,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case errors.Is(err, errViolations):
 		return exitViolation
 	}
-	var list interface{ Unwrap() []error }
-	if errors.As(err, &list) && len(list.Unwrap()) > 1 {
-		// Positioned error lists (specs, properties): show every error,
-		// after the context they were wrapped in.
-		if ctx, ok := strings.CutSuffix(err.Error(), ": "+list.(error).Error()); ok {
-			fmt.Fprintf(stderr, "augur: %s:\n", ctx)
-		}
-		for _, e := range list.Unwrap() {
+	fmt.Fprintf(stderr, "augur: %v\n", err)
+	// A positioned error list (specs, properties, checks) names its first
+	// error and how many more there are: print the others below it.
+	var list diag.ErrorList
+	if errors.As(err, &list) {
+		for _, e := range list[1:] {
 			fmt.Fprintf(stderr, "augur: %v\n", e)
 		}
-		return exitError
 	}
-	fmt.Fprintf(stderr, "augur: %v\n", err)
 	return exitError
 }
 
