@@ -50,7 +50,9 @@ type Stats struct {
 	Header
 	IDs   []string // property ids, in program order
 	Stats []evaluator.Stats
-	Path  string // file read from, for messages; "" if not read
+	// Failures tally the expressions that failed at run time.
+	Failures []evaluator.ExprFailures
+	Path     string // file read from, for messages; "" if not read
 }
 
 // SpecHash returns the hex SHA-256 of the spec file at path.
@@ -94,8 +96,9 @@ func New(prog *evaluator.Program, res *evaluator.Result, sh evaluator.Shard, max
 			Snapshots:    res.Snapshots,
 			MaxWitnesses: maxWitnesses,
 		},
-		IDs:   ids,
-		Stats: res.Stats,
+		IDs:      ids,
+		Stats:    res.Stats,
+		Failures: res.Failures,
 	}
 }
 
@@ -121,7 +124,7 @@ func (s *Stats) name() string {
 
 // Result returns the stats as an evaluator result, for the reporter.
 func (s *Stats) Result() *evaluator.Result {
-	res := &evaluator.Result{Snapshots: s.Snapshots, Stats: s.Stats}
+	res := &evaluator.Result{Snapshots: s.Snapshots, Stats: s.Stats, Failures: s.Failures}
 	for i := range s.Stats {
 		if s.Stats[i].Pruned {
 			res.Pruned++
@@ -227,12 +230,15 @@ func Merge(parts []*Stats) (*Stats, error) {
 	out.Shard.Index = 0
 	out.Merged = true
 	out.Snapshots = 0
+	var failures [][]evaluator.ExprFailures
 	for _, p := range byIndex {
+		failures = append(failures, p.Failures)
 		out.Snapshots += p.Snapshots
 		for i := range out.Stats {
 			add(&out.Stats[i], &p.Stats[i], out.MaxWitnesses)
 		}
 	}
+	out.Failures = evaluator.MergeFailures(failures...)
 	return out, nil
 }
 

@@ -25,8 +25,9 @@ func part(x, n int) *Stats {
 	return &Stats{
 		Header: Header{Spec: "spec", Trace: "trace", Properties: 2, Shard: evaluator.Shard{Index: x, Count: n, Block: 4},
 			Merged: n == 1, Snapshots: 10 + x, MaxWitnesses: 2},
-		IDs:   []string{"aaa", "bbb"},
-		Stats: st,
+		IDs:      []string{"aaa", "bbb"},
+		Stats:    st,
+		Failures: []evaluator.ExprFailures{{Kind: "derived", Name: "d", Inputs: 1, Snapshot: uint64(50 - x), Error: "boom"}},
 	}
 }
 
@@ -55,6 +56,9 @@ func TestRoundTrip(t *testing.T) {
 		}
 		if !reflect.DeepEqual(got.Header, s.Header) {
 			t.Errorf("header %+v, want %+v", got.Header, s.Header)
+		}
+		if !reflect.DeepEqual(got.Failures, s.Failures) {
+			t.Errorf("failures %+v, want %+v", got.Failures, s.Failures)
 		}
 		// Witness values come back as JSON numbers, which print as written.
 		if g, w := asJSON(t, got.Stats), asJSON(t, s.Stats); g != w || !reflect.DeepEqual(got.IDs, s.IDs) && len(s.IDs) > 0 {
@@ -94,6 +98,10 @@ func TestMerge(t *testing.T) {
 	}
 	if p := m.Stats[1]; !p.Pruned || p.PrunedAfter != 2 || m.Result().Pruned != 1 {
 		t.Errorf("pruning %+v", p)
+	}
+	want := []evaluator.ExprFailures{{Kind: "derived", Name: "d", Inputs: 3, Snapshot: 48, Error: "boom"}}
+	if !reflect.DeepEqual(m.Failures, want) || !reflect.DeepEqual(m.Result().Failures, want) {
+		t.Errorf("failures %+v, want %+v", m.Failures, want)
 	}
 }
 

@@ -32,6 +32,7 @@ const (
 	keyMerged       = "augur.merged"
 	keySnapshots    = "augur.snapshots"
 	keyMaxWitnesses = "augur.max_witnesses"
+	keyFailures     = "augur.failures" // JSON array of evaluator.ExprFailures; absent if none
 )
 
 // Columns of a stats file, in order.
@@ -131,6 +132,13 @@ func Write(path string, s *Stats) error {
 		return fmt.Errorf("write %s: %d ids, %d stats, header says %d properties", path, len(s.IDs), len(s.Stats), s.Properties)
 	}
 	md := s.metadata()
+	if len(s.Failures) > 0 {
+		js, err := json.Marshal(s.Failures)
+		if err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+		md = arrow.NewMetadata(append(md.Keys(), keyFailures), append(md.Values(), string(js)))
+	}
 	schema := arrow.NewSchema(fields, &md)
 	rec, err := record(schema, s)
 	if err != nil {
@@ -227,6 +235,11 @@ func Read(path string) (s *Stats, err error) {
 		return nil, fmt.Errorf("%s: unexpected columns %s", path, r.Schema())
 	}
 	s = &Stats{Header: h, Path: path}
+	if md := r.Schema().Metadata(); md.FindKey(keyFailures) >= 0 {
+		if err := json.Unmarshal([]byte(md.Values()[md.FindKey(keyFailures)]), &s.Failures); err != nil {
+			return nil, fmt.Errorf("%s: header %s: %w", path, keyFailures, err)
+		}
+	}
 	for b := range r.NumRecords() {
 		rec, err := r.RecordBatchAt(b)
 		if err != nil {

@@ -113,8 +113,8 @@ type prun struct {
 // took 120 MiB more of resident memory for nothing.
 const internBudget = 4 << 20
 
-func newFast(tr *trace.Trace, prog *Program, pl *plan) (*fast, error) {
-	ref, err := newReference(tr, prog)
+func newFast(tr *trace.Trace, prog *Program, pl *plan, fails *failures) (*fast, error) {
+	ref, err := newReference(tr, prog, fails)
 	if err != nil {
 		return nil, err
 	}
@@ -277,6 +277,7 @@ func (e *fast) refNodes() {
 // snapshot, and finds what changed since.
 func (e *fast) load(s *trace.Snapshot) error {
 	e.prev, e.rows = e.rows, e.prev[:0]
+	e.ref.snap = s.ID
 	clear(e.next)
 	e.dup = false
 	for _, row := range s.Members {
@@ -288,7 +289,7 @@ func (e *fast) load(s *trace.Snapshot) error {
 			if err != nil {
 				return err
 			}
-			r = e.prepare(e.ref.decode(st))
+			r = e.prepare(e.ref.decode(st, row))
 		}
 		e.next[row] = r
 		e.rows = append(e.rows, r)
@@ -396,13 +397,23 @@ func (e *fast) rowAtom(a *fatom, r *frow) bool {
 		for k := range a.args {
 			e.args = append(e.args, get(&a.args[k]).v)
 		}
-		return a.pred.Eval(e.args)
+		return e.call(a)
 	}
 	x, y := get(&a.args[0]), (*cell)(nil)
 	if len(a.args) > 1 {
 		y = get(&a.args[1])
 	}
 	return test(a, x, y)
+}
+
+// call evaluates the predicate of a on e.args; a failure is false, and
+// counted.
+func (e *fast) call(a *fatom) bool {
+	ok, err := a.pred.Eval(e.args)
+	if err != nil {
+		e.ref.fails.add(err, e.ref.snap, argsKey(e.args))
+	}
+	return ok
 }
 
 // test evaluates an atom other than a call on its operands.
@@ -451,7 +462,7 @@ func (e *fast) atomAt(a *fatom, bnd []int32) bool {
 		for k := range a.args {
 			e.args = append(e.args, e.cellAt(&a.args[k], bnd).v)
 		}
-		return a.pred.Eval(e.args)
+		return e.call(a)
 	}
 	x, y := e.cellAt(&a.args[0], bnd), (*cell)(nil)
 	if len(a.args) > 1 {

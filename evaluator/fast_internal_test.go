@@ -85,7 +85,7 @@ variables:
 	if len(pl.fallback) > 0 {
 		t.Fatalf("%d properties left to the reference", len(pl.fallback))
 	}
-	e, err := newFast(tr, prog, pl)
+	e, err := newFast(tr, prog, pl, &failures{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ variables:
 		if err != nil {
 			t.Fatal(err)
 		}
-		prepared[r] = e.prepare(e.ref.decode(st))
+		prepared[r] = e.prepare(e.ref.decode(st, r))
 	}
 	run := func() {
 		e.start(tk)

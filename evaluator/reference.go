@@ -20,6 +20,9 @@ type reference struct {
 	nodes       []*nodeState          // live nodes of the current snapshot
 	slots       []any                 // current binding
 	task        *task
+
+	fails *failures // of derived variables and predicates, shared by the engines of a run
+	snap  uint64    // ID of the snapshot being evaluated
 }
 
 // nodeState is a decoded state: the values of the spec's variables, then
@@ -29,9 +32,10 @@ type nodeState struct {
 	vals []any
 }
 
-func newReference(tr *trace.Trace, prog *Program) (*reference, error) {
+func newReference(tr *trace.Trace, prog *Program, fails *failures) (*reference, error) {
 	r := &reference{
 		prog:   prog,
+		fails:  fails,
 		states: tr.States(),
 		cache:  map[uint32]*nodeState{},
 		next:   map[uint32]*nodeState{},
@@ -62,6 +66,7 @@ func (r *reference) finish() {}
 func (r *reference) load(s *trace.Snapshot) error {
 	clear(r.next)
 	r.nodes = r.nodes[:0]
+	r.snap = s.ID
 	for _, row := range s.Members {
 		ns, ok := r.cache[row]
 		if !ok {
@@ -69,7 +74,7 @@ func (r *reference) load(s *trace.Snapshot) error {
 			if err != nil {
 				return err
 			}
-			ns = r.decode(st)
+			ns = r.decode(st, row)
 		}
 		r.next[row] = ns
 		r.nodes = append(r.nodes, ns)
@@ -78,7 +83,9 @@ func (r *reference) load(s *trace.Snapshot) error {
 	return nil
 }
 
-func (r *reference) decode(st *trace.State) *nodeState {
+// decode decodes st, the state at row, and computes its derived
+// variables; one that fails is null, and counted.
+func (r *reference) decode(st *trace.State, row uint32) *nodeState {
 	spec := r.prog.Spec
 	env := make(map[string]any, len(spec.Vars)+len(spec.Derived))
 	for i, v := range spec.Vars {
@@ -93,7 +100,11 @@ func (r *reference) decode(st *trace.State) *nodeState {
 		vals = append(vals, normalize(env[v.Name], v.Type))
 	}
 	for _, d := range spec.Derived {
-		env[d.Name] = d.Eval(env)
+		v, err := d.Eval(env)
+		if err != nil {
+			r.fails.add(err, r.snap, rowKey(row))
+		}
+		env[d.Name] = v
 		vals = append(vals, normalize(env[d.Name], d.Type))
 	}
 	return &nodeState{name: st.Node, vals: vals}
@@ -272,7 +283,11 @@ func (r *reference) atom(a *atom) bool {
 		for i, o := range a.args {
 			args[i] = r.value(o)
 		}
-		return a.pred.Eval(args)
+		ok, err := a.pred.Eval(args)
+		if err != nil {
+			r.fails.add(err, r.snap, argsKey(args))
+		}
+		return ok
 	}
 	panic(fmt.Sprintf("evaluator: bad atom kind %d", a.kind))
 }

@@ -122,6 +122,10 @@ type Result struct {
 	Snapshots int
 	Stats     []Stats
 	Pruned    int // properties dropped by the Pruner
+
+	// Failures tally the derived variables and predicates that failed at
+	// run time, in order of kind and name; nil if none did.
+	Failures []ExprFailures
 }
 
 // blockSize is the number of snapshots one task evaluates. A chunk of
@@ -162,11 +166,11 @@ type task struct {
 	moments int // per property
 }
 
-func newEngine(kind Kind, tr *trace.Trace, prog *Program, pl *plan) (engine, error) {
+func newEngine(kind Kind, tr *trace.Trace, prog *Program, pl *plan, fails *failures) (engine, error) {
 	if kind == Reference {
-		return newReference(tr, prog)
+		return newReference(tr, prog, fails)
 	}
-	return newFast(tr, prog, pl)
+	return newFast(tr, prog, pl, fails)
 }
 
 // Run evaluates prog over every snapshot of tr.
@@ -208,8 +212,9 @@ func Run(ctx context.Context, tr *trace.Trace, prog *Program, opts Options) (*Re
 	if opts.Kind == Fast {
 		pl = newPlan(prog)
 	}
+	var fails failures
 	for range opts.Workers {
-		e, err := newEngine(opts.Kind, tr, prog, pl)
+		e, err := newEngine(opts.Kind, tr, prog, pl, &fails)
 		if err != nil {
 			return nil, err
 		}
@@ -298,6 +303,7 @@ func Run(ctx context.Context, tr *trace.Trace, prog *Program, opts Options) (*Re
 	if err := sr.Err(); err != nil {
 		return nil, err
 	}
+	res.Failures = fails.list()
 	return res, nil
 }
 

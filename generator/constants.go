@@ -103,7 +103,8 @@ func MineConstants(tr *trace.Trace, spec *specs.Spec) (Constants, error) {
 		}
 		if activeDerived > 0 {
 			for _, d := range spec.Derived {
-				env[d.Name] = d.Eval(env)
+				// A failure is null here; the evaluator counts it.
+				env[d.Name], _ = d.Eval(env)
 			}
 		}
 		for _, m := range miners {

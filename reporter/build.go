@@ -2,9 +2,11 @@ package reporter
 
 import (
 	"cmp"
+	"fmt"
 	"maps"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/augur-dev/augur/evaluator"
 	"github.com/augur-dev/augur/grammar"
@@ -60,9 +62,40 @@ type Report struct {
 	Candidates       Candidates `json:"candidates"`
 	AlmostInvariants []*Entry   `json:"almost_invariants"`
 	Invariants       []*Entry   `json:"invariants"`
+	Warnings         []Warning  `json:"warnings,omitempty"`
 
 	// Timeline, if set, is drawn by the HTML report.
 	Timeline *Timeline `json:"-"`
+}
+
+// Warning is something a reader of the report must know that is not an
+// entry, such as a derived variable that failed at run time: the
+// properties over it are still reported, over null.
+type Warning struct {
+	Code    string `json:"code"` // what kind of warning, for scripts: "derived-failed", "predicate-failed"
+	Message string `json:"message"`
+}
+
+// failureWarnings turns the expression failures of a run into warnings.
+func failureWarnings(fs []evaluator.ExprFailures) []Warning {
+	var ws []Warning
+	for _, f := range fs {
+		what, counted, counts := "derived variable", "node state", "it is null there"
+		if f.Kind == "predicate" {
+			what, counted, counts = "predicate", "argument list", "it is false there"
+		}
+		more := ""
+		if f.Inputs >= evaluator.MaxFailureInputs {
+			more = "at least "
+		}
+		msg := strings.TrimPrefix(f.Error, f.Kind+" "+f.Name+": ")
+		ws = append(ws, Warning{
+			Code: f.Kind + "-failed",
+			Message: fmt.Sprintf("%s %s failed at run time on %s%s, first at snapshot %d: %s; %s",
+				what, f.Name, more, plural(f.Inputs, counted), f.Snapshot, msg, counts),
+		})
+	}
+	return ws
 }
 
 // Counts are the sizes of the property pool.
@@ -131,6 +164,7 @@ func Build(in Input, opts Options) (*Report, error) {
 		},
 		AlmostInvariants: []*Entry{},
 		Invariants:       []*Entry{},
+		Warnings:         failureWarnings(res.Failures),
 	}
 	var cands []*Entry
 	for i, p := range in.Program.Props {

@@ -50,6 +50,12 @@ func (r *Report) WriteText(w io.Writer) error {
 	if r.Baseline != "" {
 		fmt.Fprintf(b, "baseline %s: %d of the almost-invariants fail there too and are ranked last\n\n", r.Baseline, r.Candidates.InBaseline)
 	}
+	for _, w := range r.Warnings {
+		fmt.Fprintf(b, "warning: %s\n", w.Message)
+	}
+	if len(r.Warnings) > 0 {
+		b.WriteString("\n")
+	}
 	writeSection(b, "Almost-invariants", r.AlmostInvariants, r.Candidates.AlmostInvariants, true)
 	writeSection(b, "Invariants", r.Invariants, r.Candidates.Invariants, false)
 	_, err := io.WriteString(w, b.String())
@@ -150,6 +156,9 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		r.Candidates.AlmostInvariants, r.Candidates.Invariants, r.Candidates.OrEffect, r.Candidates.Equivalent, r.Candidates.SameMoments)
 	if r.Baseline != "" {
 		fmt.Fprintf(b, "Baseline `%s`: %d of the almost-invariants fail there too and are ranked last.\n\n", r.Baseline, r.Candidates.InBaseline)
+	}
+	for _, w := range r.Warnings {
+		fmt.Fprintf(b, "> **Warning:** %s\n\n", w.Message)
 	}
 	for _, s := range []struct {
 		title string

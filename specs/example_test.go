@@ -27,7 +27,13 @@ derived:
 	}
 	last := s.Derived[0]
 	log := []any{map[string]any{"term": uint64(1), "index": uint64(7)}}
-	fmt.Println(last.Name, "=", last.Eval(map[string]any{"log": log}))
+	v, _ := last.Eval(map[string]any{"log": log})
+	fmt.Println(last.Name, "=", v)
+
+	// A failure at run time is an error value; the evaluator counts the
+	// value as null and the report warns about it.
+	_, err = last.Eval(map[string]any{"log": nil})
+	fmt.Println(err)
 
 	_, err = specs.Parse("bad.yaml", []byte("variables:\n  commit: Indx\n"))
 	fmt.Println(err)
@@ -35,5 +41,6 @@ derived:
 	// commit: Index
 	// log: list<{term: uint64, index: Index}>
 	// lastIndex = 7
+	// derived lastIndex: invalid argument for len (type <nil>)
 	// bad.yaml:2:11: variable commit: unknown type Indx
 }

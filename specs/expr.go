@@ -67,41 +67,45 @@ var scratchPool = sync.Pool{New: func() any { return &scratch{env: map[string]an
 // The result is in the trace representation of d.Type: int64 for Int,
 // uint64 for Uint, float64 for Float, []any for List and Set,
 // map[string]any for Map and Struct. It is nil (null) when the expression
-// fails at run time (a null operand, an index out of range), yields nil, or
-// yields a value that does not fit d.Type, such as a string outside an enum
-// or a negative number for a Uint.
+// yields nil. When the expression fails at run time (a null operand, an
+// index out of range) or yields a value that does not fit d.Type, such as
+// a string outside an enum or a negative number for a Uint, Eval returns
+// nil and an *EvalError: the caller uses null and counts the failure, so
+// that a derived variable that fails on every state is reported rather
+// than silently null.
 //
 // Eval is safe for concurrent use.
-func (d *Derived) Eval(env map[string]any) any {
+func (d *Derived) Eval(env map[string]any) (any, error) {
 	if d.prog == nil {
-		return nil
+		return nil, nil
 	}
 	s := scratchPool.Get().(*scratch)
 	out, err := s.vm.Run(d.prog, env)
 	scratchPool.Put(s)
 	if err != nil {
-		return nil
+		return nil, &EvalError{Kind: "derived", Name: d.Name, Err: err}
 	}
 	v, ok := convert(d.Type, out)
 	if !ok {
-		return nil
+		return nil, &EvalError{Kind: "derived", Name: d.Name, Err: fmt.Errorf("value %v does not fit type %s", out, describe(d.Type))}
 	}
-	return v
+	return v, nil
 }
 
 // Eval evaluates p on positional arguments in trace representation, one per
-// parameter. It returns false when the expression fails at run time, for
-// example on a null argument the expression does not test for. It panics
-// when the number of arguments is wrong.
+// parameter. When the expression fails at run time, for example on a null
+// argument the expression does not test for, it returns false and an
+// *EvalError: the caller counts the literal false and the failure. It
+// panics when the number of arguments is wrong.
 //
 // Eval is safe for concurrent use: each call takes its machine and
-// environment from a pool, and does not allocate in the common case.
-func (p *Predicate) Eval(args []any) bool {
+// environment from a pool, and does not allocate when it succeeds.
+func (p *Predicate) Eval(args []any) (bool, error) {
 	if len(args) != len(p.Params) {
 		panic(fmt.Sprintf("specs: predicate %s takes %d arguments, got %d", p.Name, len(p.Params), len(args)))
 	}
 	if p.prog == nil {
-		return false
+		return false, nil
 	}
 	s := scratchPool.Get().(*scratch)
 	for i, a := range args {
@@ -110,9 +114,32 @@ func (p *Predicate) Eval(args []any) bool {
 	out, err := s.vm.Run(p.prog, s.env)
 	clear(s.env) // keeps the map's space, drops the arguments
 	scratchPool.Put(s)
+	if err != nil {
+		return false, &EvalError{Kind: "predicate", Name: p.Name, Err: err}
+	}
 	b, _ := out.(bool)
-	return err == nil && b
+	return b, nil
 }
+
+// EvalError is a run-time failure of a derived variable or a predicate.
+type EvalError struct {
+	Kind string // "derived" or "predicate"
+	Name string
+	Err  error
+}
+
+// Error returns "derived NAME: message", without the source excerpt the
+// expression engine adds, so that it fits on one line.
+func (e *EvalError) Error() string {
+	msg := e.Err.Error()
+	if fe := (*file.Error)(nil); errors.As(e.Err, &fe) {
+		msg = fe.Message
+	}
+	return e.Kind + " " + e.Name + ": " + msg
+}
+
+// Unwrap returns the expression engine's error.
+func (e *EvalError) Unwrap() error { return e.Err }
 
 // compileDerived compiles the expression of d, found at n, against the
 // variables and the derived variables declared before d.

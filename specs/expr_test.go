@@ -1,6 +1,7 @@
 package specs
 
 import (
+	"errors"
 	"math"
 	"reflect"
 	"sync"
@@ -44,8 +45,14 @@ func TestDerivedEval(t *testing.T) {
 		{"isLeader", map[string]any{"state": nil}, nil}, // a string comparison fails on null
 	}
 	for _, tt := range tests {
-		if got := byName[tt.derived].Eval(tt.env); !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("%s.Eval(%v) = %#v, want %#v", tt.derived, tt.env, got, tt.want)
+		// Every null here is a failure: the expressions never yield nil.
+		got, err := byName[tt.derived].Eval(tt.env)
+		if !reflect.DeepEqual(got, tt.want) || (err != nil) != (tt.want == nil) {
+			t.Errorf("%s.Eval(%v) = %#v, %v; want %#v", tt.derived, tt.env, got, err, tt.want)
+		}
+		var ee *EvalError
+		if err != nil && (!errors.As(err, &ee) || ee.Kind != "derived" || ee.Name != tt.derived) {
+			t.Errorf("%s.Eval(%v): error %#v does not name the derived variable", tt.derived, tt.env, err)
 		}
 	}
 }
@@ -82,15 +89,15 @@ derived:
 		"plusHalf": 2.0,
 	}
 	for _, d := range s.Derived {
-		got := d.Eval(env)
-		if !reflect.DeepEqual(got, want[d.Name]) {
-			t.Errorf("%s = %#v, want %#v", d.Name, got, want[d.Name])
+		got, err := d.Eval(env)
+		if err != nil || !reflect.DeepEqual(got, want[d.Name]) {
+			t.Errorf("%s = %#v, %v; want %#v", d.Name, got, err, want[d.Name])
 		}
 		env[d.Name] = got
 	}
 	env["x"] = int64(-1)
-	if got := s.Derived[2].Eval(env); got != nil {
-		t.Errorf("role outside the enum = %#v, want nil", got)
+	if got, err := s.Derived[2].Eval(env); got != nil || err == nil {
+		t.Errorf("role outside the enum = %#v, %v; want nil and an error", got, err)
 	}
 }
 
@@ -132,23 +139,25 @@ func TestPredicateEval(t *testing.T) {
 	a := []any{entry(uint64(1), uint64(1)), entry(uint64(2), uint64(2))}
 	b := []any{entry(uint64(1), uint64(1)), entry(uint64(3), uint64(2))}
 	tests := []struct {
-		pred string
-		args []any
-		want bool
+		pred  string
+		args  []any
+		want  bool
+		fails bool
 	}{
-		{"prefixEqual", []any{a, b, uint64(1)}, true},
-		{"prefixEqual", []any{a, b, uint64(2)}, false},
-		{"prefixEqual", []any{a, []any{}, uint64(0)}, true},
-		{"prefixEqual", []any{nil, b, uint64(1)}, false}, // filter(nil) fails
-		{"prefixEqual", []any{a, b, nil}, false},
-		{"behind", []any{uint64(1), uint64(3)}, true},
-		{"behind", []any{uint64(2), uint64(3)}, false},
-		{"behind", []any{int64(1), uint64(3)}, true},
-		{"behind", []any{nil, uint64(3)}, false},
+		{"prefixEqual", []any{a, b, uint64(1)}, true, false},
+		{"prefixEqual", []any{a, b, uint64(2)}, false, false},
+		{"prefixEqual", []any{a, []any{}, uint64(0)}, true, false},
+		{"prefixEqual", []any{nil, b, uint64(1)}, false, true}, // filter(nil) fails
+		{"prefixEqual", []any{a, b, nil}, false, true},
+		{"behind", []any{uint64(1), uint64(3)}, true, false},
+		{"behind", []any{uint64(2), uint64(3)}, false, false},
+		{"behind", []any{int64(1), uint64(3)}, true, false},
+		{"behind", []any{nil, uint64(3)}, false, true},
 	}
 	for _, tt := range tests {
-		if got := s.Predicate(tt.pred).Eval(tt.args); got != tt.want {
-			t.Errorf("%s%v = %v, want %v", tt.pred, tt.args, got, tt.want)
+		got, err := s.Predicate(tt.pred).Eval(tt.args)
+		if got != tt.want || (err != nil) != tt.fails {
+			t.Errorf("%s%v = %v, %v; want %v (fails: %v)", tt.pred, tt.args, got, err, tt.want, tt.fails)
 		}
 	}
 }
@@ -173,12 +182,12 @@ func TestEvalConcurrent(t *testing.T) {
 		wg.Go(func() {
 			for i := range 1000 {
 				x, y := uint64(g), uint64(i)
-				if got, want := behind.Eval([]any{x, y}), x+1 < y; got != want {
+				if got, _ := behind.Eval([]any{x, y}); got != (x+1 < y) {
 					t.Errorf("behind(%d, %d) = %v", x, y, got)
 					return
 				}
 				env := map[string]any{"log": []any{entry(x, y)}}
-				if got := last.Eval(env); got != y {
+				if got, _ := last.Eval(env); got != y {
 					t.Errorf("lastIndex = %v, want %d", got, y)
 					return
 				}

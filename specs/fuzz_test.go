@@ -40,7 +40,7 @@ func FuzzParse(f *testing.F) {
 		_ = s.Check(nil)
 		env := map[string]any{}
 		for _, d := range s.Derived {
-			env[d.Name] = d.Eval(env)
+			env[d.Name], _ = d.Eval(env)
 		}
 		for _, p := range s.Predicates {
 			p.Eval(make([]any, len(p.Params)))

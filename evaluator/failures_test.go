@@ -1,0 +1,97 @@
+package evaluator_test
+
+import (
+	"context"
+	"reflect"
+	"testing"
+
+	"github.com/augur-dev/augur/evaluator"
+	"github.com/augur-dev/augur/grammar"
+	"github.com/augur-dev/augur/specs"
+)
+
+// failSpec has a derived variable that fails on a null log and a
+// predicate that fails on a null argument.
+const failSpec = `
+system: tiny
+types:
+  Num: int64
+variables:
+  id: string
+  x: Num
+  log: "list<{term: Num, index: Num}>"
+derived:
+  last: {type: Num, expr: "log[len(log)-1].index"}
+predicates:
+  - name: behind
+    params: [{a: Num}, {b: Num}]
+    expr: "a + 1 < b"
+`
+
+// TestFailures checks that the derived variables and predicates that fail
+// at run time are counted, by distinct input, the same way by both
+// evaluators and for any number of workers.
+func TestFailures(t *testing.T) {
+	entry := func(i int64) []any { return []any{map[string]any{"term": int64(1), "index": i}} }
+	// Node b has no log in snapshots 1 and 2 (two state rows), and no x in
+	// snapshot 2; node c has an empty log in snapshot 3.
+	tr := writeTiny(t, []snap{
+		{"a": {"x": i64(1), "log": entry(1)}, "b": {"x": i64(5), "log": entry(1)}},
+		{"a": {"x": i64(1), "log": entry(1)}, "b": {"x": i64(5)}},
+		{"a": {"x": i64(2), "log": entry(2)}, "b": {}},
+		{"a": {"x": i64(2), "log": entry(2)}, "c": {"x": i64(4), "log": []any{}}},
+	})
+	defer tr.Close()
+	spec, err := specs.Parse("fail.yaml", []byte(failSpec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var props []*grammar.Property
+	for _, s := range []string{
+		"forall n in nodes: n.last > 0",
+		"forall n, m in nodes: n.id == m.id or behind(n.x, m.x) or behind(m.x, n.x) or n.x == m.x",
+	} {
+		p, err := grammar.Parse(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		props = append(props, p)
+	}
+	prog, err := evaluator.Compile(spec, props)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []evaluator.ExprFailures{
+		// Rows of b in snapshots 1 and 2, of c in 3.
+		{Kind: "derived", Name: "last", Inputs: 3, Snapshot: 1, Error: "derived last: invalid argument for len (type <nil>)"},
+		// (a.x, null) and (null, a.x) in snapshot 2.
+		{Kind: "predicate", Name: "behind", Inputs: 2, Snapshot: 2, Error: "predicate behind: invalid operation: <nil> + int"},
+	}
+	for _, kind := range []evaluator.Kind{evaluator.Reference, evaluator.Fast} {
+		for _, workers := range []int{1, 2} {
+			res, err := evaluator.Run(context.Background(), tr, prog, evaluator.Options{Kind: kind, Workers: workers})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(res.Failures, want) {
+				t.Errorf("%s, %d workers: failures\n%+v\nwant\n%+v", kind, workers, res.Failures, want)
+			}
+		}
+	}
+}
+
+func TestMergeFailures(t *testing.T) {
+	a := []evaluator.ExprFailures{{Kind: "derived", Name: "d", Inputs: 2, Snapshot: 9, Error: "late"}}
+	b := []evaluator.ExprFailures{
+		{Kind: "derived", Name: "d", Inputs: 1, Snapshot: 4, Error: "early"},
+		{Kind: "predicate", Name: "p", Inputs: 5, Snapshot: 7, Error: "p"},
+	}
+	got := evaluator.MergeFailures(a, b)
+	want := []evaluator.ExprFailures{
+		{Kind: "derived", Name: "d", Inputs: 3, Snapshot: 4, Error: "early"},
+		{Kind: "predicate", Name: "p", Inputs: 5, Snapshot: 7, Error: "p"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("MergeFailures = %+v, want %+v", got, want)
+	}
+}
