@@ -50,7 +50,8 @@ type Input struct {
 	BaselineTrace string
 }
 
-// Report is a ranked report. Its JSON form is stable (DESIGN §7).
+// Report is a ranked report. Its JSON form is stable: fields are added,
+// never renamed, within a Version.
 type Report struct {
 	Version          int        `json:"version"`
 	System           string     `json:"system"`

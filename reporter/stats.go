@@ -51,9 +51,10 @@ func association(t table) float64 {
 		return fisherUpper(t)
 	}
 	// Signed square root of the chi-square statistic is standard normal
-	// under independence.
+	// under independence. Erfc keeps the far tail, where 1-Φ(z) would
+	// round to 0.
 	z := (t[1][1]*t[0][0] - t[1][0]*t[0][1]) * math.Sqrt(n/(r0*r1*c0*c1))
-	return distuv.UnitNormal.Survival(z)
+	return math.Erfc(z/math.Sqrt2) / 2
 }
 
 // hypergeom returns log P(X = k) for the count of the cell [1][1] given

@@ -1,7 +1,6 @@
 // Package specs parses augur specs: the YAML file that declares the state
 // variables of a system, their semantic types, derived variables, user
-// predicates, and the limits of generation, filtering and reporting
-// (DESIGN §3).
+// predicates, and the limits of generation, filtering and reporting.
 //
 // # Types
 //
@@ -27,10 +26,9 @@
 // # Expressions
 //
 // Derived variables and predicates are written in expr-lang
-// (https://expr-lang.org), one of the two languages DESIGN §1 names instead
-// of a hand-written interpreter: it has no dependencies, type-checks against
-// a declared environment, evaluates in about 100 ns, and the design's own
-// example of a derived variable is written in its syntax.
+// (https://expr-lang.org) rather than a hand-written interpreter: it has no
+// dependencies, type-checks against a declared environment and evaluates in
+// about 100 ns.
 //
 //	derived:
 //	  lastIndex: {type: Index, expr: "len(log) == 0 ? 0 : log[len(log)-1].index"}

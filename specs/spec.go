@@ -35,7 +35,8 @@ type Var struct {
 	Pos  diag.Position
 }
 
-// Generate holds the limits of property generation (DESIGN §5).
+// Generate holds the limits of property generation: how many node
+// quantifiers and literals a property may have, and what to iterate over.
 type Generate struct {
 	MaxNodes    int      // node quantifiers per property (MAX_NF), 1..4
 	MaxLiterals int      // literals per disjunction (MAX_NT), 1..4
@@ -49,13 +50,14 @@ type Constants struct {
 	MaxDistinct int // a value with at most this many distinct values gets constant literals; 0 disables
 }
 
-// Filter holds the settings of the periodic filter (DESIGN §7).
+// Filter holds the settings of the periodic filter, which drops the
+// properties whose holding rate falls below HoldRatio during evaluation.
 type Filter struct {
 	HoldRatio float64 // FILTER_HOLD_RATIO, in (0, 1]
 	Every     int     // snapshots between filter passes
 }
 
-// Report holds the settings of the reporter (DESIGN §7).
+// Report holds the settings of the reporter.
 type Report struct {
 	Size       int     // REPORT_SIZE: entries reported
 	MinSupport int     // minimum non-vacuous snapshots of a reported property

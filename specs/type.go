@@ -171,7 +171,7 @@ func describe(t *Type) string {
 	return fmt.Sprintf("%s (%s)", t.Name, t.underlying())
 }
 
-// reserved lists the words of the property language (DESIGN §4), which
+// reserved lists the keywords of the property language (package grammar), which
 // cannot name a type, variable, field, parameter or predicate.
 var reserved = map[string]bool{
 	"forall": true, "exists": true, "in": true, "nodes": true,
