@@ -1,6 +1,6 @@
-// Package generator builds the pool of candidate properties of a spec
-// (DESIGN §5): literals × disjunctions × quantifiers, as in the Avenger
-// paper, with what cannot be informative dropped at generation time.
+// Package generator builds the pool of candidate properties of a spec:
+// literals × disjunctions × quantifiers, as in the Avenger paper, with
+// what cannot be informative dropped at generation time.
 //
 // [MineConstants] collects the constants of x == c literals from a trace;
 // [Generate] builds the [Pool] from a spec and those constants. Both are
@@ -75,8 +75,10 @@
 // Properties are canonical (grammar.Canonical) by construction, so their
 // canonical texts are distinct.
 //
-// The rules follow the null semantics of DESIGN §4 and assume that a
-// bare bool x is false when x is null, so that x implies set(x).
+// The rules follow the null semantics of the property language: == and
+// != are null-safe (null == null), <, <= and in are false when an
+// operand is null, and a null container is empty. They also assume that
+// a bare bool x is false when x is null, so that x implies set(x).
 //
 // # Classes and the cap
 //

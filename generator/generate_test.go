@@ -35,6 +35,16 @@ func generate(t testing.TB, spec *specs.Spec, consts Constants) *Pool {
 	return pool
 }
 
+// generateWithin is generate with the enumeration budget b.
+func generateWithin(t testing.TB, spec *specs.Spec, consts Constants, b budget) *Pool {
+	t.Helper()
+	pool, err := generatePool(spec, consts, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pool
+}
+
 // tinyConsts are constants for testdata/tiny.yaml, as MineConstants
 // would find them.
 var tinyConsts = Constants{"term": {uint64(2), uint64(3)}, "id": {"c"}}
@@ -338,11 +348,10 @@ func TestSampled(t *testing.T) {
 		all[p.String()] = true
 	}
 
-	defer func(b, d float64) { exactBudget, sampleDraws = b, d }(exactBudget, sampleDraws)
-	exactBudget, sampleDraws = 2000, 20000
+	small := budget{exact: 2000, draws: 20000}
 	spec.Generate.MaxPerClass = 300
-	sampled := generate(t, spec, tinyConsts)
-	if listing(sampled, true) != listing(generate(t, spec, tinyConsts), true) {
+	sampled := generateWithin(t, spec, tinyConsts, small)
+	if listing(sampled, true) != listing(generateWithin(t, spec, tinyConsts, small), true) {
 		t.Fatal("two sampled runs differ")
 	}
 	checkWellFormed(t, sampled)
@@ -379,13 +388,7 @@ func TestSampled(t *testing.T) {
 func TestUnrank(t *testing.T) {
 	for _, L := range []int{5, 9, 30} {
 		for m := 1; m <= 4 && m <= L; m++ {
-			binom := make([][]uint64, m)
-			for i := range binom {
-				binom[i] = make([]uint64, L)
-				for c := range L {
-					binom[i][c] = binomial(c, i+1)
-				}
-			}
+			binom := binomTable(L, m)
 			seen := make(map[[4]int32]bool)
 			idx := make([]int32, m)
 			for r := range binomial(L, m) {
@@ -547,7 +550,7 @@ func TestKnownProperties(t *testing.T) {
 		`forall n0, n1 in nodes: n0.meta.role != "leader" or n1.meta.role != "leader" or n0.term != n1.term`,
 		// commit within the log
 		`forall n0 in nodes: n0.commit <= n0.lastIndex`,
-		// a committed entry is in every longer log (DESIGN §4)
+		// a committed entry is in every longer log
 		`forall n0, n1 in nodes: forall e0 in n1.log: e0 in n0.log or n0.commit < e0.index`,
 		// a follower of a leader knows it
 		`forall n0, n1 in nodes: not n0.leading or n1.id in n0.match`,

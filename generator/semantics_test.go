@@ -7,14 +7,16 @@ import (
 	"github.com/augur-dev/augur/grammar"
 )
 
-// This file checks the pruning rules against the semantics of DESIGN §4,
-// with a small evaluator of its own: over every valuation of the paths of
-// a property of testdata/tiny.yaml from small domains, a generated
-// disjunction must be false somewhere (it is no tautology) and each of its
-// literals must be the only true one somewhere (no literal is implied by
-// the others' being false, so no shorter disjunction is equivalent).
-// Properties without set(x) are checked on non-null values, as the rules
-// reason; properties with set(x) also get null values.
+// This file checks the pruning rules against the null semantics of the
+// property language (== and != are null-safe; <, <= and in are false on
+// null; a null container is empty), with a small evaluator of its own:
+// over every valuation of the paths of a property of testdata/tiny.yaml
+// from small domains, a generated disjunction must be false somewhere (it
+// is no tautology) and each of its literals must be the only true one
+// somewhere (no literal is implied by the others' being false, so no
+// shorter disjunction is equivalent). Properties without set(x) are
+// checked on non-null values, as the rules reason; properties with set(x)
+// also get null values.
 
 // A value of the test evaluator: nil (null), bool, int64, string, or a
 // set of node ids as a bitmask (peerSet).
