@@ -52,7 +52,9 @@ type Stats struct {
 	Stats []evaluator.Stats
 	// Failures tally the expressions that failed at run time.
 	Failures []evaluator.ExprFailures
-	Path     string // file read from, for messages; "" if not read
+	// Tags counts the evaluated snapshots per tag.
+	Tags map[string]int64
+	Path string // file read from, for messages; "" if not read
 }
 
 // SpecHash returns the hex SHA-256 of the spec file at path.
@@ -99,6 +101,7 @@ func New(prog *evaluator.Program, res *evaluator.Result, sh evaluator.Shard, max
 		IDs:      ids,
 		Stats:    res.Stats,
 		Failures: res.Failures,
+		Tags:     res.Tags,
 	}
 }
 
@@ -124,7 +127,7 @@ func (s *Stats) name() string {
 
 // Result returns the stats as an evaluator result, for the reporter.
 func (s *Stats) Result() *evaluator.Result {
-	res := &evaluator.Result{Snapshots: s.Snapshots, Stats: s.Stats, Failures: s.Failures}
+	res := &evaluator.Result{Snapshots: s.Snapshots, Stats: s.Stats, Failures: s.Failures, Tags: s.Tags}
 	for i := range s.Stats {
 		if s.Stats[i].Pruned {
 			res.Pruned++
@@ -234,6 +237,12 @@ func Merge(parts []*Stats) (*Stats, error) {
 	for _, p := range byIndex {
 		failures = append(failures, p.Failures)
 		out.Snapshots += p.Snapshots
+		for t, n := range p.Tags {
+			if out.Tags == nil {
+				out.Tags = map[string]int64{}
+			}
+			out.Tags[t] += n
+		}
 		for i := range out.Stats {
 			add(&out.Stats[i], &p.Stats[i], out.MaxWitnesses)
 		}

@@ -28,6 +28,7 @@ func part(x, n int) *Stats {
 		IDs:      []string{"aaa", "bbb"},
 		Stats:    st,
 		Failures: []evaluator.ExprFailures{{Kind: "derived", Name: "d", Inputs: 1, Snapshot: uint64(50 - x), Error: "boom"}},
+		Tags:     map[string]int64{"steady": int64(x + 1)},
 	}
 }
 
@@ -57,7 +58,7 @@ func TestRoundTrip(t *testing.T) {
 		if !reflect.DeepEqual(got.Header, s.Header) {
 			t.Errorf("header %+v, want %+v", got.Header, s.Header)
 		}
-		if !reflect.DeepEqual(got.Failures, s.Failures) {
+		if !reflect.DeepEqual(got.Failures, s.Failures) || !reflect.DeepEqual(got.Tags, s.Tags) {
 			t.Errorf("failures %+v, want %+v", got.Failures, s.Failures)
 		}
 		// Witness values come back as JSON numbers, which print as written.
@@ -100,6 +101,9 @@ func TestMerge(t *testing.T) {
 		t.Errorf("pruning %+v", p)
 	}
 	want := []evaluator.ExprFailures{{Kind: "derived", Name: "d", Inputs: 3, Snapshot: 48, Error: "boom"}}
+	if m.Tags["steady"] != 6 || m.Result().Tags["steady"] != 6 {
+		t.Errorf("tags %v, want steady: 6", m.Tags)
+	}
 	if !reflect.DeepEqual(m.Failures, want) || !reflect.DeepEqual(m.Result().Failures, want) {
 		t.Errorf("failures %+v, want %+v", m.Failures, want)
 	}

@@ -33,6 +33,7 @@ const (
 	keySnapshots    = "augur.snapshots"
 	keyMaxWitnesses = "augur.max_witnesses"
 	keyFailures     = "augur.failures" // JSON array of evaluator.ExprFailures; absent if none
+	keyTags         = "augur.tags"     // JSON object: snapshots evaluated per tag; absent if none
 )
 
 // Columns of a stats file, in order.
@@ -132,12 +133,19 @@ func Write(path string, s *Stats) error {
 		return fmt.Errorf("write %s: %d ids, %d stats, header says %d properties", path, len(s.IDs), len(s.Stats), s.Properties)
 	}
 	md := s.metadata()
-	if len(s.Failures) > 0 {
-		js, err := json.Marshal(s.Failures)
+	for _, x := range []struct {
+		key   string
+		value any
+		set   bool
+	}{{keyFailures, s.Failures, len(s.Failures) > 0}, {keyTags, s.Tags, len(s.Tags) > 0}} {
+		if !x.set {
+			continue
+		}
+		js, err := json.Marshal(x.value)
 		if err != nil {
 			return fmt.Errorf("write %s: %w", path, err)
 		}
-		md = arrow.NewMetadata(append(md.Keys(), keyFailures), append(md.Values(), string(js)))
+		md = arrow.NewMetadata(append(md.Keys(), x.key), append(md.Values(), string(js)))
 	}
 	schema := arrow.NewSchema(fields, &md)
 	rec, err := record(schema, s)
@@ -235,9 +243,12 @@ func Read(path string) (s *Stats, err error) {
 		return nil, fmt.Errorf("%s: unexpected columns %s", path, r.Schema())
 	}
 	s = &Stats{Header: h, Path: path}
-	if md := r.Schema().Metadata(); md.FindKey(keyFailures) >= 0 {
-		if err := json.Unmarshal([]byte(md.Values()[md.FindKey(keyFailures)]), &s.Failures); err != nil {
-			return nil, fmt.Errorf("%s: header %s: %w", path, keyFailures, err)
+	md := r.Schema().Metadata()
+	for key, dst := range map[string]any{keyFailures: &s.Failures, keyTags: &s.Tags} {
+		if i := md.FindKey(key); i >= 0 {
+			if err := json.Unmarshal([]byte(md.Values()[i]), dst); err != nil {
+				return nil, fmt.Errorf("%s: header %s: %w", path, key, err)
+			}
 		}
 	}
 	for b := range r.NumRecords() {

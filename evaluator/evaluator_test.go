@@ -306,3 +306,56 @@ func TestCompileErrors(t *testing.T) {
 func contains(s, sub string) bool {
 	return len(sub) == 0 || len(s) >= len(sub) && (s[:len(sub)] == sub || contains(s[1:], sub))
 }
+
+// TestOnlyTag checks that Options.OnlyTag evaluates just the snapshots
+// carrying the tag, and that Result.Tags counts the evaluated snapshots'
+// tags.
+func TestOnlyTag(t *testing.T) {
+	snaps := []snap{
+		{"a": {"x": i64(1)}}, // steady
+		{"a": {"x": i64(9)}}, // in flight: fails x < 5
+		{"a": {"x": i64(2)}}, // steady
+	}
+	tr := writeTiny(t, snaps, []string{"steady"}, []string{"bug:b"}, []string{"steady", "bug:b"})
+	spec := mustSpec(t)
+	p, err := grammar.Parse("forall n in nodes: n.x < 5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog, err := evaluator.Compile(spec, []*grammar.Property{p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range kinds {
+		for _, tt := range []struct {
+			only       string
+			snapshots  int
+			violations int64
+			tags       map[string]int64
+			pruned     bool
+		}{
+			// Pruned after 2 snapshots, with one still to come.
+			{"", 3, 1, map[string]int64{"steady": 2, "bug:b": 2}, true},
+			// 2 snapshots, the last of the trace: nothing left to prune for.
+			{"steady", 2, 0, map[string]int64{"steady": 2, "bug:b": 1}, false},
+			{"nowhere", 0, 0, nil, false},
+		} {
+			res, err := evaluator.Run(context.Background(), tr, prog, evaluator.Options{Kind: kind, OnlyTag: tt.only, Pruner: supportPruner{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := res.Stats[0]
+			if res.Snapshots != tt.snapshots || st.Violations != tt.violations || !reflect.DeepEqual(res.Tags, tt.tags) || st.Pruned != tt.pruned {
+				t.Errorf("%s, only %q: %d snapshots, %d violations, tags %v, pruned %v; want %d, %d, %v, %v",
+					kind, tt.only, res.Snapshots, st.Violations, res.Tags, st.Pruned, tt.snapshots, tt.violations, tt.tags, tt.pruned)
+			}
+		}
+	}
+}
+
+// supportPruner prunes, after any snapshot, the properties evaluated on
+// two snapshots or more; Run must not ask after the last one.
+type supportPruner struct{}
+
+func (supportPruner) Every() int                    { return 1 }
+func (supportPruner) Keep(st *evaluator.Stats) bool { return st.Support < 2 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 
 	"golang.org/x/sync/errgroup"
@@ -66,6 +67,10 @@ type Options struct {
 
 	// Shard, if Count > 1, restricts Run to one shard of the snapshots.
 	Shard Shard
+
+	// OnlyTag, if set, restricts Run to the snapshots carrying this tag,
+	// such as a testbed's "steady" (no message in flight).
+	OnlyTag string
 }
 
 // Shard selects the snapshots of shard Index of Count: the snapshot at
@@ -126,6 +131,9 @@ type Result struct {
 	// Failures tally the derived variables and predicates that failed at
 	// run time, in order of kind and name; nil if none did.
 	Failures []ExprFailures
+
+	// Tags counts the evaluated snapshots that carry each tag.
+	Tags map[string]int64
 }
 
 // blockSize is the number of snapshots one task evaluates. A chunk of
@@ -234,7 +242,7 @@ func Run(ctx context.Context, tr *trace.Trace, prog *Program, opts Options) (*Re
 	total := opts.Shard.Size(tr.NumSnapshots())
 	pos := 0 // position in the trace of the next snapshot sr reads
 	for {
-		blocks, err := readChunk(sr, chunk, tags, opts.Shard, &pos)
+		blocks, err := readChunk(sr, chunk, tags, opts.Shard, opts.OnlyTag, &pos)
 		if err != nil {
 			return nil, err
 		}
@@ -282,10 +290,22 @@ func Run(ctx context.Context, tr *trace.Trace, prog *Program, opts Options) (*Re
 				res.Stats[i].Merge(p, opts.MaxWitnesses, opts.MaxMoments)
 			}
 			res.Snapshots += len(block)
+			for i := range block {
+				for _, t := range block[i].Tags {
+					if res.Tags == nil {
+						res.Tags = map[string]int64{}
+					}
+					res.Tags[t]++
+				}
+			}
 		}
 		// Pruning saves work on the snapshots still to come; after the
 		// last chunk there are none.
-		if opts.Pruner != nil && res.Snapshots < total {
+		more := res.Snapshots < total
+		if opts.OnlyTag != "" {
+			more = pos < tr.NumSnapshots() // how many carry the tag is not known ahead
+		}
+		if opts.Pruner != nil && more {
 			for i := range res.Stats {
 				st := &res.Stats[i]
 				if active[i] && !opts.Pruner.Keep(st) {
@@ -324,14 +344,15 @@ func propSpans(n, blocks, workers int) []span {
 	return spans
 }
 
-// readChunk reads up to n snapshots of shard sh, copied out of the
-// reader, in blocks of blockSize; the others are skipped. *pos is the
-// trace position of the next snapshot sr reads. Tags are interned in tags.
-func readChunk(sr *trace.SnapshotReader, n int, tags map[string]string, sh Shard, pos *int) ([][]trace.Snapshot, error) {
+// readChunk reads up to n snapshots of shard sh (carrying tag only, if
+// set), copied out of the reader, in blocks of blockSize; the others are
+// skipped. *pos is the trace position of the next snapshot sr reads. Tags
+// are interned in tags.
+func readChunk(sr *trace.SnapshotReader, n int, tags map[string]string, sh Shard, only string, pos *int) ([][]trace.Snapshot, error) {
 	var blocks [][]trace.Snapshot
 	for read := 0; read < n && sr.Next(); read++ {
 		*pos++
-		if !sh.Selects(*pos - 1) {
+		if !sh.Selects(*pos-1) || only != "" && !slices.Contains(sr.Snapshot().Tags, only) {
 			read--
 			continue
 		}

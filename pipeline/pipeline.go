@@ -21,6 +21,9 @@ type Options struct {
 	Evaluator evaluator.Kind
 	Workers   int  // goroutines evaluating snapshots; 0: the number of CPUs
 	NoFilter  bool // evaluate every property on every snapshot, pruning nothing
+	// OnlyTag, if set, evaluates only the snapshots carrying this tag,
+	// such as a testbed's "steady" (no message in flight).
+	OnlyTag string
 
 	// Top is the number of entries per list of the report; 0 takes the
 	// spec's report.size.
@@ -115,7 +118,7 @@ func Infer(ctx context.Context, specPath, tracePath string, o Options) (*reporte
 		return nil, err
 	}
 	defer p.Close()
-	opts := evaluator.Options{Kind: o.Evaluator, Workers: o.Workers}
+	opts := evaluator.Options{Kind: o.Evaluator, Workers: o.Workers, OnlyTag: o.OnlyTag}
 	if !o.NoFilter {
 		opts.Pruner = filter.New(p.Spec.Filter)
 	}
@@ -160,8 +163,29 @@ func (p *Pipeline) Report(ctx context.Context, res *evaluator.Result, o Options)
 	}
 	if o.Baseline != "" {
 		in.Baseline = func(props []*grammar.Property) ([]int64, error) {
-			return FailuresIn(ctx, o.Baseline, p.Spec, props, o.Workers)
+			return FailuresIn(ctx, o.Baseline, p.Spec, props, o.Workers, o.OnlyTag)
 		}
+	}
+	in.Moments = func(props []*grammar.Property, max int) ([][]uint64, error) {
+		opts := evaluator.Options{Workers: o.Workers, MaxWitnesses: -1, MaxMoments: max, OnlyTag: o.OnlyTag}
+		prog, err := evaluator.Compile(p.Spec, props)
+		if err != nil {
+			return nil, err
+		}
+		if o.Progress != nil {
+			o.Progress.Start(fmt.Sprintf("grouping %d candidates", len(props)), p.Trace.NumSnapshots())
+			defer o.Progress.Stop()
+			opts.Progress = o.Progress.Update
+		}
+		res, err := evaluator.Run(ctx, p.Trace, prog, opts)
+		if err != nil {
+			return nil, err
+		}
+		ms := make([][]uint64, len(props))
+		for i := range ms {
+			ms[i] = res.Stats[i].Moments
+		}
+		return ms, nil
 	}
 	rep, err := reporter.Build(in, ropts)
 	if err != nil {
@@ -176,8 +200,8 @@ func (p *Pipeline) Report(ctx context.Context, res *evaluator.Result, o Options)
 }
 
 // FailuresIn counts, for each of props, the snapshots of the trace at
-// path where it fails.
-func FailuresIn(ctx context.Context, path string, spec *specs.Spec, props []*grammar.Property, workers int) ([]int64, error) {
+// path (those carrying onlyTag, if set) where it fails.
+func FailuresIn(ctx context.Context, path string, spec *specs.Spec, props []*grammar.Property, workers int, onlyTag string) ([]int64, error) {
 	tr, err := trace.Open(path)
 	if err != nil {
 		return nil, err
@@ -186,7 +210,7 @@ func FailuresIn(ctx context.Context, path string, spec *specs.Spec, props []*gra
 	if err := spec.Check(tr.Schema); err != nil {
 		return nil, fmt.Errorf("spec does not fit baseline %s: %w", path, err)
 	}
-	res, err := evaluateProps(ctx, spec, tr, props, evaluator.Options{Workers: workers, MaxWitnesses: -1})
+	res, err := evaluateProps(ctx, spec, tr, props, evaluator.Options{Workers: workers, MaxWitnesses: -1, OnlyTag: onlyTag})
 	if err != nil {
 		return nil, err
 	}

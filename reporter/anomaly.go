@@ -2,8 +2,10 @@ package reporter
 
 import (
 	"cmp"
+	"math"
 	"slices"
 
+	"github.com/augur-dev/augur/evaluator"
 	"github.com/augur-dev/augur/grammar"
 )
 
@@ -25,10 +27,16 @@ type Grouping struct {
 	// take in a weakening failing at 1 of them.
 	Factor float64
 	Slack  int
+	// WeakeningFactor replaces Factor when P is a weakening of Q (Q is a
+	// sub-disjunction of P, up to the naming of node variables): a
+	// weakening failing at a few of Q's moments is Q's shadow, but one
+	// failing at a handful of a broad Q's many moments singles out
+	// something Q does not, and stands alone.
+	WeakeningFactor float64
 }
 
 // DefaultGrouping is the grouping of reports.
-var DefaultGrouping = Grouping{Within: 0.9, Factor: 2, Slack: 3}
+var DefaultGrouping = Grouping{Within: 0.9, Factor: 2, Slack: 3, WeakeningFactor: 8}
 
 // An anomaly is the candidates that fail at (almost) the same moments,
 // shown by the simplest of them.
@@ -63,9 +71,9 @@ func compareShapes(a, b shape) int {
 // violating snapshots, in increasing order (all of them, or as many as
 // were kept). An entry joins the anomaly of the first simpler
 // representative whose moments hold (almost) all of its own and are not
-// many more (g); a weakening of a representative (the representative is
-// a sub-disjunction of it, up to the naming of node variables) joins it
-// whatever their counts. Entries that join no anomaly start one. The
+// many more (g.Factor); a weakening of a representative (the
+// representative is a sub-disjunction of it, up to the naming of node
+// variables) may have fewer (g.WeakeningFactor). Entries that join no anomaly start one. The
 // anomalies come in the order of their representatives' simplicity.
 func groupAnomalies(es []*Entry, moments func(*Entry) []uint64, g Grouping) []*anomaly {
 	order := slices.Clone(es)
@@ -89,11 +97,11 @@ func groupAnomalies(es []*Entry, moments func(*Entry) []uint64, g Grouping) []*a
 			if compareShapes(shapes[a.rep], shapes[e]) > 0 || !g.within(ms, a.moments) {
 				continue
 			}
-			if !g.bounded(len(ms), len(a.moments)) {
+			if !g.bounded(len(ms), len(a.moments), g.Factor) {
 				if subs == nil {
 					subs = subDisjunctions(e.prop.Property)
 				}
-				if !subs[a.rep.sym] {
+				if !subs[a.rep.sym] || !g.bounded(len(ms), len(a.moments), g.WeakeningFactor) {
 					continue
 				}
 			}
@@ -113,9 +121,10 @@ func (g Grouping) within(p, q []uint64) bool {
 	return len(p) > 0 && float64(shared(p, q)) >= g.Within*float64(len(p))
 }
 
-// bounded reports whether q violating snapshots are not many more than p.
-func (g Grouping) bounded(p, q int) bool {
-	return float64(q) <= g.Factor*float64(p)+float64(g.Slack)
+// bounded reports whether q violating snapshots are not many more than p:
+// at most factor×p + Slack.
+func (g Grouping) bounded(p, q int, factor float64) bool {
+	return float64(q) <= factor*float64(p)+float64(g.Slack)
 }
 
 // subDisjunctions returns the symmetric texts of the proper
@@ -127,4 +136,105 @@ func subDisjunctions(p *grammar.Property) map[string]bool {
 		subs[symmetricText(subProperty(p, mask))] = true
 	}
 	return subs
+}
+
+// fold lists the members of a under its representative: those failing at
+// the same snapshots as often as equivalents, the others as also failing
+// here. It returns the number of equivalents.
+func (a *anomaly) fold(moments map[*Entry][]uint64) int {
+	n := 0
+	for _, e := range a.members {
+		if e.ViolatingSnapshots == a.rep.ViolatingSnapshots && e.Violations == a.rep.Violations && slices.Equal(moments[e], a.moments) {
+			a.rep.Equivalents = append(a.rep.Equivalents, e.Text)
+			n++
+		} else {
+			a.rep.AlsoFailsHere = append(a.rep.AlsoFailsHere, e.Text)
+		}
+	}
+	return n
+}
+
+// fullMoments returns the violating snapshots of each entry: those the
+// evaluator kept, or, for the entries whose violating snapshots it did not
+// all keep, the first max of them from a second pass, when there is one.
+func fullMoments(es []*Entry, second func([]*grammar.Property, int) ([][]uint64, error), max int) (map[*Entry][]uint64, error) {
+	moments := make(map[*Entry][]uint64, len(es))
+	var again []*Entry
+	for _, e := range es {
+		moments[e] = e.stats.Moments
+		if int64(len(e.stats.Moments)) < e.ViolatingSnapshots {
+			again = append(again, e)
+		}
+	}
+	if second == nil || len(again) == 0 {
+		return moments, nil
+	}
+	props := make([]*grammar.Property, len(again))
+	for i, e := range again {
+		props[i] = e.prop.Property
+	}
+	ms, err := second(props, max)
+	if err != nil {
+		return nil, err
+	}
+	for i, e := range again {
+		moments[e] = ms[i]
+	}
+	return moments, nil
+}
+
+// score is the statistic that ranks anomalies: the lower bound of the
+// one-sided Wilson confidence interval, at normal quantile z, of the share
+// of a property's n non-vacuous snapshots where it holds, v of them
+// violating. Counting snapshots rather than bindings makes it comparable
+// across quantifier scopes (a two-node property has n(n-1) bindings per
+// snapshot, a one-node property n); the bound favours rare violations
+// backed by many snapshots, as Kremenek and Engler's z-ranking does, and
+// stays in [0, 1].
+func score(n, v int64, z float64) float64 {
+	if n <= 0 {
+		return 0
+	}
+	fn := float64(n)
+	p := float64(n-v) / fn
+	z2 := z * z
+	center := p + z2/(2*fn)
+	margin := z * math.Sqrt(p*(1-p)/fn+z2/(4*fn*fn))
+	return max(0, (center-margin)/(1+z2/fn))
+}
+
+// byScore orders the representatives of anomalies by score, then simpler
+// first, then by text.
+func byScore(a, b *Entry) int {
+	return cmp.Or(
+		-cmp.Compare(a.Score, b.Score),
+		compareShapes(shapeOf(a.prop.Property), shapeOf(b.prop.Property)),
+		cmp.Compare(a.Text, b.Text),
+	)
+}
+
+// steadyFirst orders the entries seen in steady state before those seen
+// only in transients, keeping each group in order.
+func steadyFirst(es []*Entry) {
+	slices.SortStableFunc(es, func(a, b *Entry) int {
+		return -cmp.Compare(min(a.SteadyViolatingSnapshots, 1), min(b.SteadyViolatingSnapshots, 1))
+	})
+}
+
+// steadyTag returns the tag of steady-state snapshots: the one asked
+// for, or "steady" when the trace's evaluated snapshots carry it.
+func steadyTag(asked string, tags map[string]int64) string {
+	if asked == "" && tags["steady"] > 0 {
+		return "steady"
+	}
+	return asked
+}
+
+// entryWarnings returns the caveats about a candidate.
+func entryWarnings(p *evaluator.Prop) []string {
+	var ws []string
+	if p.Literals() >= 2 && !(p.Flat() && p.Literals() <= evaluator.MaxPatternLiterals) {
+		ws = append(ws, "or-effect not tested: the evaluator counts literal patterns only for flat disjunctions of at most 4 literals")
+	}
+	return ws
 }

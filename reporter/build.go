@@ -16,12 +16,20 @@ import (
 // Version is the version of the JSON report.
 const Version = 1
 
-// Options are the thresholds of the reporter.
+// Options are the settings of the reporter a spec chooses.
 type Options struct {
 	HoldRatio  float64 // least holding rate of an almost-invariant
 	MinSupport int64   // least number of non-vacuous snapshots
 	Alpha      float64 // significance level of the or-effect tests
 	Size       int     // entries per list; 0 means all
+	// SteadyTag is the tag of the snapshots in steady state (no message
+	// in flight). When set, anomalies seen there rank before those seen
+	// only in transients. Every entry counts its steady violating
+	// snapshots either way, by SteadyTag or else by "steady" when the
+	// trace has such snapshots.
+	SteadyTag string
+
+	Thresholds Thresholds // zero fields take DefaultThresholds
 }
 
 // OptionsFrom returns the options a spec asks for.
@@ -31,6 +39,7 @@ func OptionsFrom(s *specs.Spec) Options {
 		MinSupport: int64(s.Report.MinSupport),
 		Alpha:      s.Report.Alpha,
 		Size:       s.Report.Size,
+		SteadyTag:  s.Report.SteadyTag,
 	}
 }
 
@@ -48,6 +57,12 @@ type Input struct {
 	// almost-invariants that fail there too are ranked after the others.
 	Baseline      func(props []*grammar.Property) ([]int64, error)
 	BaselineTrace string
+
+	// Moments, if set, evaluates props again and returns the first max
+	// violating snapshots of each, in order: the second pass for the
+	// candidates whose violating snapshots the evaluator did not all keep,
+	// so that anomalies are grouped by whole sets.
+	Moments func(props []*grammar.Property, max int) ([][]uint64, error)
 }
 
 // Report is a ranked report. Its JSON form is stable: fields are added,
@@ -58,6 +73,7 @@ type Report struct {
 	Spec             string     `json:"spec,omitempty"`
 	Trace            string     `json:"trace,omitempty"`
 	Baseline         string     `json:"baseline,omitempty"` // trace of a run believed good
+	SteadyTag        string     `json:"steady_tag,omitempty"`
 	Snapshots        int        `json:"snapshots"`
 	Properties       Counts     `json:"properties"`
 	Candidates       Candidates `json:"candidates"`
@@ -111,10 +127,11 @@ type Counts struct {
 type Candidates struct {
 	AlmostInvariants int `json:"almost_invariants"`
 	Invariants       int `json:"invariants"`
-	OrEffect         int `json:"or_effect"`    // dropped as or-effects
-	Equivalent       int `json:"equivalent"`   // folded into an equivalence set
-	SameMoments      int `json:"same_moments"` // folded into a property failing at the same moments
-	InBaseline       int `json:"in_baseline"`  // almost-invariants that fail in the baseline too
+	OrEffect         int `json:"or_effect"`   // dropped as or-effects
+	Equivalent       int `json:"equivalent"`  // folded into an equivalence set
+	Anomalies        int `json:"anomalies"`   // groups of almost-invariants failing at the same moments
+	Grouped          int `json:"grouped"`     // almost-invariants listed under a simpler one of their anomaly
+	InBaseline       int `json:"in_baseline"` // almost-invariants that fail in the baseline too
 }
 
 // Entry is one reported property.
@@ -129,10 +146,18 @@ type Entry struct {
 	Support            int64            `json:"support"`
 	ViolatingSnapshots int64            `json:"violating_snapshots"`
 	ViolatingTags      map[string]int64 `json:"violating_tags"` // tags of the violating snapshots
-	Equivalents        []string         `json:"equivalents"`    // same rate and violations, folded into this one
-	// SameMoments lists the lower-ranked properties that fail at mostly
-	// the same snapshots: other views of the same anomaly.
-	SameMoments []string `json:"same_moments"`
+	// SteadyViolatingSnapshots counts the violating snapshots in steady
+	// state (Report.SteadyTag; all of them when there is no steady tag).
+	SteadyViolatingSnapshots int64 `json:"steady_violating_snapshots"`
+	// Score ranks the almost-invariants: a lower confidence bound on the
+	// share of non-vacuous snapshots where the property holds.
+	Score float64 `json:"score"`
+	// Equivalents fail at the same snapshots, as often: folded into this
+	// one, the simplest.
+	Equivalents []string `json:"equivalents"`
+	// AlsoFailsHere lists the other properties of this one's anomaly: they
+	// fail at (almost) only this one's moments, and are weaker or longer.
+	AlsoFailsHere []string `json:"also_fails_here"`
 	// ExplainedBy lists the longer properties whose other literals hold
 	// where this one fails, far beyond chance: its violations may be
 	// expected.
@@ -141,6 +166,9 @@ type Entry struct {
 	// where the property fails.
 	BaselineViolatingSnapshots int64               `json:"baseline_violating_snapshots,omitempty"`
 	Witnesses                  []evaluator.Witness `json:"witnesses"` // first violating snapshots
+	// Warnings are caveats about this entry, such as an or-effect that
+	// could not be tested.
+	Warnings []string `json:"warnings,omitempty"`
 
 	prop  *evaluator.Prop
 	stats *evaluator.Stats
@@ -148,8 +176,10 @@ type Entry struct {
 	drop  bool
 }
 
-// Build builds the report. It fails only when in.Baseline does.
+// Build builds the report. It fails only when in.Baseline or in.Moments
+// does.
 func Build(in Input, opts Options) (*Report, error) {
+	th := opts.Thresholds.withDefaults()
 	res := in.Result
 	r := &Report{
 		Version:   Version,
@@ -157,6 +187,7 @@ func Build(in Input, opts Options) (*Report, error) {
 		Spec:      in.Spec,
 		Trace:     in.Trace,
 		Baseline:  in.BaselineTrace,
+		SteadyTag: steadyTag(opts.SteadyTag, res.Tags),
 		Snapshots: res.Snapshots,
 		Properties: Counts{
 			Generated: in.Generated,
@@ -170,25 +201,38 @@ func Build(in Input, opts Options) (*Report, error) {
 	var cands []*Entry
 	for i, p := range in.Program.Props {
 		st := &res.Stats[i]
-		if st.Pruned || st.Support < opts.MinSupport || st.Violations > 0 && reportedRate(st.HoldingRate()) < opts.HoldRatio {
+		if st.Pruned || st.Support < opts.MinSupport || st.Violations > 0 && roundRate(st.HoldingRate(), th.RatePrecision) < opts.HoldRatio {
 			continue
 		}
-		cands = append(cands, newEntry(p, st))
+		cands = append(cands, newEntry(p, st, r.SteadyTag, th))
 	}
-	slices.SortFunc(cands, byRank)
-	r.Candidates.OrEffect = orEffect(cands, opts.Alpha)
+	slices.SortFunc(cands, byRate)
+	r.Candidates.OrEffect = orEffect(cands, opts.Alpha, th.MinLift)
+	var almost []*Entry
 	for _, e := range cands {
-		if e.drop {
-			continue
-		}
-		if e.Violations > 0 {
-			r.AlmostInvariants = append(r.AlmostInvariants, e)
-		} else {
+		switch {
+		case e.drop:
+		case e.Violations > 0:
+			almost = append(almost, e)
+		default:
 			r.Invariants = append(r.Invariants, e)
 		}
 	}
-	r.AlmostInvariants, r.Candidates.Equivalent = equivalence(r.AlmostInvariants)
-	r.AlmostInvariants, r.Candidates.SameMoments = sameMoments(r.AlmostInvariants)
+	moments, err := fullMoments(almost, in.Moments, th.FullMoments)
+	if err != nil {
+		return nil, err
+	}
+	anomalies := groupAnomalies(almost, func(e *Entry) []uint64 { return moments[e] }, th.Grouping)
+	r.Candidates.Anomalies = len(anomalies)
+	for _, a := range anomalies {
+		r.Candidates.Equivalent += a.fold(moments)
+		r.Candidates.Grouped += len(a.rep.AlsoFailsHere)
+		r.AlmostInvariants = append(r.AlmostInvariants, a.rep)
+	}
+	slices.SortStableFunc(r.AlmostInvariants, byScore)
+	if opts.SteadyTag != "" {
+		steadyFirst(r.AlmostInvariants)
+	}
 	if in.Baseline != nil {
 		n, err := baselineLast(r.AlmostInvariants, in.Baseline)
 		if err != nil {
@@ -206,7 +250,7 @@ func Build(in Input, opts Options) (*Report, error) {
 // Property returns the reported property.
 func (e *Entry) Property() *grammar.Property { return e.prop.Property }
 
-func newEntry(p *evaluator.Prop, st *evaluator.Stats) *Entry {
+func newEntry(p *evaluator.Prop, st *evaluator.Stats, steadyTag string, th Thresholds) *Entry {
 	tags, wits := maps.Clone(st.Tags), slices.Clip(st.Witnesses)
 	if tags == nil {
 		tags = map[string]int64{}
@@ -214,36 +258,44 @@ func newEntry(p *evaluator.Prop, st *evaluator.Stats) *Entry {
 	if wits == nil {
 		wits = []evaluator.Witness{}
 	}
+	steady := st.ViolatingSnapshots
+	if steadyTag != "" {
+		steady = tags[steadyTag]
+	}
 	return &Entry{
-		ID:                 p.ID,
-		Text:               p.Text,
-		HoldingRate:        reportedRate(st.HoldingRate()),
-		TemporalRate:       st.TemporalRate(),
-		Violations:         st.Violations,
-		Bindings:           st.Bindings,
-		Support:            st.Support,
-		ViolatingSnapshots: st.ViolatingSnapshots,
-		ViolatingTags:      tags,
-		Equivalents:        []string{},
-		SameMoments:        []string{},
-		Witnesses:          wits,
-		prop:               p,
-		stats:              st,
-		sym:                symmetricText(p.Property),
+		ID:                       p.ID,
+		Text:                     p.Text,
+		HoldingRate:              roundRate(st.HoldingRate(), th.RatePrecision),
+		TemporalRate:             st.TemporalRate(),
+		Violations:               st.Violations,
+		Bindings:                 st.Bindings,
+		Support:                  st.Support,
+		ViolatingSnapshots:       st.ViolatingSnapshots,
+		ViolatingTags:            tags,
+		SteadyViolatingSnapshots: steady,
+		Score:                    roundRate(score(st.Support, st.ViolatingSnapshots, th.Z), th.RatePrecision),
+		Equivalents:              []string{},
+		AlsoFailsHere:            []string{},
+		Witnesses:                wits,
+		Warnings:                 entryWarnings(p),
+		prop:                     p,
+		stats:                    st,
+		sym:                      symmetricText(p.Property),
 	}
 }
 
-// reportedRate rounds a holding rate to 12 decimals. Rates are sums of
-// per-snapshot scores, and the order of the additions (one run, or merged
-// shards) changes their last bits; the reporter compares, ranks and
-// prints rates at a precision that does not see that.
-func reportedRate(h float64) float64 {
-	return math.Round(h*1e12) / 1e12
+// roundRate rounds a rate to precision, so that the last bits of a sum
+// of per-snapshot scores, which depend on the order of the additions (one
+// run, or merged shards), change no comparison, rank or printed figure.
+func roundRate(h, precision float64) float64 {
+	scale := 1 / precision
+	return math.Round(h*scale) / scale
 }
 
-// byRank orders by holding rate, then simpler first: fewer literals,
-// fewer quantified variables, then text.
-func byRank(a, b *Entry) int {
+// byRate orders candidates by holding rate, then simpler first: fewer
+// literals, fewer quantified variables, then text. It is the order in
+// which the or-effect test looks for sub-disjunctions.
+func byRate(a, b *Entry) int {
 	return cmp.Or(
 		-cmp.Compare(a.HoldingRate, b.HoldingRate),
 		cmp.Compare(a.prop.Literals(), b.prop.Literals()),
@@ -268,61 +320,6 @@ func cut(es []*Entry, size int) []*Entry {
 		return es[:size]
 	}
 	return es
-}
-
-// equivalence folds almost-invariants with the same holding rate (to
-// 1e-9), the same violation count and the same first violating snapshot
-// into the first, simplest, of them. The design asks only for the first
-// two; the snapshot keeps unrelated properties that fail equally often
-// apart.
-func equivalence(es []*Entry) ([]*Entry, int) {
-	type key struct {
-		rate       int64
-		violations int64
-		first      uint64
-	}
-	heads := map[key]*Entry{}
-	var out []*Entry
-	folded := 0
-	for _, e := range es {
-		k := key{rate: int64(math.Round(e.HoldingRate * 1e9)), violations: e.Violations}
-		if len(e.Witnesses) > 0 {
-			k.first = e.Witnesses[0].Snapshot
-		}
-		if h, ok := heads[k]; ok {
-			h.Equivalents = append(h.Equivalents, e.Text)
-			folded++
-			continue
-		}
-		heads[k] = e
-		out = append(out, e)
-	}
-	return out, folded
-}
-
-// sameMoments folds each almost-invariant into the first higher-ranked one
-// that fails at mostly the same snapshots: as many violating snapshots
-// within a factor of two, and at least half of the first ones of either
-// (evaluator.Stats.Moments) shared. A run's rare anomalies each break many
-// properties; the report shows each anomaly once, by its best-ranked
-// property, and lists the others.
-func sameMoments(es []*Entry) ([]*Entry, int) {
-	var heads []*Entry
-	folded := 0
-next:
-	for _, e := range es {
-		ms, n := e.stats.Moments, e.ViolatingSnapshots
-		for _, h := range heads {
-			hs, hn := h.stats.Moments, h.ViolatingSnapshots
-			if len(ms) > 0 && 2*min(n, hn) >= max(n, hn) && 2*shared(ms, hs) >= max(len(ms), len(hs)) {
-				h.SameMoments = append(h.SameMoments, e.Text)
-				folded++
-				continue next
-			}
-		}
-		heads = append(heads, e)
-	}
-	return heads, folded
 }
 
 // baselineLast counts where the almost-invariants fail in the baseline,
@@ -352,216 +349,4 @@ func baselineLast(es []*Entry, baseline func([]*grammar.Property) ([]int64, erro
 		}
 	}
 	return n, nil
-}
-
-// shared counts the elements common to two increasing sequences.
-func shared(a, b []uint64) int {
-	n := 0
-	for len(a) > 0 && len(b) > 0 {
-		switch {
-		case a[0] < b[0]:
-			a = a[1:]
-		case a[0] > b[0]:
-			b = b[1:]
-		default:
-			n++
-			a, b = a[1:], b[1:]
-		}
-	}
-	return n
-}
-
-// orEffect marks the candidates that hold only by OR-ing and returns how
-// many it dropped. cands are in rank order. Candidates are decided from
-// the fewest literals up, so that a disjunction is dropped in favour of a
-// sub-disjunction only when that one stays.
-func orEffect(cands []*Entry, alpha float64) int {
-	bySym := make(map[string]*Entry, len(cands))
-	for _, e := range cands {
-		if _, ok := bySym[e.sym]; !ok {
-			bySym[e.sym] = e
-		}
-	}
-	subs := func(e *Entry, yield func(q *Entry, mask int)) {
-		n := e.prop.Literals()
-		if n < 2 || !testable(e) {
-			return
-		}
-		for mask := 1; mask < 1<<n-1; mask++ {
-			if q, ok := bySym[symmetricText(subProperty(e.prop.Property, mask))]; ok && q != e {
-				yield(q, mask)
-			}
-		}
-	}
-	// The number of sub-disjunction tests corrects the significance level.
-	tests := 0
-	for _, e := range cands {
-		subs(e, func(*Entry, int) { tests++ })
-	}
-	level := alpha / float64(max(tests, 1))
-
-	order := slices.Clone(cands)
-	slices.SortStableFunc(order, func(a, b *Entry) int { return cmp.Compare(a.prop.Literals(), b.prop.Literals()) })
-	dropped := 0
-	for _, e := range order {
-		hasSub, explained := false, false
-		subs(e, func(q *Entry, mask int) {
-			if q.drop {
-				return
-			}
-			hasSub = true
-			if explains(subTable(e.stats, e.prop.Literals(), mask), level) {
-				explained = true
-				if !slices.Contains(q.ExplainedBy, e.Text) {
-					q.ExplainedBy = append(q.ExplainedBy, e.Text)
-				}
-			}
-		})
-		switch {
-		case hasSub:
-			e.drop = !explained
-		case e.prop.Literals() >= 2 && testable(e):
-			e.drop = independentSplit(e.stats, e.prop.Literals(), alpha)
-		}
-		if e.drop {
-			dropped++
-		}
-	}
-	return dropped
-}
-
-func testable(e *Entry) bool {
-	return e.prop.Flat() && e.prop.Literals() <= evaluator.MaxPatternLiterals
-}
-
-// minLift is how many times more often R must hold where Q fails than
-// where Q holds for R to explain Q's violations ("rarely elsewhere").
-const minLift = 2
-
-// subTable returns the table of "Q violated" (rows) against "R holds"
-// (columns) over P's bindings, where Q is the literals in mask and R the
-// others.
-func subTable(st *evaluator.Stats, n, mask int) table {
-	var t table
-	for pat := range 1 << n {
-		qViolated := b2i(pat&mask == 0)
-		rHolds := b2i(pat&^mask != 0)
-		t[qViolated][rHolds] += float64(st.Patterns[pat])
-	}
-	return t
-}
-
-// explains reports whether R holds at Q's violations far beyond chance.
-func explains(t table, level float64) bool {
-	viol := t[1][0] + t[1][1]
-	rest := t[0][0] + t[0][1]
-	if viol == 0 || rest == 0 {
-		return false
-	}
-	inViol, elsewhere := t[1][1]/viol, t[0][1]/rest
-	return inViol >= minLift*elsewhere && association(t) < level
-}
-
-// independentSplit reports whether the literals split into two groups
-// whose truth values look independent over the bindings.
-func independentSplit(st *evaluator.Stats, n int, alpha float64) bool {
-	all := 1<<n - 1
-	// Group A always holds literal 0, so each split is tried once.
-	for a := 1; a < all; a += 2 {
-		var t table
-		for pat := range 1 << n {
-			t[b2i(pat&a != 0)][b2i(pat&(all&^a) != 0)] += float64(st.Patterns[pat])
-		}
-		if independence(t) >= alpha {
-			return true
-		}
-	}
-	return false
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-// subProperty returns the disjunction of the literals of p in mask, under
-// the quantifiers it still needs.
-func subProperty(p *grammar.Property, mask int) *grammar.Property {
-	q := &grammar.Property{}
-	used := map[string]bool{}
-	for i, l := range p.Matrix {
-		if mask&(1<<i) == 0 {
-			continue
-		}
-		q.Matrix = append(q.Matrix, l)
-		for x := range grammar.Paths(&grammar.Property{Matrix: []*grammar.Literal{l}}) {
-			used[x.Var] = true
-		}
-	}
-	// An iterator needs the variable its domain starts from.
-	for i := len(p.Quants) - 1; i >= 0; i-- {
-		if d := p.Quants[i].Domain; d != nil && used[p.Quants[i].Vars[0]] {
-			used[d.Var] = true
-		}
-	}
-	for _, qu := range p.Quants {
-		vars := slices.DeleteFunc(slices.Clone(qu.Vars), func(v string) bool { return !used[v] })
-		if len(vars) > 0 {
-			q.Quants = append(q.Quants, &grammar.Quantifier{Kind: qu.Kind, Vars: vars, Domain: qu.Domain})
-		}
-	}
-	return q
-}
-
-// symmetricText returns the smallest canonical text of p over the orders
-// of the variables of each node quantifier: distinct node variables are
-// interchangeable, so properties that differ only in their naming are
-// the same property.
-func symmetricText(p *grammar.Property) string {
-	best := ""
-	var try func(i int)
-	try = func(i int) {
-		if i == len(p.Quants) {
-			if t := p.Text(); best == "" || t < best {
-				best = t
-			}
-			return
-		}
-		q := p.Quants[i]
-		if q.Domain != nil || len(q.Vars) < 2 {
-			try(i + 1)
-			return
-		}
-		orig := q.Vars
-		for _, perm := range permutations(orig) {
-			q.Vars = perm
-			try(i + 1)
-		}
-		q.Vars = orig
-	}
-	q := &grammar.Property{Matrix: p.Matrix}
-	for _, qu := range p.Quants {
-		c := *qu
-		q.Quants = append(q.Quants, &c)
-	}
-	p = q
-	try(0)
-	return best
-}
-
-// permutations returns every order of vs; vs has at most a few elements.
-func permutations(vs []string) [][]string {
-	if len(vs) <= 1 {
-		return [][]string{slices.Clone(vs)}
-	}
-	var out [][]string
-	for i, v := range vs {
-		rest := append(slices.Clone(vs[:i]), vs[i+1:]...)
-		for _, p := range permutations(rest) {
-			out = append(out, append([]string{v}, p...))
-		}
-	}
-	return out
 }

@@ -135,45 +135,112 @@ func TestOrEffectSubDisjunction(t *testing.T) {
 	}
 }
 
+// at makes the stats of a one-literal property violated once at each of
+// moments, out of 1000 snapshots.
+func at(moments ...uint64) evaluator.Stats {
+	n := int64(len(moments))
+	s := stats(map[int]int64{0: n, 1: 1000 - n})
+	s.Moments = moments
+	return s
+}
+
 func TestEquivalence(t *testing.T) {
-	s := stats(map[int]int64{0: 3, 1: 997})
-	s.Witnesses = []evaluator.Witness{{Snapshot: 7}}
-	other := s
-	other.Witnesses = []evaluator.Witness{{Snapshot: 9}}
 	r := build(t, []string{
 		`forall n0 in nodes: n0.b`,
 		`forall n0 in nodes: n0.a`,
 		`forall n0 in nodes: n0.c`,
-	}, []evaluator.Stats{s, s, other})
+	}, []evaluator.Stats{at(7, 8, 9), at(7, 8, 9), at(9, 10, 11)})
 	if got := texts(r.AlmostInvariants); !reflect.DeepEqual(got, []string{"forall n0 in nodes: n0.a", "forall n0 in nodes: n0.c"}) {
 		t.Fatalf("almost-invariants = %v", got)
 	}
 	if got := r.AlmostInvariants[0].Equivalents; !reflect.DeepEqual(got, []string{"forall n0 in nodes: n0.b"}) {
 		t.Errorf("equivalents = %v", got)
 	}
+	if r.Candidates.Equivalent != 1 || r.Candidates.Anomalies != 2 {
+		t.Errorf("candidates %+v, want 1 equivalent in 2 anomalies", r.Candidates)
+	}
 }
 
-func TestSameMoments(t *testing.T) {
-	at := func(violations int64, moments ...uint64) evaluator.Stats {
-		s := stats(map[int]int64{0: violations, 1: 1000 - violations})
-		s.ViolatingSnapshots, s.Moments = violations, moments
-		return s
-	}
-	r := build(t, []string{
-		`forall n0 in nodes: n0.a`,
-		`forall n0 in nodes: n0.b`,     // two of a's three moments
-		`forall n0 in nodes: n0.c`,     // elsewhere
-		`forall n0 in nodes: not n0.b`, // a's moments, but far more violations
-	}, []evaluator.Stats{at(3, 1, 2, 3), at(4, 2, 3, 9, 12), at(2, 10, 11), at(16, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16)})
-	want := []string{"forall n0 in nodes: n0.c", "forall n0 in nodes: n0.a", "forall n0 in nodes: not n0.b"}
+// TestAnomalies checks that Build groups by moments, shows each anomaly by
+// its simplest property, and ranks the anomalies by score: rarer first.
+func TestAnomalies(t *testing.T) {
+	const (
+		a    = "forall n0 in nodes: n0.a"
+		aOrB = "forall n0 in nodes: n0.a or n0.b"
+		c    = "forall n0 in nodes: n0.c"
+		notB = "forall n0 in nodes: not n0.b"
+	)
+	// a or b fails at 2 of a's 3 moments; b holds at the third and never
+	// elsewhere, so it "explains" a's violations and a or b is no
+	// or-effect. It is a weakening of a, which represents their anomaly
+	// although a or b has the higher holding rate. c fails at 2 other
+	// moments; not b at 16, a's among them, too many to absorb a.
+	aOrBStats := stats(map[int]int64{0b00: 2, 0b10: 1, 0b01: 997})
+	aOrBStats.Moments = []uint64{1, 2}
+	r := build(t, []string{a, aOrB, c, notB},
+		[]evaluator.Stats{at(1, 2, 3), aOrBStats, at(10, 11), at(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16)})
+	want := []string{c, a, notB}
 	if got := texts(r.AlmostInvariants); !reflect.DeepEqual(got, want) {
 		t.Fatalf("almost-invariants = %v, want %v", got, want)
 	}
-	if got := r.AlmostInvariants[1].SameMoments; !reflect.DeepEqual(got, []string{"forall n0 in nodes: n0.b"}) {
-		t.Errorf("a: same moments = %v", got)
+	if got := r.AlmostInvariants[1].AlsoFailsHere; !reflect.DeepEqual(got, []string{aOrB}) {
+		t.Errorf("a: also fails here = %v", got)
 	}
-	if r.Candidates.SameMoments != 1 {
-		t.Errorf("folded %d, want 1", r.Candidates.SameMoments)
+	if got := r.AlmostInvariants[1].ExplainedBy; !reflect.DeepEqual(got, []string{aOrB}) {
+		t.Errorf("a: explained by = %v", got)
+	}
+	if r.Candidates.Grouped != 1 || r.Candidates.Anomalies != 3 {
+		t.Errorf("candidates %+v, want 1 grouped in 3 anomalies", r.Candidates)
+	}
+	for i := 1; i < len(r.AlmostInvariants); i++ {
+		if r.AlmostInvariants[i-1].Score < r.AlmostInvariants[i].Score {
+			t.Errorf("rank %d has score %g < %g of rank %d", i, r.AlmostInvariants[i-1].Score, r.AlmostInvariants[i].Score, i+1)
+		}
+	}
+}
+
+// TestSteadyFirst checks that, when a steady tag is asked for, an anomaly
+// seen in steady state ranks before a rarer one seen only in transients.
+func TestSteadyFirst(t *testing.T) {
+	transient, steady := at(5), at(10, 11)
+	steady.Tags = map[string]int64{"steady": 1}
+	spec, err := specs.Parse("bools.yaml", []byte(boolSpec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ps []*grammar.Property
+	for _, s := range []string{"forall n0 in nodes: n0.a", "forall n0 in nodes: n0.b"} {
+		p, _ := grammar.Parse(s)
+		ps = append(ps, p)
+	}
+	prog, err := evaluator.Compile(spec, ps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := &evaluator.Result{Snapshots: 1000, Stats: []evaluator.Stats{transient, steady}, Tags: map[string]int64{"steady": 900}}
+	// Without a steady tag asked for, the split is counted and the
+	// rarer anomaly ranks first; with one, the one seen in steady state.
+	for _, tt := range []struct {
+		asked string
+		want  []string
+	}{
+		{"", []string{"forall n0 in nodes: n0.a", "forall n0 in nodes: n0.b"}},
+		{"steady", []string{"forall n0 in nodes: n0.b", "forall n0 in nodes: n0.a"}},
+	} {
+		r, err := Build(Input{Program: prog, Result: res}, Options{HoldRatio: 0.9, MinSupport: 10, Alpha: 0.01, SteadyTag: tt.asked})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := texts(r.AlmostInvariants); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("steady tag %q: almost-invariants = %v, want %v", tt.asked, got, tt.want)
+		}
+	}
+	r, err := Build(Input{Program: prog, Result: res}, Options{HoldRatio: 0.9, MinSupport: 10, Alpha: 0.01, SteadyTag: "steady"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.SteadyTag != "steady" || r.AlmostInvariants[0].SteadyViolatingSnapshots != 1 || r.AlmostInvariants[1].SteadyViolatingSnapshots != 0 {
+		t.Errorf("steady tag %q, steady violating snapshots %d and %d", r.SteadyTag, r.AlmostInvariants[0].SteadyViolatingSnapshots, r.AlmostInvariants[1].SteadyViolatingSnapshots)
 	}
 }
 

@@ -45,8 +45,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	b := &strings.Builder{}
 	fmt.Fprintf(b, "%s: %d snapshots, %d properties generated, %d evaluated, %d pruned\n",
 		orDefault(r.System, "trace"), r.Snapshots, r.Properties.Generated, r.Properties.Evaluated, r.Properties.Pruned)
-	fmt.Fprintf(b, "candidates: %d almost-invariants, %d invariants; %d dropped as or-effects, %d folded as equivalent, %d as failing at the same moments\n\n",
-		r.Candidates.AlmostInvariants, r.Candidates.Invariants, r.Candidates.OrEffect, r.Candidates.Equivalent, r.Candidates.SameMoments)
+	fmt.Fprintf(b, "candidates: %s\n\n", r.Candidates.summary())
 	if r.Baseline != "" {
 		fmt.Fprintf(b, "baseline %s: %d of the almost-invariants fail there too and are ranked last\n\n", r.Baseline, r.Candidates.InBaseline)
 	}
@@ -90,8 +89,11 @@ func writeSection(b *strings.Builder, title string, es []*Entry, total int, witn
 		if len(e.Equivalents) > 0 {
 			fmt.Fprintf(tw, "\t\t\t  and %d equivalent\n", len(e.Equivalents))
 		}
-		if len(e.SameMoments) > 0 {
-			fmt.Fprintf(tw, "\t\t\t  and %s at the same moments\n", plural(int64(len(e.SameMoments)), "other failing"))
+		if len(e.AlsoFailsHere) > 0 {
+			fmt.Fprintf(tw, "\t\t\t  and %d more failing here\n", len(e.AlsoFailsHere))
+		}
+		for _, w := range e.Warnings {
+			fmt.Fprintf(tw, "\t\t\t  warning: %s\n", w)
 		}
 	}
 	tw.Flush()
@@ -152,8 +154,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintf(b, "# augur report: %s\n\n", orDefault(r.System, "trace"))
 	fmt.Fprintf(b, "%d snapshots; %d properties generated, %d evaluated, %d pruned. ",
 		r.Snapshots, r.Properties.Generated, r.Properties.Evaluated, r.Properties.Pruned)
-	fmt.Fprintf(b, "%d almost-invariants and %d invariants; %d dropped as or-effects, %d folded as equivalent, %d as failing at the same moments.\n\n",
-		r.Candidates.AlmostInvariants, r.Candidates.Invariants, r.Candidates.OrEffect, r.Candidates.Equivalent, r.Candidates.SameMoments)
+	fmt.Fprintf(b, "Candidates: %s.\n\n", r.Candidates.summary())
 	if r.Baseline != "" {
 		fmt.Fprintf(b, "Baseline `%s`: %d of the almost-invariants fail there too and are ranked last.\n\n", r.Baseline, r.Candidates.InBaseline)
 	}
@@ -182,6 +183,12 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// summary says what the reporter found and how it grouped it.
+func (c Candidates) summary() string {
+	return fmt.Sprintf("%d almost-invariants in %d anomalies (%d equivalent and %d more listed under a simpler one), %d invariants; %d dropped as or-effects",
+		c.AlmostInvariants+c.Equivalent+c.Grouped, c.Anomalies, c.Equivalent, c.Grouped, c.Invariants, c.OrEffect)
 }
 
 // mdCell escapes the pipes that would end a Markdown table cell.

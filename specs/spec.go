@@ -62,6 +62,9 @@ type Report struct {
 	Size       int     // REPORT_SIZE: entries reported
 	MinSupport int     // minimum non-vacuous snapshots of a reported property
 	Alpha      float64 // significance of the or-effect tests, in (0, 1)
+	// SteadyTag tags the snapshots in steady state: when set, anomalies
+	// seen there rank first.
+	SteadyTag string
 }
 
 // defaults returns a spec with the default settings.
@@ -406,8 +409,13 @@ func (p *parser) filter(n *yaml.Node) {
 
 func (p *parser) report(n *yaml.Node) {
 	r := &p.spec.Report
-	sec := p.section(n, "report", "size", "min_support", "alpha")
+	sec := p.section(n, "report", "size", "min_support", "alpha", "steady_tag")
 	p.intIn(sec["size"], "size", 1, math.MaxInt, &r.Size)
 	p.intIn(sec["min_support"], "min_support", 1, math.MaxInt, &r.MinSupport)
 	p.floatIn(sec["alpha"], "alpha", "(0, 1)", func(x float64) bool { return x > 0 && x < 1 }, &r.Alpha)
+	if n := sec["steady_tag"]; n != nil {
+		if s, ok := p.str(n, "steady_tag"); ok {
+			r.SteadyTag = s
+		}
+	}
 }

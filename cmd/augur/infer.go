@@ -28,6 +28,7 @@ type inferOptions struct {
 	output      string
 	quiet       bool
 	baseline    string
+	onlyTag     string
 
 	// Sharded evaluation into partial stats.
 	sharded  bool // a sharding flag was given
@@ -47,6 +48,7 @@ func (o *inferOptions) addFlags(cmd *cobra.Command) {
 	f.StringVarP(&o.output, "output", "o", "", "write the report to this file instead of stdout")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress on stderr")
 	f.StringVar(&o.baseline, "baseline", "", "a trace of a run believed good: almost-invariants that fail there too are ranked last")
+	f.StringVar(&o.onlyTag, "only-tag", "", "evaluate only the snapshots carrying this tag (e.g. steady: no message in flight)")
 }
 
 // pipelineOptions returns the pipeline options o asks for.
@@ -62,6 +64,7 @@ func (o *inferOptions) pipelineOptions() (pipeline.Options, error) {
 		Evaluator: kind,
 		Workers:   o.workers,
 		NoFilter:  o.noFilter,
+		OnlyTag:   o.onlyTag,
 		Top:       o.top,
 		Baseline:  o.baseline,
 		Timeline:  o.format == "html",
@@ -90,6 +93,7 @@ test); the almost-invariants that fail there too are most likely how the
 system normally behaves, and are ranked after the others.`,
 		Example: `  augur infer spec.yaml run.trace
   augur infer spec.yaml run.trace --baseline good.trace
+  augur infer spec.yaml run.trace --only-tag steady
   augur infer spec.yaml run.trace --top 20 --no-filter
   augur infer spec.yaml run.trace --format json -o report.json
   augur infer spec.yaml run.trace --shard 0/4 --stats part0.arrow`,
@@ -152,7 +156,7 @@ func runShard(ctx context.Context, o *inferOptions) error {
 	if err != nil {
 		return err
 	}
-	po := pipeline.Options{Evaluator: kind, Workers: o.workers}
+	po := pipeline.Options{Evaluator: kind, Workers: o.workers, OnlyTag: o.onlyTag}
 	if !o.quiet {
 		po.Progress = newProgress(o.stderr)
 	}

@@ -1,0 +1,62 @@
+package reporter
+
+// Thresholds are the fixed decision rules of the reporter, in one place
+// with their defaults (DefaultThresholds), in the manner of golang/perf's
+// benchmath.Thresholds. The spec sets Options; Thresholds are for
+// experiments and tests. A zero field takes its default.
+type Thresholds struct {
+	// Grouping decides when a property belongs to the anomaly of a
+	// simpler one.
+	Grouping Grouping
+
+	// MinLift is how many times more often the other literals R of a
+	// disjunction P must hold where its sub-disjunction Q fails than
+	// where Q holds, for P to explain Q's violations ("rarely elsewhere").
+	MinLift float64
+
+	// Z is the standard-normal quantile of the one-sided confidence bound
+	// that ranks anomalies (see score): 1.645 is 95% confidence.
+	Z float64
+
+	// FullMoments is how many violating snapshots of each candidate the
+	// second pass keeps (Input.Moments), so that grouping compares whole
+	// sets for all but broad properties; the evaluator's first pass keeps
+	// only evaluator.MaxMoments.
+	FullMoments int
+
+	// RatePrecision is the precision at which holding rates are compared,
+	// ranked and printed. Rates are sums of per-snapshot scores, and the
+	// order of the additions (one run, or merged shards) changes their
+	// last bits.
+	RatePrecision float64
+}
+
+// DefaultThresholds are the thresholds of reports.
+var DefaultThresholds = Thresholds{
+	Grouping:      DefaultGrouping,
+	MinLift:       2,
+	Z:             1.645,
+	FullMoments:   4096,
+	RatePrecision: 1e-12,
+}
+
+// withDefaults returns th with each zero field set to its default.
+func (th Thresholds) withDefaults() Thresholds {
+	d := DefaultThresholds
+	if th.Grouping == (Grouping{}) {
+		th.Grouping = d.Grouping
+	}
+	if th.MinLift == 0 {
+		th.MinLift = d.MinLift
+	}
+	if th.Z == 0 {
+		th.Z = d.Z
+	}
+	if th.FullMoments == 0 {
+		th.FullMoments = d.FullMoments
+	}
+	if th.RatePrecision == 0 {
+		th.RatePrecision = d.RatePrecision
+	}
+	return th
+}
