@@ -1,6 +1,14 @@
 package evaluator
 
-import "github.com/augur-dev/augur/trace"
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/augur-dev/augur/trace"
+)
 
 // MaxPatternLiterals is the largest disjunction for which Stats.Patterns
 // is kept.
@@ -86,6 +94,35 @@ type Witness struct {
 	TS       uint64         `json:"ts"`
 	Binding  map[string]any `json:"binding"` // node variables → node name, iterator variables → element
 	Values   map[string]any `json:"values"`  // each path of the property → its value
+}
+
+// String renders w on one line: the snapshot, the binding, and the values
+// of the variables the property mentions, containers as JSON.
+func (w Witness) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "snapshot %d (ts %d)", w.Snapshot, w.TS)
+	if len(w.Binding) > 0 {
+		b.WriteString(": ")
+		b.WriteString(formatMap(w.Binding))
+	}
+	if len(w.Values) > 0 {
+		b.WriteString("; ")
+		b.WriteString(formatMap(w.Values))
+	}
+	return b.String()
+}
+
+func formatMap(m map[string]any) string {
+	keys := slices.Sorted(maps.Keys(m))
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		data, err := json.Marshal(m[k])
+		if err != nil {
+			data = []byte(fmt.Sprint(m[k]))
+		}
+		parts[i] = k + "=" + string(data)
+	}
+	return strings.Join(parts, " ")
 }
 
 // HoldingRate returns the mean spatial score over non-vacuous snapshots,

@@ -9,8 +9,6 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
-
-	"github.com/augur-dev/augur/evaluator"
 )
 
 // Formats lists the names accepted by Write.
@@ -75,7 +73,7 @@ func writeSection(b *strings.Builder, title string, es []*Entry, total int, witn
 	for _, e := range es {
 		fmt.Fprintf(tw, "%3d\t%.5f\t%d/%d\t%s\n", e.Rank, e.HoldingRate, e.Violations, e.Bindings, e.Text)
 		if witnesses && len(e.Witnesses) > 0 {
-			fmt.Fprintf(tw, "\t\t\t  at %s\n", FormatWitness(e.Witnesses[0]))
+			fmt.Fprintf(tw, "\t\t\t  at %s\n", e.Witnesses[0].String())
 		}
 		if len(e.ViolatingTags) > 0 {
 			fmt.Fprintf(tw, "\t\t\t  %s, tagged %s\n", plural(e.ViolatingSnapshots, "violating snapshot"), formatTags(e.ViolatingTags))
@@ -113,41 +111,6 @@ func formatTags(tags map[string]int64) string {
 	return strings.Join(parts, " ")
 }
 
-// FormatWitness renders a witness on one line: the snapshot, the binding,
-// and the values of the variables the property mentions.
-func FormatWitness(w evaluator.Witness) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "snapshot %d (ts %d)", w.Snapshot, w.TS)
-	if len(w.Binding) > 0 {
-		b.WriteString(": ")
-		b.WriteString(formatMap(w.Binding))
-	}
-	if len(w.Values) > 0 {
-		b.WriteString("; ")
-		b.WriteString(formatMap(w.Values))
-	}
-	return b.String()
-}
-
-func formatMap(m map[string]any) string {
-	keys := slices.Sorted(maps.Keys(m))
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = k + "=" + formatValue(m[k])
-	}
-	return strings.Join(parts, " ")
-}
-
-// formatValue renders a value compactly: strings quoted, null as null,
-// containers as JSON.
-func formatValue(v any) string {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(data)
-}
-
 // WriteMarkdown writes r as a Markdown document.
 func (r *Report) WriteMarkdown(w io.Writer) error {
 	b := &strings.Builder{}
@@ -174,7 +137,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		for _, e := range s.es {
 			wit := ""
 			if len(e.Witnesses) > 0 {
-				wit = FormatWitness(e.Witnesses[0])
+				wit = e.Witnesses[0].String()
 			}
 			fmt.Fprintf(b, "| %d | %.5f | %d / %d | `%s` | %s |\n", e.Rank, e.HoldingRate, e.Violations, e.Bindings,
 				mdCell(e.Text), mdCell(wit))

@@ -7,6 +7,8 @@ import (
 	"io"
 	"maps"
 	"slices"
+
+	"github.com/augur-dev/augur/evaluator"
 )
 
 // Timeline is what the HTML report draws besides the report itself: when
@@ -27,7 +29,7 @@ var htmlTemplate string
 
 var htmlReport = template.Must(template.New("report").Funcs(template.FuncMap{
 	"rate":    func(h float64) string { return fmt.Sprintf("%.5f", h) },
-	"witness": FormatWitness,
+	"witness": evaluator.Witness.String,
 	"tags":    formatTags,
 }).Parse(htmlTemplate))
 

@@ -1,18 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/augur-dev/augur/checker"
-	"github.com/augur-dev/augur/evaluator"
-	"github.com/augur-dev/augur/reporter"
-	"github.com/augur-dev/augur/specs"
 	"github.com/augur-dev/augur/trace"
 )
 
@@ -81,7 +76,7 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 	if specPath == "" {
 		specPath = f.Spec
 	}
-	spec, err := loadSpecFor(specPath, tr)
+	spec, err := checker.SpecFor(specPath, tr)
 	if err != nil {
 		return err
 	}
@@ -90,11 +85,12 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 		return err
 	}
 	if o.format == "json" {
-		if err := writeCheckJSON(o.stdout, results); err != nil {
-			return err
-		}
+		err = checker.WriteJSON(o.stdout, results)
 	} else {
-		writeCheckText(o.stdout, o.trace, tr.NumSnapshots(), results)
+		err = checker.WriteText(o.stdout, o.trace, tr.NumSnapshots(), results)
+	}
+	if err != nil {
+		return err
 	}
 	for i := range results {
 		if results[i].Failed() {
@@ -102,98 +98,4 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 		}
 	}
 	return nil
-}
-
-// loadSpecFor loads the spec at path and checks it against the trace, or
-// without a path makes one from the trace's variables.
-func loadSpecFor(path string, tr *trace.Trace) (*specs.Spec, error) {
-	if path == "" {
-		var b bytes.Buffer
-		if err := specs.Init(tr, &b); err != nil {
-			return nil, err
-		}
-		return specs.Parse(tr.Dir+" (inferred spec)", b.Bytes())
-	}
-	spec, err := specs.Load(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := spec.Check(tr.Schema); err != nil {
-		return nil, err
-	}
-	return spec, nil
-}
-
-func writeCheckText(w io.Writer, tracePath string, snapshots int, results []checker.Result) {
-	failed := 0
-	for i := range results {
-		r := &results[i]
-		st := &r.Stats
-		switch {
-		case st.Support == 0:
-			fmt.Fprintf(w, "vacuous %s: %s (no bindings in any snapshot)\n", r.Check.Name, r.Check.Property)
-			continue
-		case !r.Failed():
-			fmt.Fprintf(w, "ok    %s: %s (%d snapshots, %d bindings)\n", r.Check.Name, r.Check.Property, st.Support, st.Bindings)
-			continue
-		}
-		failed++
-		fmt.Fprintf(w, "FAIL  %s: %s\n", r.Check.Name, r.Check.Property)
-		if r.Text != r.Check.Property {
-			// Witnesses name the variables of the canonical form.
-			fmt.Fprintf(w, "      canonical: %s\n", r.Text)
-		}
-		fmt.Fprintf(w, "      %s in %d of %d snapshots (holding rate %.5f)\n",
-			plural(st.Violations, "violation"), st.ViolatingSnapshots, st.Support, st.HoldingRate())
-		for _, wit := range st.Witnesses {
-			fmt.Fprintf(w, "      at %s\n", reporter.FormatWitness(wit))
-		}
-		if more := st.ViolatingSnapshots - int64(len(st.Witnesses)); more > 0 {
-			fmt.Fprintf(w, "      … and %s more\n", plural(more, "violating snapshot"))
-		}
-	}
-	fmt.Fprintf(w, "%s: %d snapshots, %d checks, %d failed\n", tracePath, snapshots, len(results), failed)
-}
-
-// plural returns "1 thing" or "n things".
-func plural(n int64, thing string) string {
-	if n == 1 {
-		return "1 " + thing
-	}
-	return fmt.Sprintf("%d %ss", n, thing)
-}
-
-func writeCheckJSON(w io.Writer, results []checker.Result) error {
-	type result struct {
-		Name               string              `json:"name"`
-		Property           string              `json:"property"`
-		Canonical          string              `json:"canonical"`
-		OK                 bool                `json:"ok"`
-		HoldingRate        float64             `json:"holding_rate"`
-		Violations         int64               `json:"violations"`
-		ViolatingSnapshots int64               `json:"violating_snapshots"`
-		Bindings           int64               `json:"bindings"`
-		Support            int64               `json:"support"`
-		Witnesses          []evaluator.Witness `json:"witnesses"`
-	}
-	out := make([]result, len(results))
-	for i := range results {
-		r := &results[i]
-		out[i] = result{
-			Name:               r.Check.Name,
-			Property:           r.Check.Property,
-			Canonical:          r.Text,
-			OK:                 !r.Failed(),
-			HoldingRate:        r.Stats.HoldingRate(),
-			Violations:         r.Stats.Violations,
-			ViolatingSnapshots: r.Stats.ViolatingSnapshots,
-			Bindings:           r.Stats.Bindings,
-			Support:            r.Stats.Support,
-			Witnesses:          r.Stats.Witnesses,
-		}
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(map[string]any{"checks": out})
 }

@@ -114,3 +114,11 @@ errors.`,
 	)
 	return root
 }
+
+// plural returns "1 thing" or "n things".
+func plural(n int64, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
+}
