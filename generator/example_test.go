@@ -3,6 +3,7 @@ package generator_test
 import (
 	"fmt"
 	"log"
+	"os"
 
 	"github.com/augur-dev/augur/generator"
 	"github.com/augur-dev/augur/specs"
@@ -49,4 +50,29 @@ generate:
 	// forall n0, n1 in nodes: n0.version < n1.version
 	// forall n0, n1 in nodes: n0.version <= n1.version
 	// forall n0, n1 in nodes: n0.version == n1.version
+}
+
+func ExamplePool_WriteText() {
+	spec, err := specs.Parse("kv.yaml", []byte(`
+variables:
+  version: uint64
+generate:
+  max_nodes: 2
+  max_literals: 1
+`))
+	if err != nil {
+		log.Fatal(err)
+	}
+	pool, err := generator.Generate(spec, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := pool.WriteText(os.Stdout, false); err != nil {
+		log.Fatal(err)
+	}
+	// Output:
+	// nodes  iters  literals  generated  kept
+	//       1      0         1          2     2
+	//       2      0         1          4     4
+	// total: 6 properties
 }

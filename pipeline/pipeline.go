@@ -89,6 +89,28 @@ func Open(specPath, tracePath string) (_ *Pipeline, err error) {
 	return &Pipeline{Spec: spec, Trace: tr, Generated: len(pool.Props), Program: prog, specPath: specPath, tracePath: tracePath}, nil
 }
 
+// Generate generates the pool of the spec at specPath, with the constants
+// mined from the trace at tracePath unless it is "".
+func Generate(specPath, tracePath string) (*generator.Pool, error) {
+	if tracePath == "" {
+		spec, err := specs.Load(specPath)
+		if err != nil {
+			return nil, err
+		}
+		return generator.Generate(spec, generator.Constants{})
+	}
+	spec, tr, err := OpenFitting(specPath, tracePath)
+	if err != nil {
+		return nil, err
+	}
+	defer tr.Close()
+	consts, err := generator.MineConstants(tr, spec)
+	if err != nil {
+		return nil, err
+	}
+	return generator.Generate(spec, consts)
+}
+
 // OpenFitting loads the spec and opens the trace, and checks that the
 // spec fits the trace's variables. The caller closes the trace.
 func OpenFitting(specPath, tracePath string) (*specs.Spec, *trace.Trace, error) {
