@@ -3,7 +3,6 @@ package collector
 import (
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"path/filepath"
 	"testing"
 )
@@ -109,95 +108,4 @@ func BenchmarkArrowSink(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
-}
-
-// benchState is a small node state for the construction benchmark.
-type benchState struct {
-	Term   int64        `augur:"term"`
-	Commit int64        `augur:"commit"`
-	Role   string       `augur:"role"`
-	Log    []benchEntry `augur:"log"`
-}
-
-// writeBenchInputs records a random message-passing run of nodes nodes,
-// each exposing states times, into one file per node.
-func writeBenchInputs(b *testing.B, dir, kind string, nodes, states int) []string {
-	rng := rand.New(rand.NewPCG(1, 1))
-	var (
-		ns     []*Node
-		paths  []string
-		st     []benchState
-		counts = make([]int, nodes)
-	)
-	for i := range nodes {
-		path := filepath.Join(dir, fmt.Sprintf("n%02d.%s", i, kind))
-		var (
-			s   Sink
-			err error
-		)
-		if kind == "arrow" {
-			s, err = CreateArrowSink(path, SinkOptions{FlushRecords: 256})
-		} else {
-			s, err = CreateJSONLSink(path, SinkOptions{FlushRecords: 256})
-		}
-		if err != nil {
-			b.Fatal(err)
-		}
-		paths = append(paths, path)
-		ns = append(ns, NewNode(fmt.Sprintf("n%02d", i), s))
-		st = append(st, benchState{Role: "follower", Log: []benchEntry{{Term: 1, Index: 1, Cmd: "x"}}})
-	}
-	for left := nodes * states; left > 0; {
-		i := rng.IntN(nodes)
-		if counts[i] == states {
-			continue
-		}
-		if rng.IntN(2) == 0 {
-			// A message from a random peer.
-			ns[i].Receive(ns[rng.IntN(nodes)].Clock().Now())
-		}
-		st[i].Commit++
-		st[i].Term = st[i].Commit / 50
-		if err := ns[i].Expose(&st[i]); err != nil {
-			b.Fatal(err)
-		}
-		counts[i]++
-		left--
-	}
-	for _, n := range ns {
-		n.Leave()
-		if err := n.Close(); err != nil {
-			b.Fatal(err)
-		}
-	}
-	return paths
-}
-
-// BenchmarkCollectLocal measures snapshot construction from the files of
-// 32 nodes.
-//
-//	go test -run - -bench CollectLocal -benchmem ./collector
-func BenchmarkCollectLocal(b *testing.B) {
-	for _, kind := range []string{"arrow", "jsonl"} {
-		b.Run("nodes=32/input="+kind, func(b *testing.B) {
-			dir := b.TempDir()
-			inputs := writeBenchInputs(b, dir, kind, 32, 500)
-			out := filepath.Join(dir, "out.trace")
-			var snaps int
-			b.ReportAllocs()
-			for b.Loop() {
-				res, err := Collect(out, inputs, Options{Overwrite: true})
-				if err != nil {
-					b.Fatal(err)
-				}
-				snaps = res.Snapshots
-			}
-			if snaps == 0 {
-				b.Fatal("no snapshots")
-			}
-			b.ReportMetric(float64(b.N*snaps)/b.Elapsed().Seconds(), "snapshots/s")
-			b.ReportMetric(float64(b.N*32*501)/b.Elapsed().Seconds(), "records/s")
-			b.ReportMetric(float64(snaps), "snapshots/op")
-		})
-	}
 }

@@ -9,13 +9,14 @@ import (
 	"sync"
 
 	"github.com/augur-dev/augur/collector"
+	"github.com/augur-dev/augur/ingest"
 	"github.com/augur-dev/augur/trace"
 )
 
 // Three nodes pass a token around a ring, each in its own goroutine. Each
-// node writes its exposures to its own Arrow stream file; Collect then
-// builds consistent snapshots from the three files. No snapshot shows two
-// holders of the token, although the nodes never stop together.
+// node writes its exposures to its own Arrow stream file; ingest.Collect
+// then builds consistent snapshots from the three files. No snapshot shows
+// two holders of the token, although the nodes never stop together.
 func Example_messagePassing() {
 	dir, err := os.MkdirTemp("", "augur-example-")
 	if err != nil {
@@ -76,7 +77,7 @@ func Example_messagePassing() {
 	wg.Wait()
 
 	out := filepath.Join(dir, "ring.trace")
-	res, err := collector.Collect(out, files, collector.Options{})
+	res, err := ingest.Collect(out, files, ingest.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -34,16 +34,6 @@ func (e Event) String() string {
 	return fmt.Sprintf("Event(%d)", uint8(e))
 }
 
-// parseEvent is the inverse of Event.String for valid events.
-func parseEvent(s string) Event {
-	for e := EventState; e <= EventLeave; e++ {
-		if eventNames[e] == s {
-			return e
-		}
-	}
-	return EventInvalid
-}
-
 // A Record is one node-local record, as a [Sink] receives it.
 type Record struct {
 	Node  string

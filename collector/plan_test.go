@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/augur-dev/augur/trace/tracetest"
 )
 
 type role int
@@ -81,7 +83,7 @@ func TestExposeTypes(t *testing.T) {
 	const wantSchema = "epoch:int64 term:uint64 role:utf8 applied:int64 small:int64 load:float64 up:bool " +
 		"log:list<struct<term:uint64 cmd:utf8>> peers:list<utf8> match:map<utf8,int64> labels:map<utf8,bool> " +
 		"lead:utf8 last:struct<term:uint64 cmd:utf8> hash:utf8 raw:utf8 since:int64 never:int64 Untagged:utf8"
-	if got := schemaString(p.schema); got != wantSchema {
+	if got := tracetest.SchemaString(p.schema); got != wantSchema {
 		t.Errorf("schema\n%s\nwant\n%s", got, wantSchema)
 	}
 	st := State{p, v}
@@ -112,11 +114,11 @@ func TestExposeTypes(t *testing.T) {
 	if err := n.Close(); err != nil {
 		t.Fatal(err)
 	}
-	recs, torn, err := readStreamBytes(t, buf.Bytes(), mem)
-	if err != nil || torn != nil || len(recs) != 1 {
-		t.Fatalf("read back: %d records, torn %v, error %v", len(recs), torn, err)
+	recs := readVars(t, buf.Bytes(), mem)
+	if len(recs) != 1 {
+		t.Fatalf("read back: %d records", len(recs))
 	}
-	if got := fmt.Sprint(recs[0].vars); got != wantValues {
+	if got := fmt.Sprint(recs[0]); got != wantValues {
 		t.Errorf("Arrow values\n%s\nwant\n%s", got, wantValues)
 	}
 }

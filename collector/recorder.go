@@ -26,6 +26,12 @@ type Recorder[S any] struct {
 	key   []byte
 }
 
+// lastState is what a Recorder keeps of a node's last state.
+type lastState struct {
+	sum [sha256.Size]byte // of the state's key
+	row uint32
+}
+
 // NewRecorder starts a trace at dir whose state variables are the fields
 // of S. An S that cannot be exposed is a [*TypeError].
 func NewRecorder[S any](dir string, opts trace.Options) (*Recorder[S], error) {

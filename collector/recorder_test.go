@@ -5,10 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow/memory"
-
-	"github.com/augur-dev/augur/internal/arrowjs"
 	"github.com/augur-dev/augur/trace"
+	"github.com/augur-dev/augur/trace/tracetest"
 )
 
 type raftish struct {
@@ -50,7 +48,7 @@ snapshot 0 ts=10 tags=["start"] a@0 b@1
 snapshot 1 ts=20 tags=[] a@0 b@2
 snapshot 2 ts=30 tags=["bug:x"] a@0
 `
-	if got := dumpTrace(t, dir); got != want {
+	if got := tracetest.Dump(t, dir); got != want {
 		t.Errorf("trace:\n%s\nwant:\n%s", got, want)
 	}
 
@@ -66,32 +64,4 @@ snapshot 2 ts=30 tags=["bug:x"] a@0
 	if err := rec2.Snapshot(1, map[string]*raftish{"a": nil}); err == nil {
 		t.Error("a nil state is recorded")
 	}
-}
-
-// TestCollectLocalIndependent reads a trace built from node-local Arrow
-// streams with the JavaScript apache-arrow package and checks that it sees
-// what our reader sees.
-func TestCollectLocalIndependent(t *testing.T) {
-	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
-	defer mem.AssertSize(t, 0)
-	dir := t.TempDir()
-	var inputs []string
-	simulate(t, 7, 4, 200, func(name string) Sink {
-		path := filepath.Join(dir, name+".arrow")
-		s, err := CreateArrowSink(path, SinkOptions{Allocator: mem})
-		if err != nil {
-			t.Fatal(err)
-		}
-		inputs = append(inputs, path)
-		return s
-	})
-	out := filepath.Join(dir, "out.trace")
-	res, err := Collect(out, inputs, Options{FailAfter: 40, Allocator: mem})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Snapshots < 10 {
-		t.Fatalf("only %d snapshots", res.Snapshots)
-	}
-	arrowjs.CheckTrace(t, out)
 }

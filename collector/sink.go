@@ -252,17 +252,17 @@ func (s *JSONLSink) Close() error {
 	return err
 }
 
-// Reserved columns of the Arrow stream files of node-local records.
-const (
-	eventColumn = "@event" // utf8: state, heartbeat or leave
-)
+// EventColumn is the column of an [ArrowSink]'s stream, after node and
+// ts, that holds the [Event] of a record (utf8: state, heartbeat or
+// leave). No state variable may take its name.
+const EventColumn = "@event"
 
 // An ArrowSink writes records to an Arrow IPC stream: the columns node
 // (utf8), ts (uint64) and @event (utf8: state, heartbeat or leave), then
 // one column per state variable, null in heartbeats and leaves. Each
 // flush writes one record batch, so a crash loses at most the records
 // not yet flushed and at worst tears the last batch, which readers detect
-// (see [StreamReader]).
+// (the reader of package ingest reports it with its offset).
 //
 // The schema is fixed by the first state written; records before it are
 // held until then. It is safe for concurrent use.
@@ -304,7 +304,7 @@ func streamSchema(p *plan) *arrow.Schema {
 	fields := []arrow.Field{
 		{Name: "node", Type: arrow.BinaryTypes.String},
 		{Name: "ts", Type: arrow.PrimitiveTypes.Uint64},
-		{Name: eventColumn, Type: arrow.BinaryTypes.String},
+		{Name: EventColumn, Type: arrow.BinaryTypes.String},
 	}
 	if p != nil {
 		for _, c := range p.schema {

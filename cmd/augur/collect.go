@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/augur-dev/augur/collector"
+	"github.com/augur-dev/augur/ingest"
 	"github.com/augur-dev/augur/specs"
 )
 
@@ -16,7 +16,7 @@ func newCollectCmd() *cobra.Command {
 	var (
 		out, system, spec string
 		force             bool
-		local             collector.Options
+		local             ingest.Options
 	)
 	cmd := &cobra.Command{
 		Use:   "collect FILE... -o NAME.trace",
@@ -72,7 +72,7 @@ a killed writer, is a warning.`,
 			if opts.System == "" {
 				opts.System = strings.TrimSuffix(filepath.Base(out), ".trace")
 			}
-			res, err := collector.Collect(out, args, opts)
+			res, err := ingest.Collect(out, args, opts)
 			if err != nil {
 				return err
 			}

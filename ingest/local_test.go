@@ -1,4 +1,4 @@
-package collector
+package ingest
 
 import (
 	"errors"
@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/augur-dev/augur/trace/tracetest"
 )
 
 // localResult renders the node-local counts of a Result.
@@ -200,7 +202,7 @@ snapshot 1 ts=2 tags=[] n1@1 n2@2
 			if got := localResult(res); got != tt.result {
 				t.Errorf("result %s\nwant   %s", got, tt.result)
 			}
-			if got := dumpTrace(t, out); got != tt.want {
+			if got := tracetest.Dump(t, out); got != tt.want {
 				t.Errorf("trace:\n%s\nwant:\n%s", got, tt.want)
 			}
 			var warns []string

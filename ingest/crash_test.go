@@ -1,4 +1,4 @@
-package collector
+package ingest
 
 import (
 	"bufio"
@@ -13,11 +13,13 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/augur-dev/augur/collector"
 )
 
 // crashEnv names the sink and file of the child process of
 // TestCrashSafety: "arrow:PATH" or "jsonl:PATH".
-const crashEnv = "AUGUR_COLLECTOR_CRASH_CHILD"
+const crashEnv = "AUGUR_INGEST_CRASH_CHILD"
 
 // crashState is about 1 KB, so that a flush of a batch takes several
 // writes and a kill can tear it.
@@ -30,21 +32,21 @@ type crashState struct {
 // of records flushed after each flush. It gives up after 20 seconds.
 func crashChild(spec string) {
 	kind, path, _ := strings.Cut(spec, ":")
-	opts := SinkOptions{FlushRecords: 97, FlushInterval: -1}
+	opts := collector.SinkOptions{FlushRecords: 97, FlushInterval: -1}
 	var (
-		sink Sink
+		sink collector.Sink
 		err  error
 	)
 	if kind == "arrow" {
-		sink, err = CreateArrowSink(path, opts)
+		sink, err = collector.CreateArrowSink(path, opts)
 	} else {
-		sink, err = CreateJSONLSink(path, opts)
+		sink, err = collector.CreateJSONLSink(path, opts)
 	}
 	if err != nil {
 		fmt.Println("error", err)
 		os.Exit(1)
 	}
-	n := NewNode("n1", sink)
+	n := collector.NewNode("n1", sink)
 	st := crashState{Padding: strings.Repeat("p", 1000)}
 	deadline := time.Now().Add(20 * time.Second)
 	for i := int64(1); time.Now().Before(deadline); i++ {

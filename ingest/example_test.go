@@ -1,4 +1,4 @@
-package collector_test
+package ingest_test
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/augur-dev/augur/collector"
+	"github.com/augur-dev/augur/ingest"
 )
 
 func ExampleCollectJSONL() {
@@ -27,7 +27,7 @@ func ExampleCollectJSONL() {
 		log.Fatal(err)
 	}
 
-	res, err := collector.CollectJSONL(filepath.Join(dir, "run.trace"), []string{input}, collector.Options{})
+	res, err := ingest.CollectJSONL(filepath.Join(dir, "run.trace"), []string{input}, ingest.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -41,8 +41,8 @@ func ExampleCollectJSONL() {
 	os.WriteFile(bad, []byte(`{"snapshot": 1, "nodes": {"n1": {"term": 1}}}
 {"snapshot": 2, "nodes": {"n1": {"term": "two"}}}
 `), 0o644)
-	_, err = collector.CollectJSONL(filepath.Join(dir, "bad.trace"), []string{bad}, collector.Options{})
-	fmt.Println(err.(*collector.Error).Line, err.(*collector.Error).Field, err.(*collector.Error).Msg)
+	_, err = ingest.CollectJSONL(filepath.Join(dir, "bad.trace"), []string{bad}, ingest.Options{})
+	fmt.Println(err.(*ingest.Error).Line, err.(*ingest.Error).Field, err.(*ingest.Error).Msg)
 	// Output:
 	// 3 snapshots, 3 states, 2 nodes
 	// leader: bool

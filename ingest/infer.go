@@ -1,4 +1,4 @@
-package collector
+package ingest
 
 import (
 	"encoding/json"
@@ -288,4 +288,54 @@ func (in *inferrer) earlier(s site) string {
 
 func (in *inferrer) errorf(format string, args ...any) error {
 	return &Error{File: in.at.file, Line: in.at.line, Field: fieldPath(in.path), Msg: fmt.Sprintf(format, args...)}
+}
+
+// recordLocal merges the types of a node-local state. Under lenient, a
+// state that conflicts with earlier ones leaves the inferred types as
+// they were.
+func (in *inferrer) recordLocal(at pos, state map[string]any, lenient bool) error {
+	var saved map[string]*shape
+	if lenient {
+		saved = make(map[string]*shape, len(state))
+		for k := range state {
+			saved[k] = in.vars.fields[k].clone()
+		}
+	}
+	in.at = at
+	for _, k := range slices.Sorted(maps.Keys(state)) {
+		in.path = append(in.path[:0], seg{key: "state", idx: -1}, seg{key: k, idx: -1})
+		err := checkVarName(k)
+		if err != nil {
+			err = in.errorf("%v", err)
+		} else {
+			err = in.field(&in.vars, k, state[k])
+		}
+		if err != nil {
+			for k, s := range saved {
+				if s == nil {
+					delete(in.vars.fields, k)
+				} else {
+					in.vars.fields[k] = s
+				}
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// clone returns a deep copy of s; nil for nil.
+func (s *shape) clone() *shape {
+	if s == nil {
+		return nil
+	}
+	c := *s
+	c.elem = s.elem.clone()
+	if s.fields != nil {
+		c.fields = make(map[string]*shape, len(s.fields))
+		for k, f := range s.fields {
+			c.fields[k] = f.clone()
+		}
+	}
+	return &c
 }

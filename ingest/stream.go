@@ -1,4 +1,4 @@
-package collector
+package ingest
 
 import (
 	"bufio"
@@ -12,11 +12,12 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/augur-dev/augur/collector"
 	"github.com/augur-dev/augur/trace"
 )
 
 // A StreamReader reads the node-local records of an Arrow IPC stream
-// written by an [ArrowSink] (or by any Arrow writer, with the same
+// written by a [collector.ArrowSink] (or by any Arrow writer, with the same
 // columns). Its API is modeled on bufio.Scanner:
 //
 //	for r.Next() {
@@ -53,7 +54,7 @@ type StreamReader struct {
 type StreamRecord struct {
 	Node   string
 	TS     uint64
-	Event  Event
+	Event  collector.Event
 	Offset int64 // byte offset of the record batch that holds it
 	Row    int   // row within that batch
 
@@ -62,10 +63,10 @@ type StreamRecord struct {
 
 // Vars decodes the state variables, one value per column of the reader's
 // Schema, in the representation of package trace; all are nil but for
-// EventState. The result is owned by the caller.
+// [collector.EventState]. The result is owned by the caller.
 func (sr *StreamRecord) Vars() []any {
 	vals := make([]any, len(sr.r.schema))
-	if sr.Event != EventState {
+	if sr.Event != collector.EventState {
 		return vals
 	}
 	for i := range vals {
@@ -142,13 +143,13 @@ func (sr *StreamReader) checkSchema() error {
 	want := []struct {
 		name string
 		id   arrow.Type
-	}{{"node", arrow.STRING}, {"ts", arrow.UINT64}, {eventColumn, arrow.STRING}}
+	}{{"node", arrow.STRING}, {"ts", arrow.UINT64}, {collector.EventColumn, arrow.STRING}}
 	if s.NumFields() < len(want) {
-		return &Error{File: sr.path, Msg: fmt.Sprintf("not a node-local Arrow stream: want the columns node (utf8), ts (uint64) and %s (utf8) first, have %s", eventColumn, s)}
+		return &Error{File: sr.path, Msg: fmt.Sprintf("not a node-local Arrow stream: want the columns node (utf8), ts (uint64) and %s (utf8) first, have %s", collector.EventColumn, s)}
 	}
 	for i, w := range want {
 		if f := s.Field(i); f.Name != w.name || f.Type.ID() != w.id {
-			return &Error{File: sr.path, Msg: fmt.Sprintf("not a node-local Arrow stream: want the columns node (utf8), ts (uint64) and %s (utf8) first, have %s", eventColumn, s)}
+			return &Error{File: sr.path, Msg: fmt.Sprintf("not a node-local Arrow stream: want the columns node (utf8), ts (uint64) and %s (utf8) first, have %s", collector.EventColumn, s)}
 		}
 	}
 	seen := map[string]bool{}
@@ -192,7 +193,7 @@ func (sr *StreamReader) Next() bool {
 		Row:    i,
 		r:      sr,
 	}
-	if sr.rec.Node == "" || sr.rec.Event == EventInvalid || nodes.IsNull(i) || ts.IsNull(i) {
+	if sr.rec.Node == "" || sr.rec.Event == collector.EventInvalid || nodes.IsNull(i) || ts.IsNull(i) {
 		sr.err = &Error{File: sr.path, Offset: sr.offset,
 			Msg: fmt.Sprintf("record batch row %d: want a node name, a ts and an event (state, heartbeat or leave), got %q, %d, %q", i, nodes.Value(i), ts.Value(i), events.Value(i))}
 		return false
@@ -285,4 +286,14 @@ func (sr *StreamReader) Close() error {
 		sr.r = nil
 	}
 	return sr.f.Close()
+}
+
+// parseEvent is the inverse of collector.Event.String for valid events.
+func parseEvent(s string) collector.Event {
+	for e := collector.EventState; e <= collector.EventLeave; e++ {
+		if e.String() == s {
+			return e
+		}
+	}
+	return collector.EventInvalid
 }

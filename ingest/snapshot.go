@@ -1,185 +1,19 @@
-package collector
+package ingest
 
 import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/augur-dev/augur/trace"
 )
-
-// Options configure CollectJSONL.
-type Options struct {
-	// System is recorded in the manifest. The default is the base name of
-	// the output without its .trace suffix.
-	System string
-	// CreatedBy is recorded in the manifest; the default is "augur collect".
-	CreatedBy string
-	// Overwrite replaces an existing trace at the output path. Only a trace
-	// directory (one holding a manifest.json) or an empty directory is
-	// replaced, and only when the run succeeds.
-	Overwrite bool
-	// Schema, if not nil, fixes the state variables and their types (from a
-	// spec, say): no types are inferred and the input is read once. A
-	// variable missing in a state is null; a field of the input that the
-	// schema lacks is an error.
-	Schema trace.Schema
-
-	// The options below apply to node-local input (see Collect).
-
-	// FailAfter, if positive, is a heartbeat timeout in logical time: a
-	// node is not live at a cut more than FailAfter after its latest
-	// record. Zero means nodes are live until they leave.
-	FailAfter uint64
-	// Collapse drops a snapshot whose member states are those of the
-	// snapshot written before it.
-	Collapse bool
-	// Lenient skips bad records (malformed lines, out-of-order
-	// timestamps, type conflicts, a node's records in a second input) and
-	// counts them in Result.Skipped, instead of failing.
-	Lenient bool
-	// Window is the out-of-order window of each input, in records: a
-	// record may come up to Window records after records of other nodes
-	// with larger timestamps in the same input. Memory grows with it;
-	// 0 means 4096.
-	Window int
-	// Allocator holds the batches read from Arrow streams; nil means
-	// memory.DefaultAllocator.
-	Allocator memory.Allocator
-}
-
-// traceOptions returns the options of the trace written at out: the
-// system defaults to out's base name without .trace.
-func (o Options) traceOptions(out string) trace.Options {
-	t := trace.Options{System: o.System, CreatedBy: o.CreatedBy, Overwrite: o.Overwrite}
-	if t.System == "" {
-		t.System = strings.TrimSuffix(filepath.Base(filepath.Clean(out)), ".trace")
-	}
-	if t.CreatedBy == "" {
-		t.CreatedBy = "augur collect"
-	}
-	return t
-}
-
-// Result summarises a trace written by CollectJSONL.
-type Result struct {
-	Snapshots int          // snapshots written: one per non-blank line of global snapshots
-	States    int          // state rows written, after deduplication
-	Nodes     int          // distinct nodes
-	Schema    trace.Schema // the state variables, inferred or from Options
-
-	// Node-local input only.
-	Incomplete int     // cuts dropped because a live node had no record at or after them
-	Collapsed  int     // snapshots dropped by Options.Collapse
-	Skipped    int     // bad records skipped under Options.Lenient
-	Warnings   []error // torn ends of inputs and skipped records (the first 100), as *Error
-}
-
-// CollectJSONL reads global-snapshot JSONL from the inputs, in order as one
-// stream, and writes the trace directory out. Errors about the input are
-// [*Error]s naming file, line and field; after any error nothing is left at
-// out, and an existing trace there is untouched.
-func CollectJSONL(out string, inputs []string, opts Options) (*Result, error) {
-	if len(inputs) == 0 {
-		return nil, fmt.Errorf("collect %s: no input files", out)
-	}
-	if err := checkOutput(out, opts.Overwrite); err != nil {
-		return nil, err
-	}
-	schema, inferred := opts.Schema, opts.Schema == nil
-	if err := checkSchema(schema); err != nil {
-		return nil, fmt.Errorf("collect %s: %w", out, err)
-	}
-	if inferred {
-		in := newInferrer()
-		n, err := scanInputs(inputs, in.record)
-		if err != nil {
-			return nil, err
-		}
-		if n == 0 {
-			return nil, noSnapshots(out, inputs)
-		}
-		schema = in.schema()
-	}
-	w, err := trace.Create(out, schema, opts.traceOptions(out))
-	if err != nil {
-		return nil, fmt.Errorf("collect %s: %w", out, err)
-	}
-	sw := newSnapshotWriter(w, schema, inferred)
-	n, err := scanInputs(inputs, sw.record)
-	if err == nil && n == 0 {
-		err = noSnapshots(out, inputs)
-	}
-	if err != nil {
-		w.Abort()
-		return nil, err
-	}
-	if err := w.Close(); err != nil {
-		return nil, fmt.Errorf("collect %s: %w", out, err)
-	}
-	return &Result{Snapshots: n, States: w.States(), Nodes: len(sw.last), Schema: schema}, nil
-}
-
-// checkSchema checks the names of a given schema; trace.Create checks the
-// types.
-func checkSchema(s trace.Schema) error {
-	seen := make(map[string]bool, len(s))
-	for _, c := range s {
-		if err := checkVarName(c.Name); err != nil {
-			return fmt.Errorf("schema: %w", err)
-		}
-		if seen[c.Name] {
-			return fmt.Errorf("schema: state variable %q appears twice", c.Name)
-		}
-		seen[c.Name] = true
-	}
-	return nil
-}
-
-func noSnapshots(out string, inputs []string) error {
-	return fmt.Errorf("collect %s: no snapshots in %s", out, strings.Join(inputs, ", "))
-}
-
-// checkOutput fails early if out exists and may not be replaced, before
-// any input is read.
-func checkOutput(out string, overwrite bool) error {
-	fi, err := os.Lstat(out)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("collect %s: %w", out, unwrapPathError(err))
-	}
-	if !overwrite {
-		return fmt.Errorf("collect %s: output already exists (set Overwrite to replace it)", out)
-	}
-	if !fi.IsDir() {
-		return fmt.Errorf("collect %s: output exists and is not a trace directory; not replacing it", out)
-	}
-	entries, err := os.ReadDir(out)
-	if err != nil {
-		return fmt.Errorf("collect %s: %w", out, unwrapPathError(err))
-	}
-	if len(entries) > 0 {
-		if _, err := os.Stat(filepath.Join(out, trace.ManifestFile)); err != nil {
-			return fmt.Errorf("collect %s: output exists and is not a trace directory (no %s); not replacing it", out, trace.ManifestFile)
-		}
-	}
-	return nil
-}
 
 // A snapshotWriter writes global-snapshot records to a trace, storing a
 // node's state only when it differs from the node's last one.
@@ -443,7 +277,7 @@ func appendCanonical(b []byte, t arrow.DataType, v any) []byte {
 		}
 		return b
 	}
-	panic(fmt.Sprintf("collector: canonical encoding of %s", t))
+	panic(fmt.Sprintf("ingest: canonical encoding of %s", t))
 }
 
 func appendString(b []byte, s string) []byte {

@@ -1,0 +1,127 @@
+package ingest
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// An Error is a problem with the input at a position.
+type Error struct {
+	File   string // input file as named by the caller
+	Line   int    // 1-based line; 0 for the file as a whole
+	Col    int    // 1-based byte column in the line; 0 if unknown
+	Offset int64  // byte offset into a binary input (an Arrow stream); 0 if none
+	Node   string // the node whose record it is; "" if none
+	Field  string // path of the offending value, e.g. nodes.n3.log[2].term; "" if none
+	Msg    string
+	Err    error // underlying cause (I/O, trace writer), if any
+}
+
+// Error renders the error as "file:line:col: node N: field: msg", or
+// "file: offset N: …" for a position in an Arrow stream.
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+		if e.Col > 0 {
+			fmt.Fprintf(&b, ":%d", e.Col)
+		}
+	} else if e.Offset > 0 {
+		fmt.Fprintf(&b, ": offset %d", e.Offset)
+	}
+	b.WriteString(": ")
+	if e.Node != "" {
+		b.WriteString("node ")
+		b.WriteString(e.Node)
+		b.WriteString(": ")
+	}
+	if e.Field != "" {
+		b.WriteString(e.Field)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Msg)
+	if e.Err != nil {
+		if e.Msg != "" {
+			b.WriteString(": ")
+		}
+		b.WriteString(e.Err.Error())
+	}
+	return b.String()
+}
+
+// Unwrap returns the underlying cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// pos is a line of the input.
+type pos struct {
+	file string
+	line int
+}
+
+// relative renders p for a message about position cur: "line 3", or
+// "other.jsonl:3" when p is in another file.
+func (p pos) relative(cur pos) string {
+	if p.file != cur.file {
+		return fmt.Sprintf("%s:%d", p.file, p.line)
+	}
+	return fmt.Sprintf("line %d", p.line)
+}
+
+// seg is one step of a field path: an object key, or a list index when
+// idx >= 0.
+type seg struct {
+	key string
+	idx int
+}
+
+// fieldPath renders a path as nodes.n3.log[2].term, quoting keys that are
+// not plain identifiers: nodes["10.0.0.1:80"].
+func fieldPath(p []seg) string {
+	var b strings.Builder
+	for i, s := range p {
+		switch {
+		case s.idx >= 0:
+			fmt.Fprintf(&b, "[%d]", s.idx)
+		case !isIdent(s.key):
+			b.WriteByte('[')
+			b.WriteString(strconv.Quote(s.key))
+			b.WriteByte(']')
+		default:
+			if i > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(s.key)
+		}
+	}
+	return b.String()
+}
+
+func isIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, c := range []byte(s) {
+		switch {
+		case c == '_' || c == '-' && i > 0:
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
+		case '0' <= c && c <= '9':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// unwrapPathError drops the *os.PathError wrapper, whose path the *Error
+// already names.
+func unwrapPathError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
