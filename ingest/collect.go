@@ -10,6 +10,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/augur-dev/augur/diag"
 	"github.com/augur-dev/augur/trace"
 )
 
@@ -118,7 +119,7 @@ func Collect(out string, inputs []string, opts Options) (*Result, error) {
 		}
 	}
 	if global >= 0 {
-		return nil, &Error{File: inputs[global], Msg: fmt.Sprintf("global-snapshot input, but %s is node-local (all inputs must be one mode)", inputs[local])}
+		return nil, &Error{Pos: diag.Position{Filename: inputs[global]}, Msg: fmt.Sprintf("global-snapshot input, but %s is node-local (all inputs must be one mode)", inputs[local])}
 	}
 	return collectLocal(out, inputs, kinds, opts)
 }

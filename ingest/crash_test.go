@@ -166,7 +166,7 @@ func TestCrashSafety(t *testing.T) {
 			}
 			for _, w := range res.Warnings {
 				e := w.(*Error)
-				if e.File != path || e.Line == 0 && e.Offset == 0 || !strings.Contains(e.Msg, "torn") {
+				if e.Pos.Filename != path || e.Pos.Line == 0 && e.Pos.Offset == 0 || !strings.Contains(e.Msg, "torn") {
 					t.Errorf("warning %v", w)
 				}
 			}

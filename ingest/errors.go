@@ -6,32 +6,27 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/augur-dev/augur/diag"
 )
 
-// An Error is a problem with the input at a position.
+// An Error is a problem with the input at a position: the input file as
+// the caller named it, and a line and column (JSONL) or a byte offset (an
+// Arrow stream) when known.
 type Error struct {
-	File   string // input file as named by the caller
-	Line   int    // 1-based line; 0 for the file as a whole
-	Col    int    // 1-based byte column in the line; 0 if unknown
-	Offset int64  // byte offset into a binary input (an Arrow stream); 0 if none
-	Node   string // the node whose record it is; "" if none
-	Field  string // path of the offending value, e.g. nodes.n3.log[2].term; "" if none
-	Msg    string
-	Err    error // underlying cause (I/O, trace writer), if any
+	Pos   diag.Position
+	Node  string // the node whose record it is; "" if none
+	Field string // path of the offending value, e.g. nodes.n3.log[2].term; "" if none
+	Msg   string
+	Err   error // underlying cause (I/O, trace writer), if any
 }
 
 // Error renders the error as "file:line:col: node N: field: msg", or
 // "file: offset N: …" for a position in an Arrow stream.
 func (e *Error) Error() string {
 	var b strings.Builder
-	b.WriteString(e.File)
-	if e.Line > 0 {
-		fmt.Fprintf(&b, ":%d", e.Line)
-		if e.Col > 0 {
-			fmt.Fprintf(&b, ":%d", e.Col)
-		}
-	} else if e.Offset > 0 {
-		fmt.Fprintf(&b, ": offset %d", e.Offset)
+	if s := e.Pos.String(); s != "-" {
+		b.WriteString(s)
 	}
 	b.WriteString(": ")
 	if e.Node != "" {

@@ -42,7 +42,7 @@ func ExampleCollectJSONL() {
 {"snapshot": 2, "nodes": {"n1": {"term": "two"}}}
 `), 0o644)
 	_, err = ingest.CollectJSONL(filepath.Join(dir, "bad.trace"), []string{bad}, ingest.Options{})
-	fmt.Println(err.(*ingest.Error).Line, err.(*ingest.Error).Field, err.(*ingest.Error).Msg)
+	fmt.Println(err.(*ingest.Error).Pos.Line, err.(*ingest.Error).Field, err.(*ingest.Error).Msg)
 	// Output:
 	// 3 snapshots, 3 states, 2 nodes
 	// leader: bool

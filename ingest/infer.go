@@ -9,6 +9,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/augur-dev/augur/diag"
 	"github.com/augur-dev/augur/trace"
 )
 
@@ -287,7 +288,7 @@ func (in *inferrer) earlier(s site) string {
 }
 
 func (in *inferrer) errorf(format string, args ...any) error {
-	return &Error{File: in.at.file, Line: in.at.line, Field: fieldPath(in.path), Msg: fmt.Sprintf(format, args...)}
+	return &Error{Pos: diag.Position{Filename: in.at.file, Line: in.at.line}, Field: fieldPath(in.path), Msg: fmt.Sprintf(format, args...)}
 }
 
 // recordLocal merges the types of a node-local state. Under lenient, a

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/augur-dev/augur/diag"
 )
 
 // record is one decoded global-snapshot line.
@@ -35,7 +37,7 @@ const errNodeLocal = `node-local input ({"node": …, "ts": …, "state": …}):
 // reports whether this is the first record of the input.
 func parseRecord(at pos, v any, first bool, rec *record) error {
 	errf := func(field, format string, args ...any) error {
-		return &Error{File: at.file, Line: at.line, Field: field, Msg: fmt.Sprintf(format, args...)}
+		return &Error{Pos: diag.Position{Filename: at.file, Line: at.line}, Field: field, Msg: fmt.Sprintf(format, args...)}
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
@@ -159,7 +161,7 @@ func scanInputs(inputs []string, fn func(at pos, rec *record) error) (int, error
 	for _, name := range inputs {
 		f, err := os.Open(name)
 		if err != nil {
-			return n, &Error{File: name, Msg: "open input", Err: unwrapPathError(err)}
+			return n, &Error{Pos: diag.Position{Filename: name}, Msg: "open input", Err: unwrapPathError(err)}
 		}
 		lr := newLineReader(name, f)
 		lr.buf = scratch
@@ -181,7 +183,7 @@ func scanInputs(inputs []string, fn func(at pos, rec *record) error) (int, error
 				err = parseRecord(at, v, n == 0, &rec)
 			}
 			if err == nil && n > 0 && rec.snapshot <= prev {
-				err = &Error{File: at.file, Line: at.line, Field: "snapshot",
+				err = &Error{Pos: diag.Position{Filename: at.file, Line: at.line}, Field: "snapshot",
 					Msg: fmt.Sprintf("snapshot %d does not increase (previous %d at %s)", rec.snapshot, prev, prevAt.relative(at))}
 			}
 			if err == nil {
@@ -196,7 +198,7 @@ func scanInputs(inputs []string, fn func(at pos, rec *record) error) (int, error
 		}
 		scratch = lr.buf
 		if err := f.Close(); err != nil {
-			return n, &Error{File: name, Msg: "close input", Err: err}
+			return n, &Error{Pos: diag.Position{Filename: name}, Msg: "close input", Err: err}
 		}
 	}
 	return n, nil

@@ -262,8 +262,8 @@ func TestCollectJSONLErrors(t *testing.T) {
 			}
 			var e *Error
 			if errors.As(err, &e) {
-				if got := filepath.Base(e.File); got != tt.file || e.Line != tt.line || e.Field != tt.field {
-					t.Errorf("Error{File: %s, Line: %d, Field: %s}, want {%s, %d, %s}", got, e.Line, e.Field, tt.file, tt.line, tt.field)
+				if got := filepath.Base(e.Pos.Filename); got != tt.file || e.Pos.Line != tt.line || e.Field != tt.field {
+					t.Errorf("Error{File: %s, Line: %d, Field: %s}, want {%s, %d, %s}", got, e.Pos.Line, e.Field, tt.file, tt.line, tt.field)
 				}
 			} else if tt.file != "" {
 				t.Errorf("error is %T, want *Error", err)

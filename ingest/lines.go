@@ -9,6 +9,8 @@ import (
 	"io"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/augur-dev/augur/diag"
 )
 
 // maxLineBytes bounds the length of one JSONL line.
@@ -38,7 +40,7 @@ func (lr *lineReader) next() ([]byte, error) {
 			content-- // the '\n'
 		}
 		if content > lr.max {
-			return nil, &Error{File: lr.name, Line: lr.line + 1,
+			return nil, &Error{Pos: diag.Position{Filename: lr.name, Line: lr.line + 1},
 				Msg: fmt.Sprintf("line longer than %d bytes", lr.max)}
 		}
 		switch err {
@@ -61,7 +63,7 @@ func (lr *lineReader) next() ([]byte, error) {
 			}
 			return line, nil
 		default:
-			return nil, &Error{File: lr.name, Line: lr.line + 1, Msg: "read", Err: err}
+			return nil, &Error{Pos: diag.Position{Filename: lr.name, Line: lr.line + 1}, Msg: "read", Err: err}
 		}
 	}
 }
@@ -77,19 +79,19 @@ func decodeLine(at pos, line []byte) (any, error) {
 		switch {
 		case errors.As(err, &se):
 			col := int(se.Offset)
-			return nil, &Error{File: at.file, Line: at.line, Col: col,
+			return nil, &Error{Pos: diag.Position{Filename: at.file, Line: at.line, Column: col},
 				Msg: fmt.Sprintf("malformed JSON: %s near %s", se.Error(), excerpt(line, col-1))}
 		case errors.Is(err, io.ErrUnexpectedEOF):
-			return nil, &Error{File: at.file, Line: at.line, Col: len(line) + 1,
+			return nil, &Error{Pos: diag.Position{Filename: at.file, Line: at.line, Column: len(line) + 1},
 				Msg: fmt.Sprintf("malformed JSON: line ends inside a value near %s", excerpt(line, len(line)))}
 		}
-		return nil, &Error{File: at.file, Line: at.line, Msg: "malformed JSON", Err: err}
+		return nil, &Error{Pos: diag.Position{Filename: at.file, Line: at.line}, Msg: "malformed JSON", Err: err}
 	}
 	off := int(dec.InputOffset())
 	rest := line[off:]
 	if trimmed := bytes.TrimLeft(rest, " \t\r\n"); len(trimmed) > 0 {
 		col := off + len(rest) - len(trimmed) + 1
-		return nil, &Error{File: at.file, Line: at.line, Col: col,
+		return nil, &Error{Pos: diag.Position{Filename: at.file, Line: at.line, Column: col},
 			Msg: fmt.Sprintf("malformed JSON: data after the object near %s (one object per line)", excerpt(line, col-1))}
 	}
 	return v, nil

@@ -316,12 +316,12 @@ func TestCollectLocalUnreadable(t *testing.T) {
 	missing := filepath.Join(dir, "missing.jsonl")
 	_, err := Collect(filepath.Join(dir, "out.trace"), append(in, missing), Options{})
 	var e *Error
-	if !errors.As(err, &e) || e.File != missing || !errors.Is(err, os.ErrNotExist) {
+	if !errors.As(err, &e) || e.Pos.Filename != missing || !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("error = %v, want an *Error about %s", err, missing)
 	}
 	// A directory is not an input either.
 	_, err = Collect(filepath.Join(dir, "out.trace"), append(in, dir), Options{Lenient: true})
-	if !errors.As(err, &e) || e.File != dir {
+	if !errors.As(err, &e) || e.Pos.Filename != dir {
 		t.Fatalf("error = %v, want an *Error about %s", err, dir)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/augur-dev/augur/collector"
+	"github.com/augur-dev/augur/diag"
 )
 
 // localLines reads the records of a node-local JSONL input.
@@ -32,7 +33,7 @@ type localLine struct {
 func openLocalLines(name string) (*localLines, error) {
 	f, err := os.Open(name)
 	if err != nil {
-		return nil, &Error{File: name, Msg: "open input", Err: unwrapPathError(err)}
+		return nil, &Error{Pos: diag.Position{Filename: name}, Msg: "open input", Err: unwrapPathError(err)}
 	}
 	ll := &localLines{name: name, f: f, lr: newLineReader(name, f), endsNL: true}
 	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
@@ -68,7 +69,7 @@ func (ll *localLines) next() (*localLine, error) {
 		v, err := decodeLine(at, line)
 		if err != nil {
 			if _, perr := ll.lr.br.Peek(1); perr == io.EOF && !ll.endsNL {
-				return nil, &Error{File: ll.name, Line: at.line, Msg: "torn last line (its writer stopped in the middle of it); ignored", Err: errTorn}
+				return nil, &Error{Pos: diag.Position{Filename: ll.name, Line: at.line}, Msg: "torn last line (its writer stopped in the middle of it); ignored", Err: errTorn}
 			}
 			return nil, err
 		}
@@ -83,7 +84,7 @@ var localKeys = []string{"node", "ts", "state", "heartbeat", "leave"}
 func parseLocal(at pos, v any) (*localLine, error) {
 	r := &localLine{at: at}
 	errf := func(field, format string, args ...any) error {
-		return &Error{File: at.file, Line: at.line, Node: r.name, Field: field, Msg: fmt.Sprintf(format, args...)}
+		return &Error{Pos: diag.Position{Filename: at.file, Line: at.line}, Node: r.name, Field: field, Msg: fmt.Sprintf(format, args...)}
 	}
 	m, ok := v.(map[string]any)
 	if !ok {

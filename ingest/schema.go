@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/augur-dev/augur/collector"
+	"github.com/augur-dev/augur/diag"
 	"github.com/augur-dev/augur/trace"
 )
 
@@ -63,7 +64,7 @@ func (b *builder) open(inputs []string, kinds []inputKind) (trace.Schema, bool, 
 			i := schema.Index(c.Name)
 			switch {
 			case i < 0 && !inferred:
-				return nil, false, &Error{File: s.name, Field: c.Name, Msg: "no such state variable in the schema"}
+				return nil, false, &Error{Pos: diag.Position{Filename: s.name}, Field: c.Name, Msg: "no such state variable in the schema"}
 			case i < 0:
 				schema = append(schema, c)
 				owner[c.Name] = s.name
@@ -72,7 +73,7 @@ func (b *builder) open(inputs []string, kinds []inputKind) (trace.Schema, bool, 
 				if by == "" {
 					by = "the schema"
 				}
-				return nil, false, &Error{File: s.name, Field: c.Name,
+				return nil, false, &Error{Pos: diag.Position{Filename: s.name}, Field: c.Name,
 					Msg: fmt.Sprintf("type conflict: %s here, %s in %s", c.Type, schema[i].Type, by)}
 			}
 		}
@@ -142,13 +143,13 @@ func (b *builder) infer(in *inferrer, name string) error {
 		}
 		if err != nil {
 			var e *Error
-			if !errors.As(err, &e) || e.Line == 0 {
+			if !errors.As(err, &e) || e.Pos.Line == 0 {
 				return err // not about one line
 			}
 			if err := b.skipped(err); err != nil {
 				return err
 			}
-			b.skip[pos{e.File, e.Line}] = true
+			b.skip[pos{e.Pos.Filename, e.Pos.Line}] = true
 		}
 	}
 }

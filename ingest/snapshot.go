@@ -12,6 +12,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/augur-dev/augur/diag"
 	"github.com/augur-dev/augur/trace"
 )
 
@@ -65,7 +66,7 @@ func (sw *snapshotWriter) record(at pos, rec *record) error {
 	}
 	err := sw.w.AddSnapshot(trace.Snapshot{ID: rec.snapshot, TS: rec.ts, Members: sw.members, Tags: rec.tags})
 	if err != nil {
-		return &Error{File: at.file, Line: at.line, Msg: "write snapshot", Err: err}
+		return &Error{Pos: diag.Position{Filename: at.file, Line: at.line}, Msg: "write snapshot", Err: err}
 	}
 	return nil
 }
@@ -120,7 +121,7 @@ func (sw *snapshotWriter) addVars(ts uint64, node string, vars []any) (uint32, e
 	}
 	row, err := sw.w.AddState(node, ts, vars)
 	if err != nil {
-		return 0, &Error{File: sw.at.file, Line: sw.at.line, Field: fieldPath(sw.path), Msg: "write state", Err: err}
+		return 0, &Error{Pos: diag.Position{Filename: sw.at.file, Line: sw.at.line}, Field: fieldPath(sw.path), Msg: "write state", Err: err}
 	}
 	if l == nil {
 		l = &lastState{}
@@ -228,7 +229,7 @@ func (sw *snapshotWriter) hint() string {
 }
 
 func (sw *snapshotWriter) errorf(format string, args ...any) error {
-	return &Error{File: sw.at.file, Line: sw.at.line, Field: fieldPath(sw.path), Msg: fmt.Sprintf(format, args...)}
+	return &Error{Pos: diag.Position{Filename: sw.at.file, Line: sw.at.line}, Field: fieldPath(sw.path), Msg: fmt.Sprintf(format, args...)}
 }
 
 // appendCanonical appends an encoding of v, a value of type t as made by

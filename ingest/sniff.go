@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+
+	"github.com/augur-dev/augur/diag"
 )
 
 // inputKind is what an input file holds.
@@ -26,7 +28,7 @@ const (
 func sniff(name string) (inputKind, error) {
 	f, err := os.Open(name)
 	if err != nil {
-		return inputInvalid, &Error{File: name, Msg: "open input", Err: unwrapPathError(err)}
+		return inputInvalid, &Error{Pos: diag.Position{Filename: name}, Msg: "open input", Err: unwrapPathError(err)}
 	}
 	defer f.Close()
 	br := bufio.NewReaderSize(f, 64<<10)
@@ -35,7 +37,7 @@ func sniff(name string) (inputKind, error) {
 	case bytes.HasPrefix(head, []byte{0xff, 0xff, 0xff, 0xff}):
 		return inputArrow, nil
 	case bytes.HasPrefix(head, []byte("ARROW1")):
-		return inputInvalid, &Error{File: name, Msg: "an Arrow IPC file; node-local Arrow input is the stream format written by collector.ArrowSink"}
+		return inputInvalid, &Error{Pos: diag.Position{Filename: name}, Msg: "an Arrow IPC file; node-local Arrow input is the stream format written by collector.ArrowSink"}
 	}
 	lr := newLineReader(name, br)
 	for {

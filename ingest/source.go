@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/augur-dev/augur/collector"
+	"github.com/augur-dev/augur/diag"
 )
 
 // A source is one node-local input file and its reorder buffer.
@@ -109,7 +110,7 @@ func (b *builder) readRaw(s *source) (*localRecord, error) {
 			}
 			if err != nil {
 				var e *Error
-				if errors.As(err, &e) && b.skip[pos{e.File, e.Line}] {
+				if errors.As(err, &e) && b.skip[pos{e.Pos.Filename, e.Pos.Line}] {
 					continue
 				}
 				return nil, err
@@ -167,7 +168,7 @@ func (r *localRecord) errorf(s *source, format string, args ...any) *Error {
 	if r.at.line == 0 {
 		msg = fmt.Sprintf("row %d of the record batch: %s", r.row, msg)
 	}
-	return &Error{File: s.name, Line: r.at.line, Offset: r.off, Node: r.name, Msg: msg}
+	return &Error{Pos: diag.Position{Filename: s.name, Line: r.at.line, Offset: int(r.off)}, Node: r.name, Msg: msg}
 }
 
 // where describes the position of r for messages about later records.

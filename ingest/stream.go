@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/augur-dev/augur/collector"
+	"github.com/augur-dev/augur/diag"
 	"github.com/augur-dev/augur/trace"
 )
 
@@ -99,14 +100,14 @@ func OpenStream(path string, mem memory.Allocator) (*StreamReader, error) {
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, &Error{File: path, Msg: "open input", Err: unwrapPathError(err)}
+		return nil, &Error{Pos: diag.Position{Filename: path}, Msg: "open input", Err: unwrapPathError(err)}
 	}
 	sr := &StreamReader{path: path, f: f}
 	sr.cr = &countingReader{r: bufio.NewReaderSize(f, 64<<10)}
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, &Error{File: path, Msg: "open input", Err: unwrapPathError(err)}
+		return nil, &Error{Pos: diag.Position{Filename: path}, Msg: "open input", Err: unwrapPathError(err)}
 	}
 	if fi.Size() == 0 {
 		return sr, nil
@@ -114,11 +115,11 @@ func OpenStream(path string, mem memory.Allocator) (*StreamReader, error) {
 	sr.r, err = newStreamReader(sr.cr, mem)
 	if err != nil {
 		if errors.Is(err, io.ErrUnexpectedEOF) {
-			sr.torn = &Error{File: path, Offset: 0, Msg: "torn Arrow stream: it ends inside its schema message; no record is readable"}
+			sr.torn = &Error{Pos: diag.Position{Filename: path}, Msg: "torn Arrow stream: it ends inside its schema message; no record is readable"}
 			return sr, nil
 		}
 		f.Close()
-		return nil, &Error{File: path, Msg: "not a node-local Arrow stream", Err: err}
+		return nil, &Error{Pos: diag.Position{Filename: path}, Msg: "not a node-local Arrow stream", Err: err}
 	}
 	if err := sr.checkSchema(); err != nil {
 		sr.Close()
@@ -145,21 +146,21 @@ func (sr *StreamReader) checkSchema() error {
 		id   arrow.Type
 	}{{"node", arrow.STRING}, {"ts", arrow.UINT64}, {collector.EventColumn, arrow.STRING}}
 	if s.NumFields() < len(want) {
-		return &Error{File: sr.path, Msg: fmt.Sprintf("not a node-local Arrow stream: want the columns node (utf8), ts (uint64) and %s (utf8) first, have %s", collector.EventColumn, s)}
+		return &Error{Pos: diag.Position{Filename: sr.path}, Msg: fmt.Sprintf("not a node-local Arrow stream: want the columns node (utf8), ts (uint64) and %s (utf8) first, have %s", collector.EventColumn, s)}
 	}
 	for i, w := range want {
 		if f := s.Field(i); f.Name != w.name || f.Type.ID() != w.id {
-			return &Error{File: sr.path, Msg: fmt.Sprintf("not a node-local Arrow stream: want the columns node (utf8), ts (uint64) and %s (utf8) first, have %s", collector.EventColumn, s)}
+			return &Error{Pos: diag.Position{Filename: sr.path}, Msg: fmt.Sprintf("not a node-local Arrow stream: want the columns node (utf8), ts (uint64) and %s (utf8) first, have %s", collector.EventColumn, s)}
 		}
 	}
 	seen := map[string]bool{}
 	for _, f := range s.Fields()[3:] {
 		if err := checkVarName(f.Name); err != nil || seen[f.Name] {
-			return &Error{File: sr.path, Field: f.Name, Msg: "column name is empty, reserved or repeated"}
+			return &Error{Pos: diag.Position{Filename: sr.path}, Field: f.Name, Msg: "column name is empty, reserved or repeated"}
 		}
 		seen[f.Name] = true
 		if err := trace.CheckType(f.Type); err != nil {
-			return &Error{File: sr.path, Field: f.Name, Msg: err.Error()}
+			return &Error{Pos: diag.Position{Filename: sr.path}, Field: f.Name, Msg: err.Error()}
 		}
 		sr.schema = append(sr.schema, trace.Column{Name: f.Name, Type: f.Type})
 	}
@@ -194,7 +195,7 @@ func (sr *StreamReader) Next() bool {
 		r:      sr,
 	}
 	if sr.rec.Node == "" || sr.rec.Event == collector.EventInvalid || nodes.IsNull(i) || ts.IsNull(i) {
-		sr.err = &Error{File: sr.path, Offset: sr.offset,
+		sr.err = &Error{Pos: diag.Position{Filename: sr.path, Offset: int(sr.offset)},
 			Msg: fmt.Sprintf("record batch row %d: want a node name, a ts and an event (state, heartbeat or leave), got %q, %d, %q", i, nodes.Value(i), ts.Value(i), events.Value(i))}
 		return false
 	}
@@ -215,7 +216,7 @@ func (sr *StreamReader) nextBatch() (ok bool) {
 				sr.batch.Release()
 				sr.batch = nil
 			}
-			sr.err = &Error{File: sr.path, Offset: sr.offset, Msg: fmt.Sprintf("malformed record batch: %v", p)}
+			sr.err = &Error{Pos: diag.Position{Filename: sr.path, Offset: int(sr.offset)}, Msg: fmt.Sprintf("malformed record batch: %v", p)}
 			ok = false
 		}
 	}()
@@ -224,17 +225,17 @@ func (sr *StreamReader) nextBatch() (ok bool) {
 		switch {
 		case err == nil:
 		case errors.Is(err, io.ErrUnexpectedEOF):
-			sr.torn = &Error{File: sr.path, Offset: sr.offset,
+			sr.torn = &Error{Pos: diag.Position{Filename: sr.path, Offset: int(sr.offset)},
 				Msg: fmt.Sprintf("torn Arrow stream: it ends inside the record batch at this offset (its writer stopped mid-write); %d records before it were read", sr.n)}
 		default:
-			sr.err = &Error{File: sr.path, Offset: sr.offset, Msg: "malformed record batch", Err: err}
+			sr.err = &Error{Pos: diag.Position{Filename: sr.path, Offset: int(sr.offset)}, Msg: "malformed record batch", Err: err}
 		}
 		return false
 	}
 	b := sr.r.RecordBatch()
 	for c, col := range b.Columns() {
 		if err := validateArray(col); err != nil {
-			sr.err = &Error{File: sr.path, Offset: sr.offset, Field: b.ColumnName(c), Msg: "malformed record batch", Err: err}
+			sr.err = &Error{Pos: diag.Position{Filename: sr.path, Offset: int(sr.offset)}, Field: b.ColumnName(c), Msg: "malformed record batch", Err: err}
 			return false
 		}
 	}

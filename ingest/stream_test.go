@@ -186,7 +186,7 @@ func TestStreamTorn(t *testing.T) {
 		}
 		switch {
 		case int64(cut) < starts[0]:
-			if torn == nil || torn.Offset != 0 || !strings.Contains(torn.Msg, "schema") {
+			if torn == nil || torn.Pos.Offset != 0 || !strings.Contains(torn.Msg, "schema") {
 				t.Errorf("cut at %d, in the schema: torn = %v", cut, torn)
 			}
 		case int64(cut) == starts[whole]:
@@ -194,7 +194,7 @@ func TestStreamTorn(t *testing.T) {
 				t.Errorf("cut at %d, between batches: torn = %v", cut, torn)
 			}
 		default:
-			if torn == nil || torn.Offset != starts[whole] || torn.File != path {
+			if torn == nil || torn.Pos.Offset != int(starts[whole]) || torn.Pos.Filename != path {
 				t.Errorf("cut at %d: torn = %v, want offset %d", cut, torn, starts[whole])
 			}
 		}
