@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"reflect"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -97,31 +96,21 @@ func runBench(ctx context.Context, o *benchOptions) error {
 	fmt.Fprintf(stdout, "workload: etcd raft testbed, %d nodes, %d snapshots, %d states, %d properties, seed %d (prepared in %s)\n",
 		o.nodes, w.Trace.NumSnapshots(), w.Trace.NumStates(), len(w.Program.Props), o.seed, round(time.Since(start)))
 
+	timings, err := w.Time(ctx, kinds, o.workers)
+	if err != nil {
+		return err
+	}
 	evals := float64(w.Trace.NumSnapshots()) * float64(len(w.Program.Props))
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "evaluator\tworkers\ttime\tsnapshot×props/s\tper worker\t")
 	times := map[evaluator.Kind]map[int]time.Duration{}
-	var first *evaluator.Result
-	for _, kind := range kinds {
-		for _, workers := range o.workers {
-			start := time.Now()
-			res, err := evaluator.Run(ctx, w.Trace, w.Program, evaluator.Options{Kind: kind, Workers: workers})
-			if err != nil {
-				return err
-			}
-			d := time.Since(start)
-			if first == nil {
-				first = res
-			} else if !reflect.DeepEqual(res, first) {
-				return fmt.Errorf("%s with %d workers disagrees with %s with %d workers", kind, workers, kinds[0], o.workers[0])
-			}
-			if times[kind] == nil {
-				times[kind] = map[int]time.Duration{}
-			}
-			times[kind][workers] = d
-			rate := evals / d.Seconds()
-			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t\n", kind, workers, round(d), si(rate), si(rate/float64(workers)))
+	for _, t := range timings {
+		if times[t.Kind] == nil {
+			times[t.Kind] = map[int]time.Duration{}
 		}
+		times[t.Kind][t.Workers] = t.Time
+		rate := evals / t.Time.Seconds()
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t\n", t.Kind, t.Workers, round(t.Time), si(rate), si(rate/float64(t.Workers)))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
