@@ -1,0 +1,183 @@
+package planted
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/augur-dev/augur/grammar"
+	"github.com/augur-dev/augur/reporter"
+)
+
+// Result is how a report of a system did against the properties planted
+// in it.
+type Result struct {
+	Seed      int64           `json:"seed"`
+	Nodes     int             `json:"nodes"`
+	Snapshots int             `json:"snapshots"`
+	Control   bool            `json:"control"`
+	K         int             `json:"k"` // planted + 2: the ranks that count for recall
+	Planted   []PlantedResult `json:"planted"`
+	// Reported is the number of almost-invariants in the report, and
+	// Steady how many of them fail at some snapshot in steady state.
+	Reported int `json:"reported"`
+	Steady   int `json:"steady"`
+	// Noise counts the entries that are not planted properties and rank
+	// above the last planted one (all of them when a planted property is
+	// not reported).
+	Noise   int           `json:"noise"`
+	Elapsed time.Duration `json:"elapsed_ns"`
+}
+
+// PlantedResult is where a planted property stands in the report.
+type PlantedResult struct {
+	Planted
+	// Rank is the rank of the entry whose property is the planted one up
+	// to the naming of variables and the order of literals, 0 when there
+	// is none.
+	Rank int `json:"rank"`
+	// Under is the rank of an entry that lists the planted property among
+	// its equivalents or the other properties of its anomaly, 0 when none
+	// does: a simpler or luckier property represents it.
+	Under int `json:"under,omitempty"`
+}
+
+// Found reports whether the property is represented within the top k.
+func (r *PlantedResult) Found(k int) bool { return r.Rank > 0 && r.Rank <= k }
+
+// Recalled reports whether every planted property is within the top K.
+func (sc *Result) Recalled() bool {
+	for i := range sc.Planted {
+		if !sc.Planted[i].Found(sc.K) {
+			return false
+		}
+	}
+	return true
+}
+
+// Score scores rep, a report of sys's trace under its spec.
+func Score(rep *reporter.Report, sys *System) (*Result, error) {
+	sc := &Result{
+		Seed: sys.Seed, Nodes: sys.Nodes, Snapshots: sys.Snapshots, Control: sys.Control,
+		K: len(sys.Planted) + 2, Reported: len(rep.AlmostInvariants),
+	}
+	want := make([]string, len(sys.Planted))
+	for i, p := range sys.Planted {
+		id, err := identity(p.Text)
+		if err != nil {
+			return nil, fmt.Errorf("planted property %s: %w", p.Name, err)
+		}
+		want[i] = id
+		sc.Planted = append(sc.Planted, PlantedResult{Planted: p})
+	}
+	last := 0 // rank of the last planted property found
+	for _, e := range rep.AlmostInvariants {
+		if e.ViolatingTags[SteadyTag] > 0 {
+			sc.Steady++
+		}
+		id, err := identity(e.Text)
+		if err != nil {
+			return nil, fmt.Errorf("report entry %d: %w", e.Rank, err)
+		}
+		if i := slices.Index(want, id); i >= 0 && sc.Planted[i].Rank == 0 {
+			sc.Planted[i].Rank = e.Rank
+			last = max(last, e.Rank)
+			continue
+		}
+		for _, other := range slices.Concat(e.Equivalents, e.AlsoFailsHere) {
+			oid, err := identity(other)
+			if err != nil {
+				return nil, fmt.Errorf("report entry %d: %w", e.Rank, err)
+			}
+			if i := slices.Index(want, oid); i >= 0 && sc.Planted[i].Under == 0 {
+				sc.Planted[i].Under = e.Rank
+			}
+		}
+	}
+	for i := range sc.Planted {
+		if sc.Planted[i].Rank > 0 {
+			sc.Planted[i].Under = 0
+		}
+	}
+	missing := slices.ContainsFunc(sc.Planted, func(r PlantedResult) bool { return r.Rank == 0 })
+	for _, e := range rep.AlmostInvariants {
+		if (missing || e.Rank < last) && !slices.ContainsFunc(sc.Planted, func(r PlantedResult) bool { return r.Rank == e.Rank }) {
+			sc.Noise++
+		}
+	}
+	if sys.Control {
+		sc.Noise = sc.Reported
+	}
+	return sc, nil
+}
+
+// identity returns the text of the property src up to the naming of its
+// variables and the order of its literals: the least of its variants.
+func identity(src string) (string, error) {
+	vs, err := variants(src)
+	if err != nil {
+		return "", err
+	}
+	return slices.Min(vs), nil
+}
+
+// variants returns the canonical texts of the property src over the
+// orders of the variables of each node quantifier: distinct nodes are
+// interchangeable, so they all say the same.
+func variants(src string) ([]string, error) {
+	p, err := grammar.Parse(src)
+	if err != nil {
+		return nil, err
+	}
+	q := &grammar.Property{Matrix: p.Matrix}
+	orders := make([][][]string, len(p.Quants))
+	for i, qu := range p.Quants {
+		c := *qu
+		q.Quants = append(q.Quants, &c)
+		orders[i] = [][]string{qu.Vars}
+		if qu.Domain == nil {
+			orders[i] = permutations(qu.Vars)
+		}
+	}
+	var out []string
+	odometer := make([]int, len(orders))
+	for {
+		for i, qu := range q.Quants {
+			qu.Vars = orders[i][odometer[i]]
+		}
+		out = append(out, q.Text())
+		i := 0
+		for ; i < len(odometer); i++ {
+			if odometer[i]++; odometer[i] < len(orders[i]) {
+				break
+			}
+			odometer[i] = 0
+		}
+		if i == len(odometer) {
+			return out, nil
+		}
+	}
+}
+
+// permutations returns every order of vs, by Heap's algorithm.
+func permutations(vs []string) [][]string {
+	a := slices.Clone(vs)
+	out := [][]string{slices.Clone(a)}
+	c := make([]int, len(a))
+	for i := 1; i < len(a); {
+		if c[i] >= i {
+			c[i] = 0
+			i++
+			continue
+		}
+		j := 0
+		if i%2 == 1 {
+			j = c[i]
+		}
+		a[j], a[i] = a[i], a[j]
+		out = append(out, slices.Clone(a))
+		c[i]++
+		i = 1
+	}
+	return out
+}

@@ -1,0 +1,544 @@
+package planted
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+
+	"github.com/augur-dev/augur/grammar"
+)
+
+// Shape is the form of a planted property.
+type Shape uint8
+
+// The shapes of planted properties.
+const (
+	ShapeInvalid          Shape = iota
+	OneNodeOneLiteral           // forall n0 in nodes: one literal
+	OneNodeTwoLiterals          // forall n0 in nodes: two literals
+	TwoNodesTwoLiterals         // forall n0, n1 in nodes: two literals
+	TwoNodesThreeLiterals       // forall n0, n1 in nodes: three literals
+	Iterator                    // an iterator over a container of a node
+	Predicate                   // a predicate of the spec
+	numShapes
+)
+
+var shapeText = [numShapes]string{"invalid", "1n1l", "1n2l", "2n2l", "2n3l", "iter", "pred"}
+
+// String returns the shape's short label: "1n1l" (one node, one
+// literal), "1n2l", "2n2l", "2n3l", "iter" or "pred".
+func (s Shape) String() string {
+	if s >= numShapes {
+		return fmt.Sprintf("Shape(%d)", s)
+	}
+	return shapeText[s]
+}
+
+// MarshalText returns the shape's label, as String does.
+func (s Shape) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// Shapes lists the valid shapes.
+func Shapes() []Shape {
+	return []Shape{OneNodeOneLiteral, OneNodeTwoLiterals, TwoNodesTwoLiterals, TwoNodesThreeLiterals, Iterator, Predicate}
+}
+
+// Sizes of the generated systems.
+const (
+	MinNodes             = 5
+	MaxNodes             = 16
+	DefaultMinSnapshots  = 2000
+	DefaultMaxSnapshots  = 3000
+	FullMaxSnapshots     = 20000 // the upper end of the full range, Options{MaxSnapshots: FullMaxSnapshots}
+	MaxViolations        = 10    // snapshots at which a planted property is broken, at most
+	maxPlanted           = 3
+	controlOneIn         = 5 // one system in controlOneIn is a control
+	maxGenerateAttempts  = 50
+	maxPlacementAttempts = 400
+)
+
+// Options configure Generate. The zero value makes systems of 5 to 16
+// nodes and 2,000 to 3,000 snapshots.
+type Options struct {
+	MinNodes, MaxNodes         int // 0: MinNodes and MaxNodes
+	MinSnapshots, MaxSnapshots int // 0: DefaultMinSnapshots and DefaultMaxSnapshots
+}
+
+func (o Options) withDefaults() (Options, error) {
+	if o.MinNodes == 0 {
+		o.MinNodes = MinNodes
+	}
+	if o.MaxNodes == 0 {
+		o.MaxNodes = max(MaxNodes, o.MinNodes)
+	}
+	if o.MinSnapshots == 0 {
+		o.MinSnapshots = DefaultMinSnapshots
+	}
+	if o.MaxSnapshots == 0 {
+		o.MaxSnapshots = max(DefaultMaxSnapshots, o.MinSnapshots)
+	}
+	switch {
+	case o.MinNodes < MinNodes || o.MaxNodes < o.MinNodes:
+		return o, fmt.Errorf("planted: nodes %d to %d: want at least %d, in increasing order", o.MinNodes, o.MaxNodes, MinNodes)
+	case o.MinSnapshots < 200 || o.MaxSnapshots < o.MinSnapshots:
+		return o, fmt.Errorf("planted: snapshots %d to %d: want at least 200, in increasing order", o.MinSnapshots, o.MaxSnapshots)
+	}
+	return o, nil
+}
+
+// Planted is a property planted in a system: it holds at every snapshot
+// of the trace but those listed, which are tagged bug:Name.
+type Planted struct {
+	Name      string   `json:"name"`
+	Text      string   `json:"text"` // canonical text (grammar.Property.Text)
+	Shape     Shape    `json:"shape"`
+	Snapshots []uint64 `json:"snapshots"` // the snapshots where it fails, in order
+	Steady    int      `json:"steady"`    // how many of them are in steady state
+}
+
+// System is a generated system: its spec, its trace (written by
+// WriteTrace) and the properties planted in it.
+type System struct {
+	Seed      int64
+	Name      string // the spec's system
+	Nodes     int
+	Learners  int
+	Snapshots int
+	Steady    int    // snapshots in steady state
+	Spec      string // the spec, YAML
+	Control   bool   // nothing is planted
+	Planted   []Planted
+	Variables []string // the state variables, in spec order
+	Elections string   // how leaders fail: "crash" or "partition"
+	Episodes  int      // elections, crashes and membership changes
+
+	d      *design
+	views  [][]*view
+	broken map[int]brokenView // step → the node view that breaks a planted property
+	steady []bool
+	calm   []bool
+}
+
+// brokenView is one node's view, changed to break a planted property.
+type brokenView struct {
+	node int
+	v    *view
+	bug  string
+}
+
+// Generate makes the system of seed: the same seed and options always
+// give the same system. One system in five is a control, with nothing
+// planted; the others have one to three planted properties of different
+// shapes, each broken at 1 to MaxViolations snapshots, at least one of
+// them in steady state.
+func Generate(seed int64, opts Options) (*System, error) {
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	for attempt := range uint64(maxGenerateAttempts) {
+		rng := rand.New(rand.NewPCG(uint64(seed), attempt))
+		sys, err := generate(seed, rng, o)
+		if err != nil {
+			return nil, fmt.Errorf("planted: seed %d: %w", seed, err)
+		}
+		if sys != nil {
+			return sys, nil
+		}
+	}
+	return nil, fmt.Errorf("planted: seed %d: no system in %d attempts", seed, maxGenerateAttempts)
+}
+
+// generate makes a system from rng, or returns nil when the properties
+// chosen for it cannot be planted in the run it simulated.
+func generate(seed int64, rng *rand.Rand, o Options) (*System, error) {
+	d := newDesign(rng)
+	control := rng.IntN(controlOneIn) == 0
+	nodes := o.MinNodes + rng.IntN(o.MaxNodes-o.MinNodes+1)
+	steps := o.MinSnapshots + rng.IntN(o.MaxSnapshots-o.MinSnapshots+1)
+	for _, k := range []varKind{varRole, varTerm} {
+		d.has[k] = true
+	}
+	var chosen []*template
+	if !control {
+		want := 1 + rng.IntN(maxPlanted)
+		shapes := rng.Perm(int(numShapes) - 1)
+		// Three literals need a lean system: decide it first, if at all.
+		if i := slices.Index(shapes[:want], int(TwoNodesThreeLiterals)-1); i > 0 {
+			shapes[0], shapes[i] = shapes[i], shapes[0]
+		}
+		for _, sh := range shapes {
+			if len(chosen) == want {
+				break
+			}
+			if t := d.choose(rng, Shape(sh+1)); t != nil {
+				chosen = append(chosen, t)
+			}
+		}
+	}
+	d.addOptional(rng)
+	if d.iterator {
+		d.window = 2 // iterators cost time per element
+	}
+	if d.style == styleAny {
+		d.style = styleCrash
+		if rng.IntN(2) == 0 {
+			d.style = stylePartition
+		}
+	}
+	p := params{
+		nodes:     nodes,
+		steps:     steps,
+		partition: d.style == stylePartition,
+		maxDelay:  1 + rng.IntN(4),
+		busy:      0.1 + 0.2*rng.Float64(),
+		firstTerm: 1 + rng.Int64N(9),
+	}
+	if d.learners && nodes < 6 {
+		if o.MaxNodes < 6 {
+			return nil, nil
+		}
+		p.nodes, nodes = 6, 6 // room for a learner
+	}
+	if nodes >= 6 && (d.learners || rng.IntN(2) == 0) {
+		p.learners = 1 + rng.IntN(min(2, nodes-5))
+	}
+	p.episodes = plan(rng, steps, d.has[varMembers] || d.has[varConfig])
+	s := newSim(rng, p)
+	s.run()
+
+	names := make([]string, nodes)
+	for i := range names {
+		names[i] = fmt.Sprintf("n%d", i+1)
+	}
+	sys := &System{
+		Seed: seed, Name: fmt.Sprintf("planted-%d", seed), Nodes: nodes, Learners: p.learners, Snapshots: steps,
+		Control: control, Elections: "crash",
+		Episodes: len(p.episodes), d: d, views: d.views(s, names), broken: map[int]brokenView{}, steady: s.steady, calm: s.calm,
+	}
+	if p.partition {
+		sys.Elections = "partition"
+	}
+	for _, st := range s.steady {
+		if st {
+			sys.Steady++
+		}
+	}
+
+	// Keep the templates that are natural in this run and whose twins are
+	// not, then break each at a few snapshots.
+	chosen = slices.DeleteFunc(chosen, func(t *template) bool { return !sys.natural(t) })
+	for _, t := range chosen {
+		pl, ok := sys.plant(rng, t, chosen)
+		if !ok {
+			continue
+		}
+		sys.Planted = append(sys.Planted, pl)
+	}
+	if !control && len(sys.Planted) == 0 {
+		return nil, nil
+	}
+	for _, k := range d.vars() {
+		sys.Variables = append(sys.Variables, d.name[k])
+	}
+	sys.Spec = d.spec(sys.Name, p.learners > 0, sys.settings())
+	return sys, nil
+}
+
+// choose picks a template of shape that the design admits, and adopts
+// it; nil when there is none.
+func (d *design) choose(rng *rand.Rand, shape Shape) *template {
+	for _, i := range rng.Perm(len(templates)) {
+		t := templates[i]
+		if t.shape != shape || !d.admits(t) {
+			continue
+		}
+		for _, k := range t.needs {
+			d.has[k] = true
+		}
+		for _, k := range t.forbid {
+			d.forbid[k] = true
+		}
+		if t.style != styleAny {
+			d.style = t.style
+		}
+		d.lean = d.lean || t.lean
+		d.learners = d.learners || t.learners
+		d.iterator = d.iterator || t.shape == Iterator
+		return t
+	}
+	return nil
+}
+
+// admits reports whether t fits the variables and election style the
+// design is committed to.
+func (d *design) admits(t *template) bool {
+	for _, k := range t.needs {
+		if d.forbid[k] {
+			return false
+		}
+	}
+	for _, k := range t.forbid {
+		if d.has[k] {
+			return false
+		}
+	}
+	// A lean system has few variables, one index variable and no
+	// iterator.
+	isIndex := func(k varKind) bool { return varInfo[k].cat == catIndex }
+	if t.lean {
+		others := slices.DeleteFunc(d.vars(), func(k varKind) bool { return slices.Contains(t.needs, k) })
+		if d.iterator || len(others) > leanVars-len(t.needs) || slices.ContainsFunc(others, isIndex) {
+			return false
+		}
+	}
+	if d.lean && (t.shape == Iterator || slices.ContainsFunc(t.needs, func(k varKind) bool { return isIndex(k) && !d.has[k] })) {
+		return false
+	}
+	return t.style == styleAny || d.style == styleAny || d.style == t.style
+}
+
+// optional is the chance that a system has each variable the planted
+// properties do not need.
+var optional = [numVarKinds]float64{
+	varID: 0.7, varLead: 0.5, varCommit: 0.8, varApplied: 0.6, varLast: 0.5, varLog: 0.35,
+	varMembers: 0.35, varConfig: 0.3, varAcked: 0.3, varSent: 0.25, varRecv: 0.25,
+}
+
+// Bounds on the number of state variables of a system, and on their
+// semantic categories.
+const (
+	minVars       = 5
+	maxVars       = 12
+	leanVars      = 7 // at most, in a lean system
+	iterVars      = 7 // at most, in a system with an iterator: each costs time per element
+	minCategories = 4
+)
+
+// addOptional adds variables at random, then as needed to have at least
+// minVars of at least minCategories categories.
+func (d *design) addOptional(rng *rand.Rand) {
+	// Index variables compare with each other and with the log's
+	// indices: each one adds many literals. Lean systems add none, and
+	// systems with an iterator, whose literals cost most, few.
+	most, indices := maxVars, maxVars
+	if d.iterator {
+		most, indices = iterVars, 2
+	}
+	if d.lean {
+		most, indices = leanVars, 0
+	}
+	fits := func(k varKind) bool {
+		if varInfo[k].cat != catIndex {
+			return true
+		}
+		n := 0
+		for _, v := range d.vars() {
+			if varInfo[v].cat == catIndex {
+				n++
+			}
+		}
+		return n < indices
+	}
+	var allowed []varKind
+	for k := range numVarKinds {
+		if !d.has[k] && !d.forbid[k] && optional[k] > 0 {
+			allowed = append(allowed, k)
+		}
+	}
+	rng.Shuffle(len(allowed), func(i, j int) { allowed[i], allowed[j] = allowed[j], allowed[i] })
+	for _, k := range allowed {
+		if len(d.vars()) < most && fits(k) && rng.Float64() < optional[k] {
+			d.has[k] = true
+		}
+	}
+	for _, k := range allowed {
+		if !d.has[k] && fits(k) && (len(d.vars()) < minVars || d.categories() < minCategories && d.newCategory(k)) {
+			d.has[k] = true
+		}
+	}
+}
+
+// newCategory reports whether variable k would add a category.
+func (d *design) newCategory(k varKind) bool {
+	for _, v := range d.vars() {
+		if varInfo[v].cat == varInfo[k].cat {
+			return false
+		}
+	}
+	return true
+}
+
+// plan returns the episodes of a run of the given length, in random
+// order: at least four elections (so that terms take more values than
+// the spec mines constants for), some crashes and, with a membership,
+// some moves.
+func plan(rng *rand.Rand, steps int, membership bool) []episode {
+	var eps []episode
+	for range 4 + rng.IntN(3) + steps/4000 {
+		eps = append(eps, episodeElection)
+	}
+	for range rng.IntN(3) {
+		eps = append(eps, episodeCrash)
+	}
+	moves := rng.IntN(2)
+	if membership {
+		moves = 1 + rng.IntN(2)
+	}
+	for range moves {
+		eps = append(eps, episodeMove)
+	}
+	rng.Shuffle(len(eps), func(i, j int) { eps[i], eps[j] = eps[j], eps[i] })
+	return eps
+}
+
+// at returns the views of the nodes at step t, with a broken view where
+// one was planted.
+func (sys *System) at(t int) []*view {
+	b, ok := sys.broken[t]
+	if !ok {
+		return sys.views[t]
+	}
+	vs := slices.Clone(sys.views[t])
+	vs[b.node] = b.v
+	return vs
+}
+
+// natural reports whether t holds at every step of the run and each of
+// its twins fails at some step.
+func (sys *System) natural(t *template) bool {
+	for _, vs := range sys.views {
+		if !t.holds(sys.d, vs) {
+			return false
+		}
+	}
+	for _, tw := range t.twins {
+		if slices.ContainsFunc(tw.needs, func(k varKind) bool { return !sys.d.has[k] }) {
+			continue // not expressible in this system
+		}
+		if !slices.ContainsFunc(sys.views, func(vs []*view) bool { return !tw.holds(sys.d, vs) }) {
+			return false
+		}
+	}
+	return true
+}
+
+// plant breaks t at 1 to MaxViolations steps, the first of them steady,
+// in runs of 1 to 3 consecutive steps, where no other property planted
+// (or to be planted) in the system breaks as well. The steps are calm:
+// no election, crash or membership change is under way, whose rare
+// states could make some odd property fail only where t is broken.
+func (sys *System) plant(rng *rand.Rand, t *template, all []*template) (Planted, bool) {
+	k := 1 + rng.IntN(MaxViolations)
+	var steps []int
+	// tryAt breaks t at step s if it can.
+	tryAt := func(s int) bool {
+		if s < 0 || s >= len(sys.views) || !sys.calm[s] {
+			return false
+		}
+		if _, taken := sys.broken[s]; taken {
+			return false
+		}
+		vs := sys.views[s]
+		i, v := t.inject(sys.d, vs, rng)
+		if i < 0 {
+			return false
+		}
+		bad := slices.Clone(vs)
+		bad[i] = v
+		if t.holds(sys.d, bad) {
+			return false
+		}
+		for _, u := range all {
+			if u != t && !u.holds(sys.d, bad) {
+				return false
+			}
+		}
+		sys.broken[s] = brokenView{node: i, v: v, bug: t.name}
+		steps = append(steps, s)
+		return true
+	}
+	var steady []int
+	for s, st := range sys.steady {
+		if st {
+			steady = append(steady, s)
+		}
+	}
+	first := false
+	for _, i := range rng.Perm(len(steady))[:min(len(steady), maxPlacementAttempts)] {
+		if first = tryAt(steady[i]); first {
+			break
+		}
+	}
+	if !first {
+		return Planted{}, false
+	}
+	run := 1 + rng.IntN(3)
+	for try := 0; len(steps) < k && try < maxPlacementAttempts; try++ {
+		if run > 1 && tryAt(steps[len(steps)-1]+1) {
+			run--
+			continue
+		}
+		run = 1 + rng.IntN(3)
+		tryAt(rng.IntN(len(sys.views)))
+	}
+	slices.Sort(steps)
+	text, err := canonical(t.text(sys.d))
+	if err != nil {
+		panic(err) // the templates write valid properties
+	}
+	pl := Planted{Name: t.name, Text: text, Shape: t.shape}
+	for _, s := range steps {
+		pl.Snapshots = append(pl.Snapshots, snapshotID(s))
+		if sys.steady[s] {
+			pl.Steady++
+		}
+	}
+	return pl, true
+}
+
+// snapshotID is the ID of the snapshot of step s.
+func snapshotID(s int) uint64 { return uint64(s) + 1 }
+
+// canonical returns the canonical text of the property src.
+func canonical(src string) (string, error) {
+	p, err := grammar.Parse(src)
+	if err != nil {
+		return "", err
+	}
+	return p.Text(), nil
+}
+
+// settings returns the generate section of the spec: enough literals
+// and iterators for the planted properties, and no more, since each
+// costs time. No class is capped, so that every planted property is in
+// the pool; three literals are allowed only in lean systems, whose pool
+// stays small.
+func (sys *System) settings() generateSettings {
+	g := generateSettings{maxLiterals: 2}
+	if slices.ContainsFunc(sys.Planted, func(p Planted) bool { return p.Shape == TwoNodesThreeLiterals }) {
+		g.maxLiterals = 3
+	}
+	if sys.d.iterator {
+		g.iterate = []varKind{varLog}
+	}
+	return g
+}
+
+// Describe returns a line saying what the system is.
+func (sys *System) Describe() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "seed %d: %d nodes", sys.Seed, sys.Nodes)
+	if sys.Learners > 0 {
+		fmt.Fprintf(&b, " (%d learners)", sys.Learners)
+	}
+	fmt.Fprintf(&b, ", %d snapshots (%d steady), %d variables (%s), %s elections, %d episodes",
+		sys.Snapshots, sys.Steady, len(sys.Variables), strings.Join(sys.Variables, " "), sys.Elections, sys.Episodes)
+	if sys.Control {
+		b.WriteString("; control")
+	}
+	for _, p := range sys.Planted {
+		fmt.Fprintf(&b, "; %s %s at %d snapshots", p.Shape, p.Name, len(p.Snapshots))
+	}
+	return b.String()
+}
