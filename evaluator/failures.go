@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"sync"
 
 	"github.com/augur-dev/augur/specs"
 )
@@ -34,58 +33,98 @@ type ExprFailures struct {
 	Error    string `json:"error"`
 }
 
-// failures collects the ExprFailures of a run from every engine. Only
-// failures take its lock: an expression that works costs nothing.
+// failures collects the ExprFailures of one engine; Run merges the
+// engines' at the end, so that a failing expression takes no lock. Only
+// failures cost anything: an expression that works is never seen here.
 type failures struct {
-	mu     sync.Mutex
-	byName map[string]*failureSet
+	byExpr map[exprID]*failureSet
 }
+
+// exprID names a derived variable or a predicate.
+type exprID struct{ kind, name string }
 
 type failureSet struct {
 	ExprFailures
 	seen map[string]struct{}
 }
 
-// add counts err, the failure of an expression at snapshot snap on the
-// input named by key. Errors other than *specs.EvalError are not
-// expression failures and are ignored.
-func (f *failures) add(err error, snap uint64, key string) {
+// input is what an expression failed on: the node state at row, for a
+// derived variable, or the argument list args, for a predicate.
+type input struct {
+	row  uint32
+	args []any
+}
+
+// key names the input; it is only computed while the distinct inputs of
+// an expression are still being counted.
+func (in input) key() string {
+	if in.args != nil {
+		return fmt.Sprint(in.args)
+	}
+	return strconv.FormatUint(uint64(in.row), 10)
+}
+
+// add counts err, the failure of an expression at snapshot snap on in.
+// Errors other than *specs.EvalError are not expression failures and are
+// ignored.
+func (f *failures) add(err error, snap uint64, in input) {
 	var ee *specs.EvalError
 	if !errors.As(err, &ee) {
 		return
 	}
-	msg := err.Error()
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.byName == nil {
-		f.byName = map[string]*failureSet{}
+	if f.byExpr == nil {
+		f.byExpr = map[exprID]*failureSet{}
 	}
-	id := ee.Kind + " " + ee.Name
-	s := f.byName[id]
+	id := exprID{ee.Kind, ee.Name}
+	s := f.byExpr[id]
 	if s == nil {
-		s = &failureSet{
-			ExprFailures: ExprFailures{Kind: ee.Kind, Name: ee.Name, Snapshot: snap, Error: msg},
-			seen:         map[string]struct{}{},
-		}
-		f.byName[id] = s
+		s = &failureSet{ExprFailures: ExprFailures{Kind: ee.Kind, Name: ee.Name, Snapshot: snap, Error: err.Error()}, seen: map[string]struct{}{}}
+		f.byExpr[id] = s
+	} else if snap <= s.Snapshot {
+		s.first(snap, err.Error())
 	}
-	// The first failure is the least (snapshot, message), whichever engine
-	// found it first.
+	if len(s.seen) < MaxFailureInputs {
+		if k := in.key(); !has(s.seen, k) {
+			s.seen[k] = struct{}{}
+			s.Inputs++
+		}
+	}
+}
+
+// first keeps the failure at snap if it comes before the one kept: the
+// least (snapshot, message), whichever engine found it first.
+func (s *failureSet) first(snap uint64, msg string) {
 	if snap < s.Snapshot || snap == s.Snapshot && msg < s.Error {
 		s.Snapshot, s.Error = snap, msg
 	}
-	if _, ok := s.seen[key]; !ok && len(s.seen) < MaxFailureInputs {
-		s.seen[key] = struct{}{}
-		s.Inputs++
+}
+
+// merge adds the tallies of o, another engine's: the distinct inputs are
+// the union of both.
+func (f *failures) merge(o *failures) {
+	for id, os := range o.byExpr {
+		if f.byExpr == nil {
+			f.byExpr = map[exprID]*failureSet{}
+		}
+		s := f.byExpr[id]
+		if s == nil {
+			f.byExpr[id] = os
+			continue
+		}
+		s.first(os.Snapshot, os.Error)
+		for k := range os.seen {
+			if !has(s.seen, k) && len(s.seen) < MaxFailureInputs {
+				s.seen[k] = struct{}{}
+				s.Inputs++
+			}
+		}
 	}
 }
 
 // list returns the tallies ordered by kind and name.
 func (f *failures) list() []ExprFailures {
-	f.mu.Lock()
-	defer f.mu.Unlock()
 	var out []ExprFailures
-	for _, s := range f.byName {
+	for _, s := range f.byExpr {
 		out = append(out, s.ExprFailures)
 	}
 	slices.SortFunc(out, func(a, b ExprFailures) int {
@@ -94,32 +133,26 @@ func (f *failures) list() []ExprFailures {
 	return out
 }
 
-// rowKey names a node state, the input of a derived variable.
-func rowKey(row uint32) string { return strconv.FormatUint(uint64(row), 10) }
-
-// argsKey names an argument list, the input of a predicate.
-func argsKey(args []any) string { return fmt.Sprint(args) }
+func has(set map[string]struct{}, k string) bool {
+	_, ok := set[k]
+	return ok
+}
 
 // MergeFailures merges the tallies of shards of one run: the inputs add
 // up (an input seen by two shards counts twice) and the first failure is
 // the earliest.
 func MergeFailures(lists ...[]ExprFailures) []ExprFailures {
-	var f failures
+	f := failures{byExpr: map[exprID]*failureSet{}}
 	for _, l := range lists {
 		for _, e := range l {
-			id := e.Kind + " " + e.Name
-			if f.byName == nil {
-				f.byName = map[string]*failureSet{}
-			}
-			s := f.byName[id]
+			id := exprID{e.Kind, e.Name}
+			s := f.byExpr[id]
 			if s == nil {
-				f.byName[id] = &failureSet{ExprFailures: e}
+				f.byExpr[id] = &failureSet{ExprFailures: e}
 				continue
 			}
 			s.Inputs += e.Inputs
-			if e.Snapshot < s.Snapshot || e.Snapshot == s.Snapshot && e.Error < s.Error {
-				s.Snapshot, s.Error = e.Snapshot, e.Error
-			}
+			s.first(e.Snapshot, e.Error)
 		}
 	}
 	return f.list()

@@ -2,6 +2,7 @@ package evaluator_test
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -93,5 +94,45 @@ func TestMergeFailures(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("MergeFailures = %+v, want %+v", got, want)
+	}
+}
+
+// BenchmarkFailingPredicate evaluates a predicate that fails at every
+// binding (a null argument), the worst case of the failure tally.
+func BenchmarkFailingPredicate(b *testing.B) {
+	var snaps []snap
+	for i := range 200 {
+		s := snap{}
+		for n := range 8 {
+			st := st{"log": []any{}}
+			if n != 0 {
+				st["x"] = i64(int64(i + n))
+			}
+			s[fmt.Sprint("n", n)] = st
+		}
+		snaps = append(snaps, s)
+	}
+	tr := writeTiny(b, snaps)
+	defer tr.Close()
+	spec, err := specs.Parse("fail.yaml", []byte(failSpec))
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := grammar.Parse("forall n, m in nodes: n.id == m.id or behind(n.x, m.x)")
+	if err != nil {
+		b.Fatal(err)
+	}
+	prog, err := evaluator.Compile(spec, []*grammar.Property{p})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, kind := range []evaluator.Kind{evaluator.Reference, evaluator.Fast} {
+		b.Run(kind.String(), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := evaluator.Run(context.Background(), tr, prog, evaluator.Options{Kind: kind, Workers: 2}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -113,8 +113,8 @@ type prun struct {
 // took 120 MiB more of resident memory for nothing.
 const internBudget = 4 << 20
 
-func newFast(tr *trace.Trace, prog *Program, pl *plan, fails *failures) (*fast, error) {
-	ref, err := newReference(tr, prog, fails)
+func newFast(tr *trace.Trace, prog *Program, pl *plan) (*fast, error) {
+	ref, err := newReference(tr, prog)
 	if err != nil {
 		return nil, err
 	}
@@ -149,6 +149,8 @@ func (e *fast) prepareConsts() {
 }
 
 func (e *fast) close() { e.ref.close() }
+
+func (e *fast) failures() *failures { return &e.ref.fails }
 
 func (e *fast) start(t *task) {
 	e.task = t
@@ -411,7 +413,7 @@ func (e *fast) rowAtom(a *fatom, r *frow) bool {
 func (e *fast) call(a *fatom) bool {
 	ok, err := a.pred.Eval(e.args)
 	if err != nil {
-		e.ref.fails.add(err, e.ref.snap, argsKey(e.args))
+		e.ref.fails.add(err, e.ref.snap, input{args: e.args})
 	}
 	return ok
 }

@@ -85,7 +85,7 @@ variables:
 	if len(pl.fallback) > 0 {
 		t.Fatalf("%d properties left to the reference", len(pl.fallback))
 	}
-	e, err := newFast(tr, prog, pl, &failures{})
+	e, err := newFast(tr, prog, pl)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,8 +21,8 @@ type reference struct {
 	slots       []any                 // current binding
 	task        *task
 
-	fails *failures // of derived variables and predicates, shared by the engines of a run
-	snap  uint64    // ID of the snapshot being evaluated
+	fails failures // of derived variables and predicates, merged over the engines by Run
+	snap  uint64   // ID of the snapshot being evaluated
 }
 
 // nodeState is a decoded state: the values of the spec's variables, then
@@ -32,10 +32,9 @@ type nodeState struct {
 	vals []any
 }
 
-func newReference(tr *trace.Trace, prog *Program, fails *failures) (*reference, error) {
+func newReference(tr *trace.Trace, prog *Program) (*reference, error) {
 	r := &reference{
 		prog:   prog,
-		fails:  fails,
 		states: tr.States(),
 		cache:  map[uint32]*nodeState{},
 		next:   map[uint32]*nodeState{},
@@ -60,6 +59,8 @@ func (r *reference) close() { r.states.Close() }
 func (r *reference) start(t *task) { r.task = t }
 
 func (r *reference) finish() {}
+
+func (r *reference) failures() *failures { return &r.fails }
 
 // load decodes the members of s, reusing the states of the previous
 // snapshot.
@@ -102,7 +103,7 @@ func (r *reference) decode(st *trace.State, row uint32) *nodeState {
 	for _, d := range spec.Derived {
 		v, err := d.Eval(env)
 		if err != nil {
-			r.fails.add(err, r.snap, rowKey(row))
+			r.fails.add(err, r.snap, input{row: row})
 		}
 		env[d.Name] = v
 		vals = append(vals, normalize(env[d.Name], d.Type))
@@ -285,7 +286,7 @@ func (r *reference) atom(a *atom) bool {
 		}
 		ok, err := a.pred.Eval(args)
 		if err != nil {
-			r.fails.add(err, r.snap, argsKey(args))
+			r.fails.add(err, r.snap, input{args: args})
 		}
 		return ok
 	}

@@ -157,6 +157,8 @@ type engine interface {
 	eval(s *trace.Snapshot) error
 	// finish completes the task's stats.
 	finish()
+	// failures returns the expressions that failed on this engine.
+	failures() *failures
 	close()
 }
 
@@ -174,11 +176,11 @@ type task struct {
 	moments int // per property
 }
 
-func newEngine(kind Kind, tr *trace.Trace, prog *Program, pl *plan, fails *failures) (engine, error) {
+func newEngine(kind Kind, tr *trace.Trace, prog *Program, pl *plan) (engine, error) {
 	if kind == Reference {
-		return newReference(tr, prog, fails)
+		return newReference(tr, prog)
 	}
-	return newFast(tr, prog, pl, fails)
+	return newFast(tr, prog, pl)
 }
 
 // Run evaluates prog over every snapshot of tr.
@@ -220,12 +222,13 @@ func Run(ctx context.Context, tr *trace.Trace, prog *Program, opts Options) (*Re
 	if opts.Kind == Fast {
 		pl = newPlan(prog)
 	}
-	var fails failures
+	all := make([]engine, 0, opts.Workers)
 	for range opts.Workers {
-		e, err := newEngine(opts.Kind, tr, prog, pl, &fails)
+		e, err := newEngine(opts.Kind, tr, prog, pl)
 		if err != nil {
 			return nil, err
 		}
+		all = append(all, e)
 		engines <- e
 	}
 
@@ -322,6 +325,10 @@ func Run(ctx context.Context, tr *trace.Trace, prog *Program, opts Options) (*Re
 	}
 	if err := sr.Err(); err != nil {
 		return nil, err
+	}
+	var fails failures
+	for _, e := range all {
+		fails.merge(e.failures())
 	}
 	res.Failures = fails.list()
 	return res, nil
