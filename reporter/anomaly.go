@@ -2,6 +2,7 @@ package reporter
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"slices"
 
@@ -233,8 +234,8 @@ func steadyTag(asked string, tags map[string]int64) string {
 // entryWarnings returns the caveats about a candidate.
 func entryWarnings(p *evaluator.Prop) []string {
 	var ws []string
-	if p.Literals() >= 2 && !(p.Flat() && p.Literals() <= evaluator.MaxPatternLiterals) {
-		ws = append(ws, "or-effect not tested: the evaluator counts literal patterns only for flat disjunctions of at most 4 literals")
+	if p.Literals() >= 2 && !patterned(p) {
+		ws = append(ws, fmt.Sprintf("or-effect not tested: the evaluator counts literal patterns only for flat disjunctions of at most %d literals", evaluator.MaxPatternLiterals))
 	}
 	return ws
 }

@@ -66,8 +66,13 @@ func orEffect(cands []*Entry, alpha, minLift float64) int {
 	return dropped
 }
 
-func testable(e *Entry) bool {
-	return e.prop.Flat() && e.prop.Literals() <= evaluator.MaxPatternLiterals
+// testable reports whether the or-effect tests can judge e: the evaluator
+// counts literal patterns only for flat disjunctions of at most
+// evaluator.MaxPatternLiterals literals.
+func testable(e *Entry) bool { return patterned(e.prop) }
+
+func patterned(p *evaluator.Prop) bool {
+	return p.Flat() && p.Literals() <= evaluator.MaxPatternLiterals
 }
 
 // subTable returns the table of "Q violated" (rows) against "R holds"
