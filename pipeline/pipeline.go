@@ -189,25 +189,7 @@ func (p *Pipeline) Report(ctx context.Context, res *evaluator.Result, o Options)
 		}
 	}
 	in.Moments = func(props []*grammar.Property, max int) ([][]uint64, error) {
-		opts := evaluator.Options{Workers: o.Workers, MaxWitnesses: -1, MaxMoments: max, OnlyTag: o.OnlyTag}
-		prog, err := evaluator.Compile(p.Spec, props)
-		if err != nil {
-			return nil, err
-		}
-		if o.Progress != nil {
-			o.Progress.Start(fmt.Sprintf("grouping %d candidates", len(props)), p.Trace.NumSnapshots())
-			defer o.Progress.Stop()
-			opts.Progress = o.Progress.Update
-		}
-		res, err := evaluator.Run(ctx, p.Trace, prog, opts)
-		if err != nil {
-			return nil, err
-		}
-		ms := make([][]uint64, len(props))
-		for i := range ms {
-			ms[i] = res.Stats[i].Moments
-		}
-		return ms, nil
+		return p.moments(ctx, props, max, o)
 	}
 	rep, err := reporter.Build(in, ropts)
 	if err != nil {
@@ -219,6 +201,26 @@ func (p *Pipeline) Report(ctx context.Context, res *evaluator.Result, o Options)
 		}
 	}
 	return rep, nil
+}
+
+// moments evaluates props, candidates of p's report, again and returns the
+// first max violating snapshots of each: the reporter's second pass.
+func (p *Pipeline) moments(ctx context.Context, props []*grammar.Property, max int, o Options) ([][]uint64, error) {
+	opts := evaluator.Options{Workers: o.Workers, MaxWitnesses: -1, MaxMoments: max, OnlyTag: o.OnlyTag}
+	if o.Progress != nil {
+		o.Progress.Start(fmt.Sprintf("grouping %d candidates", len(props)), p.Trace.NumSnapshots())
+		defer o.Progress.Stop()
+		opts.Progress = o.Progress.Update
+	}
+	res, err := evaluateProps(ctx, p.Spec, p.Trace, props, opts)
+	if err != nil {
+		return nil, err
+	}
+	ms := make([][]uint64, len(props))
+	for i := range ms {
+		ms[i] = res.Stats[i].Moments
+	}
+	return ms, nil
 }
 
 // FailuresIn counts, for each of props, the snapshots of the trace at
