@@ -13,6 +13,8 @@ import (
 	"github.com/augur-dev/augur/evaluator"
 	"github.com/augur-dev/augur/pipeline"
 	"github.com/augur-dev/augur/testbeds"
+	"github.com/augur-dev/augur/testbeds/catalog"
+	"github.com/augur-dev/augur/testbeds/etcdraft"
 )
 
 // benchOptions are augur bench's flags.
@@ -132,7 +134,7 @@ func runBench(ctx context.Context, o *benchOptions) error {
 // the spec beside it, and prepares o.props properties of the pool its
 // spec generates, taken evenly from it.
 func benchWorkload(dir string, o *benchOptions) (*pipeline.Pipeline, error) {
-	specPath, tracePath, _, err := recordEtcdRaft(dir, "bench", testbeds.Config{Nodes: o.nodes, Steps: o.snapshots, Seed: o.seed})
+	specPath, tracePath, _, err := catalog.Record(dir, "bench", etcdraft.Testbed, testbeds.Config{Nodes: o.nodes, Steps: o.snapshots, Seed: o.seed})
 	if err != nil {
 		return nil, err
 	}

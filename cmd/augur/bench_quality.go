@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/augur-dev/augur/internal/progress"
 	"github.com/augur-dev/augur/testbeds/planted"
 )
 
@@ -75,7 +76,7 @@ func runBenchQuality(ctx context.Context, o *benchQualityOptions) error {
 	if o.full {
 		opts.Generate.MaxSnapshots = planted.FullMaxSnapshots
 	}
-	pr := newProgress(o.stderr)
+	pr := progress.New(o.stderr)
 	pr.Start("systems", len(seeds))
 	opts.Progress = func(done, total int, _ *planted.Result) { pr.Update(done, total) }
 	sum, err := planted.Run(ctx, seeds, opts)

@@ -4,13 +4,12 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/augur-dev/augur/pipeline"
-	"github.com/augur-dev/augur/specs"
 	"github.com/augur-dev/augur/testbeds"
+	"github.com/augur-dev/augur/testbeds/catalog"
 	"github.com/augur-dev/augur/testbeds/etcdraft"
 )
 
@@ -73,7 +72,7 @@ func runDemo(ctx context.Context, o *demoOptions) error {
 	}
 	defer cleanup()
 	cfg := testbeds.Config{Steps: o.steps, Seed: o.seed, Bug: o.bug}
-	specPath, tracePath, st, err := recordEtcdRaft(dir, "demo", cfg)
+	specPath, tracePath, st, err := catalog.Record(dir, "demo", etcdraft.Testbed, cfg)
 	if err != nil {
 		return err
 	}
@@ -99,28 +98,4 @@ func workDir(keep, prefix string) (dir string, cleanup func(), err error) {
 		return "", nil, err
 	}
 	return tmp, func() { os.RemoveAll(tmp) }, nil
-}
-
-// recordEtcdRaft records a run of the etcd raft testbed with cfg (its
-// node count and faults defaulting to the testbed's) into dir/NAME.trace,
-// replacing it, and writes the testbed's spec beside it as dir/NAME.yaml.
-func recordEtcdRaft(dir, name string, cfg testbeds.Config) (specPath, tracePath string, st testbeds.Stats, err error) {
-	tb := etcdraft.Testbed
-	spec, err := specs.Testbed(tb.Name)
-	if err != nil {
-		return "", "", st, err
-	}
-	specPath, tracePath = filepath.Join(dir, name+".yaml"), filepath.Join(dir, name+".trace")
-	if err := os.WriteFile(specPath, spec, 0o644); err != nil {
-		return "", "", st, err
-	}
-	if cfg.Nodes == 0 {
-		cfg.Nodes = tb.Nodes
-	}
-	if cfg.Faults == (testbeds.Faults{}) {
-		cfg.Faults = tb.Faults
-	}
-	cfg.ResetAfter, cfg.Overwrite = testbeds.DefaultResetAfter, true
-	st, err = tb.Run(cfg, tracePath)
-	return specPath, tracePath, st, err
 }

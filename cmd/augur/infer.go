@@ -12,6 +12,7 @@ import (
 
 	"github.com/augur-dev/augur/cluster"
 	"github.com/augur-dev/augur/evaluator"
+	"github.com/augur-dev/augur/internal/progress"
 	"github.com/augur-dev/augur/internal/safefile"
 	"github.com/augur-dev/augur/pipeline"
 	"github.com/augur-dev/augur/reporter"
@@ -71,7 +72,7 @@ func (o *inferOptions) pipelineOptions() (pipeline.Options, error) {
 		Output:    o.output,
 	}
 	if !o.quiet {
-		po.Progress = newProgress(o.stderr)
+		po.Progress = progress.New(o.stderr)
 	}
 	return po, nil
 }
@@ -158,7 +159,7 @@ func runShard(ctx context.Context, o *inferOptions) error {
 	}
 	po := pipeline.Options{Evaluator: kind, Workers: o.workers, OnlyTag: o.onlyTag}
 	if !o.quiet {
-		po.Progress = newProgress(o.stderr)
+		po.Progress = progress.New(o.stderr)
 	}
 	st, err := pipeline.Shard(ctx, o.spec, o.trace, sh, po)
 	if err != nil {

@@ -10,14 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/augur-dev/augur/testbeds"
-	"github.com/augur-dev/augur/testbeds/chord"
-	"github.com/augur-dev/augur/testbeds/etcdraft"
-	"github.com/augur-dev/augur/testbeds/paxos"
-	"github.com/augur-dev/augur/testbeds/randtree"
+	"github.com/augur-dev/augur/testbeds/catalog"
 )
-
-// testbedList holds the testbeds augur testbed can run.
-var testbedList = []testbeds.Testbed{etcdraft.Testbed, chord.Testbed, paxos.Testbed, randtree.Testbed}
 
 func newTestbedCmd() *cobra.Command {
 	cmd := &cobra.Command{
@@ -48,7 +42,7 @@ func newTestbedListCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			w := cmd.OutOrStdout()
-			for _, tb := range testbedList {
+			for _, tb := range catalog.All {
 				fmt.Fprintf(w, "%s\t%s\n\tnodes: %d\n\tbugs: %s\n\tfaults: %s\n", tb.Name, tb.Doc, tb.Nodes, strings.Join(tb.Bugs, ", "), tb.Faults)
 			}
 			return nil
@@ -98,11 +92,11 @@ func newTestbedRunCmd(runF func(*testbedRunOptions) error) *cobra.Command {
 }
 
 func runTestbed(o *testbedRunOptions) error {
-	i := slices.IndexFunc(testbedList, func(tb testbeds.Testbed) bool { return tb.Name == o.name })
-	if i < 0 {
-		return fmt.Errorf("testbed: unknown testbed %q (see augur testbed list)", o.name)
+	tb, err := catalog.Lookup(o.name)
+	if err != nil {
+		return fmt.Errorf("testbed run: %w", err)
 	}
-	tb, cfg := testbedList[i], o.cfg
+	cfg := o.cfg
 	if o.out == "" {
 		return fmt.Errorf("testbed run: -o OUT.trace is required")
 	}
@@ -115,7 +109,6 @@ func runTestbed(o *testbedRunOptions) error {
 	if cfg.Nodes < 1 || cfg.Steps < 1 {
 		return fmt.Errorf("testbed run: --nodes and --steps must be positive")
 	}
-	var err error
 	if cfg.Faults, err = testbeds.ParseFaults(o.faults, tb.Faults); err != nil {
 		return err
 	}

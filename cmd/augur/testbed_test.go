@@ -3,10 +3,10 @@ package main
 import (
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 
 	"github.com/augur-dev/augur/testbeds"
+	"github.com/augur-dev/augur/testbeds/catalog"
 	"github.com/augur-dev/augur/testbeds/testbedtest"
 )
 
@@ -39,11 +39,10 @@ func TestTestbedTraces(t *testing.T) {
 			name += "-" + tt.bug
 		}
 		t.Run(name, func(t *testing.T) {
-			i := slices.IndexFunc(testbedList, func(tb testbeds.Testbed) bool { return tb.Name == tt.testbed })
-			if i < 0 {
-				t.Fatalf("no testbed %s", tt.testbed)
+			tb, err := catalog.Lookup(tt.testbed)
+			if err != nil {
+				t.Fatal(err)
 			}
-			tb := testbedList[i]
 			cfg := testbeds.Config{Nodes: tb.Nodes, Steps: tt.steps, Seed: tt.seed, Faults: tb.Faults,
 				Bug: tt.bug, ResetAfter: testbeds.DefaultResetAfter}
 			dir := filepath.Join(t.TempDir(), "run.trace")

@@ -1,4 +1,7 @@
-package main
+// Package progress shows how far a long run is: a bar when the output is a
+// terminal, otherwise a plain line every few seconds, so that CI logs stay
+// readable.
+package progress
 
 import (
 	"fmt"
@@ -11,10 +14,8 @@ import (
 	"golang.org/x/term"
 )
 
-// progress reports how far a long run is (a pipeline.Progress): a bar
-// when stderr is a terminal, otherwise a plain line every few seconds, so
-// that CI logs stay readable.
-type progress struct {
+// A Progress reports how far a long run is; it is a pipeline.Progress.
+type Progress struct {
 	w    io.Writer
 	tty  bool
 	p    *mpb.Progress
@@ -23,14 +24,15 @@ type progress struct {
 	last time.Time
 }
 
-// newProgress returns a progress that writes to w.
-func newProgress(w io.Writer) *progress {
+// New returns a Progress that writes to w, drawing a bar when w is a
+// terminal.
+func New(w io.Writer) *Progress {
 	f, ok := w.(*os.File)
-	return &progress{w: w, tty: ok && term.IsTerminal(int(f.Fd()))}
+	return &Progress{w: w, tty: ok && term.IsTerminal(int(f.Fd()))}
 }
 
 // Start begins reporting total units of what.
-func (pr *progress) Start(what string, total int) {
+func (pr *Progress) Start(what string, total int) {
 	pr.what, pr.last = what, time.Now()
 	if pr.tty {
 		pr.p = mpb.New(mpb.WithOutput(pr.w), mpb.WithWidth(40))
@@ -42,7 +44,7 @@ func (pr *progress) Start(what string, total int) {
 }
 
 // Update records that done of total units are finished.
-func (pr *progress) Update(done, total int) {
+func (pr *Progress) Update(done, total int) {
 	if pr.bar != nil {
 		pr.bar.SetCurrent(int64(done))
 		return
@@ -54,7 +56,7 @@ func (pr *progress) Update(done, total int) {
 }
 
 // Stop ends the bar.
-func (pr *progress) Stop() {
+func (pr *Progress) Stop() {
 	if pr.p == nil {
 		return
 	}
