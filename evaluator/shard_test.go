@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/augur-dev/augur/evaluator"
+	"github.com/augur-dev/augur/evaluator/evaltest"
 	"github.com/augur-dev/augur/specs"
 )
 
@@ -17,13 +18,13 @@ import (
 // exactly, score sums up to rounding), and the first witnesses in
 // snapshot order are the same.
 func TestShardsUnion(t *testing.T) {
-	c := newRandomCase(11, 120)
-	spec, err := specs.Parse("random.yaml", []byte(c.spec))
+	c := evaltest.NewCase(11, 120)
+	spec, err := specs.Parse("random.yaml", []byte(c.Spec))
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := c.trace(t, 11, 700)
-	prog := c.compile(t, spec)
+	tr := c.Trace(t, 11, 700)
+	prog := c.Compile(t, spec)
 	const maxW = 3
 	opts := evaluator.Options{Workers: 2, MaxWitnesses: maxW}
 	want, err := evaluator.Run(context.Background(), tr, prog, opts)
