@@ -1,0 +1,250 @@
+package checker
+
+import (
+	"github.com/augur-dev/augur/evaluator"
+	"github.com/augur-dev/augur/grammar"
+)
+
+// eval evaluates checks binding by binding on the live nodes of a
+// snapshot, as the evaluator's reference engine does on a trace's, and
+// in the same order, so that the first failing binding is the witness
+// augur check would print. It keeps its scratch between calls and
+// allocates only to build a witness.
+type eval struct {
+	nodes []*State // live nodes, sorted by node
+	at    []int    // by slot: the position in nodes of a node slot's node
+	elem  []*value // by slot: an iterator slot's element
+	keys  []value  // by slot: the key a map iterator is at
+	args  []any    // predicate arguments
+
+	// guard is the position of the node Guard checks, or -1: when set,
+	// only the bindings that assign it to a node slot are enumerated.
+	guard int
+	with  int // node slots of the current binding that hold it
+
+	id, ts    uint64 // the snapshot's, for witnesses
+	nb, nfail int    // bindings, and failing ones, of the current check
+	wit       evaluator.Witness
+}
+
+func (e *eval) reset(slots int) {
+	if len(e.at) < slots {
+		e.at = make([]int, slots)
+		e.elem = make([]*value, slots)
+		e.keys = make([]value, slots)
+	}
+}
+
+// check evaluates p at every binding of its prefix (with guard set, at
+// those that hold the guarded node) and reports whether one failed.
+func (e *eval) check(p *prop) bool {
+	e.nb, e.nfail, e.with = 0, 0, 0
+	if len(e.nodes) == 0 {
+		return false // vacuous, exists included
+	}
+	e.bindings(p, 0, 0)
+	return e.nfail > 0
+}
+
+// bindings enumerates the bindings of p's prefix from quantifier i,
+// slot k of its node group, and evaluates p at each.
+func (e *eval) bindings(p *prop, i, k int) {
+	if i == p.prefix {
+		e.nb++
+		if !e.holds(p, i) {
+			e.nfail++
+			if e.nfail == 1 {
+				e.wit = e.witness(p)
+			}
+		}
+		return
+	}
+	q := &p.quants[i]
+	if q.domain != nil {
+		d, slot := e.read(q.domain), q.slots[0]
+		switch d.kind {
+		case kList:
+			for j := range d.elems {
+				e.elem[slot] = &d.elems[j]
+				e.bindings(p, i+1, 0)
+			}
+		case kMap:
+			for j := range d.elems {
+				e.keys[slot] = value{kind: kString, str: d.elems[j].key}
+				e.elem[slot] = &e.keys[slot]
+				e.bindings(p, i+1, 0)
+			}
+		}
+		return
+	}
+	if k == len(q.slots) {
+		e.bindings(p, i+1, 0)
+		return
+	}
+	slot := q.slots[k]
+	if e.guard >= 0 && e.with == 0 && slot == p.last {
+		// The last node slot, and the guarded node is in none before.
+		if !e.taken(q.slots[:k], e.guard) {
+			e.at[slot] = e.guard
+			e.with++
+			e.bindings(p, i, k+1)
+			e.with--
+		}
+		return
+	}
+	for n := range e.nodes {
+		if e.taken(q.slots[:k], n) {
+			continue
+		}
+		e.at[slot] = n
+		if n == e.guard {
+			e.with++
+		}
+		e.bindings(p, i, k+1)
+		if n == e.guard {
+			e.with--
+		}
+	}
+}
+
+// taken reports whether node n is in one of the slots of a node group
+// before the one being assigned: the nodes of a group are distinct.
+func (e *eval) taken(slots []int, n int) bool {
+	for _, s := range slots {
+		if e.at[s] == n {
+			return true
+		}
+	}
+	return false
+}
+
+// holds evaluates quantifiers i… and the disjunction at the current
+// binding.
+func (e *eval) holds(p *prop, i int) bool {
+	if i == len(p.quants) {
+		for j := range p.lits {
+			if l := &p.lits[j]; e.atom(l) != l.neg {
+				return true
+			}
+		}
+		return false
+	}
+	return e.quant(p, i, 0)
+}
+
+// quant evaluates quantifier i from slot k of its node group: forall
+// stops at the first assignment where the rest fails, exists at the
+// first where it holds.
+func (e *eval) quant(p *prop, i, k int) bool {
+	q := &p.quants[i]
+	if q.domain != nil {
+		d, slot := e.read(q.domain), q.slots[0]
+		switch d.kind {
+		case kList:
+			for j := range d.elems {
+				e.elem[slot] = &d.elems[j]
+				if v := e.holds(p, i+1); v == q.exists {
+					return v
+				}
+			}
+		case kMap:
+			for j := range d.elems {
+				e.keys[slot] = value{kind: kString, str: d.elems[j].key}
+				e.elem[slot] = &e.keys[slot]
+				if v := e.holds(p, i+1); v == q.exists {
+					return v
+				}
+			}
+		}
+		return !q.exists
+	}
+	if k == len(q.slots) {
+		return e.holds(p, i+1)
+	}
+	slot := q.slots[k]
+	for n := range e.nodes {
+		if e.taken(q.slots[:k], n) {
+			continue
+		}
+		e.at[slot] = n
+		if v := e.quant(p, i, k+1); v == q.exists {
+			return v
+		}
+	}
+	return !q.exists
+}
+
+func (e *eval) atom(l *literal) bool {
+	switch l.kind {
+	case atomCompare:
+		x, y := e.operand(&l.args[0]), e.operand(&l.args[1])
+		switch l.op {
+		case grammar.OpEq:
+			return equal(x, y)
+		case grammar.OpNe:
+			return !equal(x, y)
+		case grammar.OpLt:
+			return less(x, y, false)
+		case grammar.OpLe:
+			return less(x, y, true)
+		}
+	case atomIn:
+		return contains(e.operand(&l.args[1]), e.operand(&l.args[0]))
+	case atomSubset:
+		return subset(e.operand(&l.args[0]), e.operand(&l.args[1]))
+	case atomEmpty:
+		return size(e.operand(&l.args[0])) == 0
+	case atomSet:
+		return e.operand(&l.args[0]).kind != kNull
+	case atomTruth:
+		return e.operand(&l.args[0]).isTrue()
+	case atomCall:
+		// expr-lang takes Go values: this boxes, and allocates.
+		for j := range l.args {
+			e.args = append(e.args, toAny(e.operand(&l.args[j]), false))
+		}
+		ok, err := l.pred.Eval(e.args)
+		clear(e.args)
+		e.args = e.args[:0]
+		return ok && err == nil
+	}
+	panic("checker: bad atom")
+}
+
+func (e *eval) operand(o *operand) *value {
+	if o.path == nil {
+		return &o.konst
+	}
+	return e.read(o.path)
+}
+
+// read follows a path from its slot; a missing field or a null on the
+// way gives null.
+func (e *eval) read(x *path) *value {
+	var v *value
+	if x.node {
+		v = &e.nodes[e.at[x.slot]].vals[x.variable]
+	} else {
+		v = e.elem[x.slot]
+	}
+	return v.field(x.fields)
+}
+
+// witness records the current binding of p and the values of the paths
+// of its matrix there, as the evaluator's witnesses do.
+func (e *eval) witness(p *prop) evaluator.Witness {
+	w := evaluator.Witness{Snapshot: e.id, TS: e.ts, Binding: map[string]any{}, Values: map[string]any{}}
+	for slot, name := range p.vars[:p.bound] {
+		if p.node[slot] {
+			w.Binding[name] = e.nodes[e.at[slot]].node
+		} else {
+			w.Binding[name] = toAny(e.elem[slot], true)
+		}
+	}
+	for _, x := range p.paths {
+		if x.slot < p.bound {
+			w.Values[x.text] = toAny(e.read(x), true)
+		}
+	}
+	return w
+}
