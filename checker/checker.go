@@ -1,15 +1,3 @@
-// Package checker reads and writes checks files and runs their checks
-// over traces.
-//
-// A checks file holds properties promoted from a report, and hand-written
-// ones (any property of the language, exists included):
-//
-//	spec: ../specs/etcdraft.yaml
-//	checks:
-//	  - name: one-leader-per-term
-//	    property: forall n0, n1 in nodes: n0.term != n1.term or n0.state != "leader" or n1.state != "leader"
-//	    holding_rate: 0.9999
-//	    source: report.json#1
 package checker
 
 import (

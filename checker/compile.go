@@ -136,6 +136,23 @@ func Compile(spec *specs.Spec, f *File) (*Checker, error) {
 	return c, nil
 }
 
+// Open loads the checks file at path and the spec it names, and
+// compiles the checks against it.
+func Open(path string) (*Checker, error) {
+	f, err := Load(path)
+	if err != nil {
+		return nil, err
+	}
+	if f.Spec == "" {
+		return nil, fmt.Errorf("%s: no spec: checking live states needs the spec the checks are written against (spec: PATH)", path)
+	}
+	spec, err := specs.Load(f.Spec)
+	if err != nil {
+		return nil, fmt.Errorf("%s: spec: %w", path, err)
+	}
+	return Compile(spec, f)
+}
+
 // build compiles a canonical, type-checked property.
 func (c *Checker) build(ch *Check, p *grammar.Property) *prop {
 	cp := &prop{check: ch, prefix: len(p.Quants), last: -1}

@@ -229,9 +229,11 @@ type GuardError struct {
 
 // Error names the node and the first violated check.
 func (e *GuardError) Error() string {
-	msg := fmt.Sprintf("checker: the next state of node %s would violate %s", e.Node, e.Violations[0].Error())
-	if n := len(e.Violations) - 1; n > 0 {
-		msg += fmt.Sprintf(" (and %d more checks)", n)
+	msg := fmt.Sprintf("checker: next state of node %s: %s", e.Node, e.Violations[0].Error())
+	if n := len(e.Violations) - 1; n == 1 {
+		msg += " (and 1 more failing check)"
+	} else if n > 1 {
+		msg += fmt.Sprintf(" (and %d more failing checks)", n)
 	}
 	return msg
 }

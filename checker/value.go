@@ -52,18 +52,16 @@ func (v *value) isTrue() bool { return v.kind == kBool && v.bits == 1 }
 // equal reports whether a and b are equal; null equals only null, and
 // numbers compare by value across int64, uint64 and float64.
 func equal(a, b *value) bool {
-	if a.kind == kNull || b.kind == kNull {
-		return a.kind == b.kind
-	}
-	if isNum(a.kind) && isNum(b.kind) {
-		return compareNumbers(a, b) == 0
-	}
 	if a.kind != b.kind {
-		return false
+		return isNum(a.kind) && isNum(b.kind) && compareNumbers(a, b) == 0
 	}
 	switch a.kind {
-	case kBool:
+	case kNull:
+		return true
+	case kBool, kInt, kUint:
 		return a.bits == b.bits
+	case kFloat:
+		return math.Float64frombits(a.bits) == math.Float64frombits(b.bits) // NaN equals nothing
 	case kString:
 		return a.str == b.str
 	case kList:
