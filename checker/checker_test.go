@@ -105,6 +105,7 @@ func TestCompileErrors(t *testing.T) {
 		{"no spec", nil, &File{Checks: []Check{{Name: "a", Property: "forall n0 in nodes: n0.term > 0"}}}, "checker: no spec to compile the checks against"},
 		{"no checks", spec, &File{}, "checker: no checks"},
 		{"syntax", spec, &File{Checks: []Check{{Name: "a", Property: "forall n0 in nodes n0.term"}}}, "check a: 1:20: "},
+		{"type", spec, &File{Checks: []Check{{Name: "b", Property: "forall n0 in nodes: n0.term == true"}}}, "check b: 1:32: constant true does not fit type int"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

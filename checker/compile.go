@@ -6,6 +6,7 @@ import (
 	"math"
 	"sync"
 
+	"github.com/augur-dev/augur/diag"
 	"github.com/augur-dev/augur/evaluator"
 	"github.com/augur-dev/augur/grammar"
 	"github.com/augur-dev/augur/specs"
@@ -87,29 +88,14 @@ type operand struct {
 
 // Compile compiles the checks of f against spec. Their properties must
 // type-check as [Run] requires; the errors are those of
-// [evaluator.Compile], placed in the checks file when f was loaded.
+// [evaluator.Compile], placed in the checks file when f was loaded by
+// [Load], and naming the check otherwise.
 func Compile(spec *specs.Spec, f *File) (*Checker, error) {
 	if spec == nil {
 		return nil, errors.New("checker: no spec to compile the checks against")
 	}
 	if len(f.Checks) == 0 {
 		return nil, errors.New("checker: no checks")
-	}
-	props := make([]*grammar.Property, len(f.Checks))
-	for i := range f.Checks {
-		ch := &f.Checks[i]
-		if ch.prop == nil { // built by hand, not loaded
-			p, err := grammar.Parse(ch.Property)
-			if err != nil {
-				return nil, fmt.Errorf("check %s: %w", ch.Name, err)
-			}
-			ch.prop = p
-		}
-		props[i] = ch.prop
-	}
-	prog, err := evaluator.Compile(spec, props)
-	if err != nil {
-		return nil, err
 	}
 	nv := len(spec.Vars)
 	c := &Checker{spec: spec, read: make([]bool, nv+len(spec.Derived)), nodeVar: -1}
@@ -118,11 +104,31 @@ func Compile(spec *specs.Spec, f *File) (*Checker, error) {
 			c.nodeVar = i
 		}
 	}
-	for i, p := range prog.Props {
-		cp := c.build(&f.Checks[i], p.Property)
-		cp.text = p.Text
+	var errs diag.ErrorList
+	for i := range f.Checks {
+		ch := &f.Checks[i]
+		p, loaded := ch.prop, ch.prop != nil
+		if !loaded { // built by hand: errors name the check
+			var err error
+			if p, err = grammar.Parse(ch.Property); err != nil {
+				return nil, fmt.Errorf("check %s: %w", ch.Name, err)
+			}
+		}
+		prog, err := evaluator.Compile(spec, []*grammar.Property{p})
+		if err != nil {
+			if l := (diag.ErrorList)(nil); loaded && errors.As(err, &l) {
+				errs = append(errs, l...) // placed in the checks file
+				continue
+			}
+			return nil, fmt.Errorf("check %s: %w", ch.Name, err)
+		}
+		cp := c.build(ch, prog.Props[0].Property)
+		cp.text = prog.Props[0].Text
 		c.props = append(c.props, cp)
 		c.slots = max(c.slots, len(cp.vars))
+	}
+	if err := errs.Err(); err != nil {
+		return nil, err
 	}
 	for i := nv; i < len(c.read); i++ {
 		c.derived = c.derived || c.read[i]

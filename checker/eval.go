@@ -61,19 +61,10 @@ func (e *eval) bindings(p *prop, i, k int) {
 	}
 	q := &p.quants[i]
 	if q.domain != nil {
-		d, slot := e.read(q.domain), q.slots[0]
-		switch d.kind {
-		case kList:
-			for j := range d.elems {
-				e.elem[slot] = &d.elems[j]
-				e.bindings(p, i+1, 0)
-			}
-		case kMap:
-			for j := range d.elems {
-				e.keys[slot] = value{kind: kString, str: d.elems[j].key}
-				e.elem[slot] = &e.keys[slot]
-				e.bindings(p, i+1, 0)
-			}
+		d := e.read(q.domain)
+		for j := range size(d) {
+			e.member(q.slots[0], d, j)
+			e.bindings(p, i+1, 0)
 		}
 		return
 	}
@@ -107,6 +98,17 @@ func (e *eval) bindings(p *prop, i, k int) {
 	}
 }
 
+// member binds iterator slot to member j of container d: an element of
+// a list or set, a key of a map (in key order).
+func (e *eval) member(slot int, d *value, j int) {
+	if d.kind == kMap {
+		e.keys[slot] = value{kind: kString, str: d.elems[j].key}
+		e.elem[slot] = &e.keys[slot]
+		return
+	}
+	e.elem[slot] = &d.elems[j]
+}
+
 // taken reports whether node n is in one of the slots of a node group
 // before the one being assigned: the nodes of a group are distinct.
 func (e *eval) taken(slots []int, n int) bool {
@@ -138,22 +140,11 @@ func (e *eval) holds(p *prop, i int) bool {
 func (e *eval) quant(p *prop, i, k int) bool {
 	q := &p.quants[i]
 	if q.domain != nil {
-		d, slot := e.read(q.domain), q.slots[0]
-		switch d.kind {
-		case kList:
-			for j := range d.elems {
-				e.elem[slot] = &d.elems[j]
-				if v := e.holds(p, i+1); v == q.exists {
-					return v
-				}
-			}
-		case kMap:
-			for j := range d.elems {
-				e.keys[slot] = value{kind: kString, str: d.elems[j].key}
-				e.elem[slot] = &e.keys[slot]
-				if v := e.holds(p, i+1); v == q.exists {
-					return v
-				}
+		d := e.read(q.domain)
+		for j := range size(d) {
+			e.member(q.slots[0], d, j)
+			if v := e.holds(p, i+1); v == q.exists {
+				return v
 			}
 		}
 		return !q.exists

@@ -151,9 +151,10 @@ func (s *Snapshot) Check() []Violation {
 // Only the bindings that assign node to a node variable are evaluated:
 // the others read the same states as before the change. A check with a
 // node quantifier after an exists (forall n0 in nodes: exists n1 in
-// nodes: …) reads every node at every binding, and is evaluated whole. A
-// violation the snapshot already had, at bindings without node, does not
-// stop node's change. next is what [Checker.Prepare] takes; an error that
+// nodes: …) reads every node at every binding, and is evaluated whole.
+// So Guard refuses a change after which a binding with node fails,
+// whether or not it failed before, and a violation the snapshot already
+// had at bindings without node does not stop the change. next is what [Checker.Prepare] takes; an error that
 // is not a *GuardError says that next could not be read.
 func (s *Snapshot) Guard(node string, next any) error {
 	if err := s.b.prepare(s.c, s.spare, node, next); err != nil {
@@ -183,7 +184,6 @@ func (s *Snapshot) Guard(node string, next any) error {
 func (s *Snapshot) check(guard int) []Violation {
 	e := &s.e
 	e.nodes, e.id, e.ts = s.live, s.ID, s.TS
-	defer func() { e.nodes = nil }()
 	var out []Violation
 	for i, p := range s.c.props {
 		e.guard = guard

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/augur-dev/augur/checker"
@@ -280,4 +281,42 @@ func check(t *testing.T, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestConcurrentSnapshots shares a checker and prepared states between
+// goroutines, each with its snapshot (run with -race).
+func TestConcurrentSnapshots(t *testing.T) {
+	c := raftChecker(t, append(raftChecks[:len(raftChecks):len(raftChecks)], logCheck)...)
+	states := cluster(4)
+	shared, err := c.Prepare(states[3].ID, states[3])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			s := c.NewSnapshot()
+			decoded := map[string]any{"id": "n01", "term": int64(3), "vote": "n00", "state": "follower", "commit": int64(18), "applied": int64(18), "log": toAnyLog(states[1].Log)}
+			for i := range 200 {
+				var err error
+				switch (g + i) % 3 {
+				case 0:
+					err = s.Set("n00", states[0])
+				case 1:
+					err = s.Set("n01", decoded)
+				default:
+					err = s.Put(shared)
+				}
+				if err == nil {
+					next := *states[2]
+					err = s.Guard("n02", &next)
+				}
+				if err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"strings"
 
 	"github.com/augur-dev/augur/collector"
 	"github.com/augur-dev/augur/specs"
@@ -61,18 +62,8 @@ func (st *State) sortEntries() {
 
 func (v *value) sortEntries() {
 	if v.kind == kMap {
-		slices.SortFunc(v.elems, func(a, b value) int { return cmpKeys(a.key, b.key) })
+		slices.SortFunc(v.elems, func(a, b value) int { return strings.Compare(a.key, b.key) })
 	}
-}
-
-func cmpKeys(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // typePlan says which fields of a Go struct type hold the variables the
@@ -249,7 +240,7 @@ func (b *builder) prepare(c *Checker, st *State, node string, state any) error {
 		if p.err != nil {
 			return p.err
 		}
-		b.roots = p.vars
+		b.roots = append(b.roots[:0], p.vars...) // p is shared: do not write it
 		if err := collector.VisitState(state, p.cols, b); err != nil {
 			return err
 		}
@@ -280,7 +271,6 @@ func (b *builder) derive(c *Checker, st *State) {
 		b.env[v.Name] = toAny(&st.vals[i], false)
 	}
 	nv := len(c.spec.Vars)
-	b.roots = b.roots[:0]
 	for i, d := range c.spec.Derived {
 		x, err := d.Eval(b.env)
 		if err != nil {
