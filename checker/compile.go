@@ -17,11 +17,11 @@ import (
 type Checker struct {
 	spec    *specs.Spec
 	props   []*prop
-	read    []bool // by variable (the spec's, then derived): some check reads it
-	derived bool   // some check reads a derived variable: every variable is read
-	nodeVar int    // index of the variable node, which holds the node's name; -1 if none
-	slots   int    // the most binding slots of a check
-	types   sync.Map
+	read    []bool   // by variable (the spec's, then derived): some check reads it
+	derived bool     // some check reads a derived variable: every variable is read
+	nodeVar int      // index of the variable node, which holds the node's name; -1 if none
+	slots   int      // the most binding slots of a check
+	types   sync.Map // reflect.Type of a struct state → *typePlan
 }
 
 // prop is a check compiled for live snapshots, from its canonical form.
