@@ -90,12 +90,31 @@ func groupAnomalies(es []*Entry, moments func(*Entry) []uint64, g Grouping) []*a
 		)
 	})
 	var out []*anomaly
-	for _, e := range order {
+	at := map[uint64][]int{} // the anomalies failing at each moment, in order
+	var near []int
+	var seen []int // seen[i] is 1 + the index in order of the last entry to try anomaly i
+	for k, e := range order {
 		ms := moments(e)
 		var subs map[string]bool // e's sub-disjunctions, computed once when needed
 		joined := false
-		for _, a := range out {
-			if compareShapes(shapes[a.rep], shapes[e]) > 0 || !g.within(ms, a.moments) {
+		// An anomaly holding (almost) all of ms holds one of its first
+		// g.misses(len(ms))+1 moments: only those anomalies are tried.
+		near = near[:0]
+		for _, m := range ms[:min(len(ms), g.misses(len(ms))+1)] {
+			for _, i := range at[m] {
+				if seen[i] != k+1 {
+					seen[i] = k + 1
+					near = append(near, i)
+				}
+			}
+		}
+		slices.Sort(near)
+		for _, i := range near {
+			a := out[i]
+			// The cheap tests first: shapes, then sizes, then moments.
+			if compareShapes(shapes[a.rep], shapes[e]) > 0 ||
+				!g.bounded(len(ms), len(a.moments), max(g.Factor, g.WeakeningFactor)) ||
+				!g.within(ms, a.moments) {
 				continue
 			}
 			if !g.bounded(len(ms), len(a.moments), g.Factor) {
@@ -111,15 +130,56 @@ func groupAnomalies(es []*Entry, moments func(*Entry) []uint64, g Grouping) []*a
 			break
 		}
 		if !joined {
+			for _, m := range ms {
+				at[m] = append(at[m], len(out))
+			}
 			out = append(out, &anomaly{rep: e, moments: ms})
+			seen = append(seen, 0)
 		}
 	}
 	return out
 }
 
-// within reports whether (almost) all of p's moments are q's.
+// within reports whether (almost) all of p's moments are q's. Both are
+// increasing; it stops as soon as too many of p's are missing from q.
 func (g Grouping) within(p, q []uint64) bool {
-	return len(p) > 0 && float64(shared(p, q)) >= g.Within*float64(len(p))
+	need := g.Within * float64(len(p))
+	if len(p) == 0 || float64(len(q)) < need {
+		return false
+	}
+	// Walk q in step with p when they are of a size; search it when q is
+	// much longer.
+	search := len(q) > 16*len(p)
+	n := 0
+	for i, x := range p {
+		if float64(n+len(p)-i) < need {
+			return false
+		}
+		j := 0
+		if search {
+			j, _ = slices.BinarySearch(q, x)
+		} else {
+			for j < len(q) && q[j] < x {
+				j++
+			}
+		}
+		if j < len(q) && q[j] == x {
+			n++
+			j++
+		}
+		q = q[j:]
+	}
+	return float64(n) >= need
+}
+
+// misses returns how many of p's n moments may be missing from q's for
+// p to be within q.
+func (g Grouping) misses(n int) int {
+	k := 0
+	for k < n && float64(n-k-1) >= g.Within*float64(n) {
+		k++
+	}
+	return k
 }
 
 // bounded reports whether q violating snapshots are not many more than p:

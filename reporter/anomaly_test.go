@@ -1,7 +1,9 @@
 package reporter
 
 import (
+	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -169,4 +171,56 @@ func TestGroupAnomalies(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestWithin checks the early-stopping within against its definition:
+// at least Within of p's moments are q's.
+func TestWithin(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	moments := func() []uint64 {
+		var ms []uint64
+		for s := uint64(0); s < 60; s++ {
+			if rng.IntN(3) == 0 {
+				ms = append(ms, s)
+			}
+		}
+		return ms
+	}
+	for _, within := range []float64{0.5, 0.9, 1} {
+		g := Grouping{Within: within}
+		for range 2000 {
+			p, q := moments(), moments()
+			if rng.IntN(2) == 0 { // make q hold most of p
+				q = append(q, p[:len(p)*9/10]...)
+				slices.Sort(q)
+				q = slices.Compact(q)
+			}
+			want := len(p) > 0 && float64(shared(p, q)) >= within*float64(len(p))
+			if got := g.within(p, q); got != want {
+				t.Fatalf("Within %v: within(%v, %v) = %v, want %v", within, p, q, got, want)
+			}
+			// groupAnomalies tries only the anomalies holding one of
+			// p's first misses+1 moments.
+			if first := p[:min(len(p), g.misses(len(p))+1)]; want && shared(first, q) == 0 {
+				t.Fatalf("Within %v: %v is within %v, which holds none of %v", within, p, q, first)
+			}
+		}
+	}
+}
+
+// shared counts the elements common to two increasing sequences.
+func shared(a, b []uint64) int {
+	n := 0
+	for len(a) > 0 && len(b) > 0 {
+		switch {
+		case a[0] < b[0]:
+			a = a[1:]
+		case a[0] > b[0]:
+			b = b[1:]
+		default:
+			n++
+			a, b = a[1:], b[1:]
+		}
+	}
+	return n
 }

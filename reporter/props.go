@@ -85,20 +85,3 @@ func permutations(vs []string) [][]string {
 	}
 	return out
 }
-
-// shared counts the elements common to two increasing sequences.
-func shared(a, b []uint64) int {
-	n := 0
-	for len(a) > 0 && len(b) > 0 {
-		switch {
-		case a[0] < b[0]:
-			a = a[1:]
-		case a[0] > b[0]:
-			b = b[1:]
-		default:
-			n++
-			a, b = a[1:], b[1:]
-		}
-	}
-	return n
-}
