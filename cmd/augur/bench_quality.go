@@ -18,6 +18,7 @@ type benchQualityOptions struct {
 	full           bool
 	format         string
 	workers        int
+	keep           string
 	stdout, stderr io.Writer
 }
 
@@ -43,6 +44,7 @@ than 2 almost-invariants that fail in steady state. Tune on the dev seeds
 (1 to 1,000) only; the heldout seeds (1,000,001 on) are for reporting.`,
 		Example: `  augur bench quality
   augur bench quality --seeds 1-10 --format json
+  augur bench quality --seeds 3-3 --keep /tmp/q && augur infer /tmp/q/3/spec.yaml /tmp/q/3/run.trace
   augur bench quality --seeds heldout --systems 100 --full`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -59,6 +61,7 @@ than 2 almost-invariants that fail in steady state. Tune on the dev seeds
 	f.BoolVar(&o.full, "full", false, "traces of 2,000 to 20,000 snapshots instead of 2,000 to 3,000")
 	f.StringVar(&o.format, "format", "text", "output format: text or json")
 	f.IntVar(&o.workers, "workers", 0, "goroutines evaluating snapshots (default: number of CPUs)")
+	f.StringVar(&o.keep, "keep", "", "keep each system's spec, trace and JSON report in DIR/SEED")
 	return cmd
 }
 
@@ -72,7 +75,7 @@ func runBenchQuality(ctx context.Context, o *benchQualityOptions) error {
 	if err != nil {
 		return err
 	}
-	opts := planted.RunOptions{Workers: o.workers}
+	opts := planted.RunOptions{Workers: o.workers, Keep: o.keep}
 	if o.full {
 		opts.Generate.MaxSnapshots = planted.FullMaxSnapshots
 	}

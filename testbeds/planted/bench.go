@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/augur-dev/augur/evaluator"
+	"github.com/augur-dev/augur/internal/safefile"
 	"github.com/augur-dev/augur/pipeline"
 )
 
@@ -80,6 +81,9 @@ type RunOptions struct {
 	Generate  Options
 	Evaluator evaluator.Kind
 	Workers   int // 0: every CPU
+	// Keep, if set, is a directory where each system's spec, trace and
+	// JSON report stay, in a subdirectory named for its seed.
+	Keep string
 	// Progress, if set, is called after each system.
 	Progress func(done, total int, sc *Result)
 }
@@ -96,11 +100,15 @@ type Summary struct {
 // scores it. Systems run one after another: evaluation already uses
 // every core.
 func Run(ctx context.Context, seeds []int64, o RunOptions) (*Summary, error) {
-	tmp, err := os.MkdirTemp("", "augur-quality-")
-	if err != nil {
-		return nil, err
+	tmp := o.Keep
+	if tmp == "" {
+		dir, err := os.MkdirTemp("", "augur-quality-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(dir)
+		tmp = dir
 	}
-	defer os.RemoveAll(tmp)
 	sum := &Summary{Seeds: seeds}
 	start := time.Now()
 	for i, seed := range seeds {
@@ -123,7 +131,11 @@ func runOne(ctx context.Context, seed int64, dir string, o RunOptions) (*Result,
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
+	if o.Keep == "" {
+		defer os.RemoveAll(dir)
+	} else if err := os.RemoveAll(dir); err != nil { // a kept system of an earlier run
+		return nil, err
+	}
 	spec, tr := filepath.Join(dir, "spec.yaml"), filepath.Join(dir, "run.trace")
 	if err := sys.WriteSpec(spec); err != nil {
 		return nil, err
@@ -134,6 +146,11 @@ func runOne(ctx context.Context, seed int64, dir string, o RunOptions) (*Result,
 	rep, err := pipeline.Infer(ctx, spec, tr, pipeline.Options{Evaluator: o.Evaluator, Workers: o.Workers})
 	if err != nil {
 		return nil, err
+	}
+	if o.Keep != "" {
+		if err := safefile.Write(filepath.Join(dir, "report.json"), 0o644, true, func(w io.Writer) error { return rep.Write(w, "json") }); err != nil {
+			return nil, err
+		}
 	}
 	sc, err := Score(rep, sys)
 	if err != nil {
