@@ -94,6 +94,7 @@ type Cluster struct {
 	Conf string // its slurm.conf
 	env  []string
 	t    testing.TB
+	ctld *daemon
 }
 
 // Start starts a cluster in a new temporary directory of t and waits until
@@ -103,6 +104,16 @@ func Start(t testing.TB) *Cluster {
 	t.Helper()
 	Require(t)
 	c := &Cluster{Dir: t.TempDir(), t: t}
+	// slurm.conf cannot hold a path with # or white space, which
+	// t.TempDir takes from the names of subtests: then another.
+	if strings.ContainsAny(c.Dir, "# \t\n\"'") {
+		dir, err := os.MkdirTemp("", "slurmtest")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(dir) })
+		c.Dir = dir
+	}
 	c.Conf = c.path("slurm.conf")
 	c.env = environ(c.Conf)
 	for _, sub := range []string{"state", "spool"} {
@@ -134,10 +145,13 @@ func Start(t testing.TB) *Cluster {
 		_, err := os.Stat(c.path("munge.socket"))
 		return err
 	})
-	ctld := c.start("slurmctld", "-D")
+	c.ctld = c.start("slurmctld", "-D")
 	slurmd := c.start("slurmd", "-D", "-N", NodeName)
 	t.Cleanup(c.drain)
-	c.await(ctx, "node "+NodeName+" idle", []*daemon{munged, ctld, slurmd}, func() error {
+	c.await(ctx, "node "+NodeName+" idle", []*daemon{munged, c.ctld, slurmd}, func() error {
+		// sinfo retries for long when slurmctld does not answer.
+		ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
 		out, err := c.Command(ctx, "sinfo", "--noheader", "--nodes", NodeName, "--format", "%T").CombinedOutput()
 		switch state := strings.TrimSpace(string(out)); {
 		case err != nil:
@@ -335,16 +349,16 @@ func (c *Cluster) await(ctx context.Context, what string, daemons []*daemon, rea
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		err := ready()
-		if err == nil {
-			return
-		}
 		for _, d := range daemons {
 			select {
 			case <-d.done:
 				c.t.Fatalf("waiting for %s: %s exited: %v\n%s", what, d.name, d.err, tail(d.log, 40))
 			default:
 			}
+		}
+		err := ready()
+		if err == nil {
+			return
 		}
 		select {
 		case <-ctx.Done():
@@ -357,6 +371,11 @@ func (c *Cluster) await(ctx context.Context, what string, daemons []*daemon, rea
 // drain cancels the jobs still in the cluster, if any, and waits until
 // they are gone, so that no job step outlives slurmd.
 func (c *Cluster) drain() {
+	select {
+	case <-c.ctld.done:
+		return // no job can be cancelled, nor started
+	default:
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), drainTimeout)
 	defer cancel()
 	jobs := func() (string, error) {
