@@ -32,8 +32,7 @@ const (
 	drainTimeout = 15 * time.Second // jobs left at the end cancelled and gone
 )
 
-// NodeName is the name of the cluster's only node, in its only partition,
-// Partition.
+// NodeName and Partition name the cluster's only node and partition.
 const (
 	NodeName  = "localhost"
 	Partition = "augur"
