@@ -117,6 +117,10 @@ type Config struct {
 	// ground-truth violation of an episode before a fresh system boots:
 	// 0 ends the episode at the violation, a negative count never does.
 	ResetAfter int
+	// Guard is a checks file whose checks every change of a node's state
+	// must pass, "" for none: CrystalBall's immediate safety check (see
+	// Checkpointer and Sim.Allow).
+	Guard string
 
 	Overwrite bool // replace an existing trace
 }
@@ -126,6 +130,9 @@ func (c Config) Command(name string) string {
 	cmd := fmt.Sprintf("augur testbed run %s --nodes %d --steps %d --seed %d --faults %s --reset-after %d", name, c.Nodes, c.Steps, c.Seed, c.Faults, c.ResetAfter)
 	if c.Bug != "" {
 		cmd += " --bug " + c.Bug
+	}
+	if c.Guard != "" {
+		cmd += " --guard " + c.Guard
 	}
 	return cmd
 }
@@ -205,6 +212,7 @@ type Sim struct {
 	side     []bool // the side of each node while partitioned
 	split    bool
 	stats    Stats
+	g        *guard // nil without Config.Guard
 }
 
 // Stats count what happened in a run; Steps counts every event handled,
@@ -216,6 +224,11 @@ type Stats struct {
 	Episodes                       int            // systems booted
 	Tagged                         map[string]int // snapshots per tag
 	Elapsed                        time.Duration
+	// With a guard: the changes of a node's state it checked, those it
+	// refused, and how many of those each check refused (the first
+	// violated check of a refusal counts).
+	Checked, Blocked int
+	BlockedBy        map[string]int
 }
 
 // NewSim returns the scheduler of a run with cfg.
@@ -225,7 +238,7 @@ func NewSim(cfg Config) *Sim {
 	for i := range s.live {
 		s.live[i] = true
 	}
-	s.stats.Tagged = map[string]int{}
+	s.stats.Tagged, s.stats.BlockedBy = map[string]int{}, map[string]int{}
 	return s
 }
 
@@ -247,6 +260,10 @@ func Name(n int) string { return "n" + strconv.Itoa(n+1) }
 func (s *Sim) push(e *event) {
 	s.seq++
 	e.seq = s.seq
+	if s.g != nil && s.g.active {
+		s.g.held = append(s.g.held, e) // until the guard allows the handler
+		return
+	}
 	heap.Push(&s.q, e)
 }
 
@@ -304,6 +321,9 @@ func (s *Sim) crash(sys interface{ Crash(int) }, n int) {
 	s.live[n] = false
 	s.stats.Crashes++
 	sys.Crash(n)
+	if s.g != nil {
+		s.g.remove(n)
+	}
 	s.push(&event{at: s.now + 1 + int64(s.rng.IntN(max(s.cfg.Faults.Down, 1))), kind: evRestart, to: n})
 }
 
@@ -339,16 +359,20 @@ func boot[S any](s *Sim, newSystem func() System[S]) System[S] {
 	return newSystem()
 }
 
-// step pops the next event and hands it to sys.
+// step pops the next event and hands it to sys; the handlers of nodes
+// pass the run's guard, if any.
 func step[S any](s *Sim, sys System[S]) {
 	e := heap.Pop(&s.q).(*event)
 	s.now = e.at
+	if s.g != nil {
+		sync(s, sys)
+	}
 	switch e.kind {
 	case evMsg:
 		s.inflight--
 		if s.live[e.to] && !s.cut(e.from, e.to) {
 			s.stats.Delivered++
-			sys.Deliver(e.from, e.to, e.msg)
+			handle(s, sys, e.to, func() { sys.Deliver(e.from, e.to, e.msg) })
 		} else {
 			s.stats.Dropped++
 		}
@@ -356,7 +380,7 @@ func step[S any](s *Sim, sys System[S]) {
 		s.faults(sys)
 		for n, l := range s.live {
 			if l {
-				sys.Tick(n)
+				handle(s, sys, n, func() { sys.Tick(n) })
 			}
 		}
 		s.push(&event{at: s.now + TickEvery, kind: evTick})
@@ -367,7 +391,7 @@ func step[S any](s *Sim, sys System[S]) {
 		sys.Restart(e.to)
 	case evPropose:
 		if n := s.rng.IntN(len(s.live)); s.live[n] {
-			sys.Propose(n)
+			handle(s, sys, n, func() { sys.Propose(n) })
 		}
 		s.push(&event{at: s.now + int64(proposeMin+s.rng.IntN(proposeMax-proposeMin+1)), kind: evPropose})
 	}
@@ -394,6 +418,10 @@ func run[S any](s *Sim, newSystem func() System[S], dir string, opts trace.Optio
 		}
 		step(s, sys)
 		s.stats.Steps++
+		if s.g != nil && s.g.err != nil {
+			rec.Abort()
+			return s.stats, s.g.err
+		}
 		failed := sys.Check()
 		if warm > 0 {
 			warm--
@@ -451,6 +479,12 @@ func Record[S any](name string, bugs []string, cfg Config, dir string, newSystem
 		return Stats{}, fmt.Errorf("%s: unknown bug %q (want one of %s)", name, cfg.Bug, strings.Join(bugs, ", "))
 	}
 	sim := NewSim(cfg)
+	if cfg.Guard != "" {
+		var err error
+		if sim.g, err = openGuard(name, cfg.Guard, cfg.Nodes); err != nil {
+			return Stats{}, err
+		}
+	}
 	boot := func() System[S] { return newSystem(sim) }
 	return run(sim, boot, dir, trace.Options{System: name, Overwrite: cfg.Overwrite, CreatedBy: cfg.Command(name)})
 }

@@ -29,7 +29,10 @@ A broken safety property usually stays broken, so a run is a sequence of
 episodes: --reset-after snapshots after a ground-truth check first fails,
 the system is torn down and a fresh one boots (with an unrecorded warm-up).
 The bug tags then mark where a bug shows and its aftermath, not the rest
-of the run.`,
+of the run.
+
+With --guard CHECKS, every change of a node's state passes CrystalBall's
+immediate safety check first (see augur testbed run --help).`,
 	}
 	cmd.AddCommand(newTestbedListCmd(), newTestbedRunCmd(nil))
 	return cmd
@@ -66,10 +69,30 @@ func newTestbedRunCmd(runF func(*testbedRunOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run NAME -o OUT.trace",
 		Short: "Run a testbed and write its trace",
+		Long: `Run runs testbed NAME and writes its trace (see augur testbed).
+
+--guard CHECKS runs it with CrystalBall's immediate safety check: before
+a node's state changes, the checks are evaluated with the new state, and
+a change that adds a failing binding of a check is refused, as the
+handler's effect would be in CrystalBall. On Chord, Paxos and RandTree
+(state machines that can be copied) the node's state goes back to what it
+was before the handler, and the messages the handler sent are dropped.
+On etcd raft, whose RawNode cannot be copied, a step whose Ready would
+break a check is taken back by discarding the Ready (nothing persisted,
+applied or sent) and rebuilding the node from its disk, as a follower
+that lost its volatile state; entries the store would apply against a
+check are not applied. The run prints how many changes were checked and
+refused, and by which check; compare its bug tags with an unguarded run of
+the same seed to see how many inconsistencies the check alone prevents
+(the two runs part ways at the first refusal).`,
 		Example: `  augur testbed run etcdraft --bug lost-vote -o run.trace
   augur testbed run chord --bug pred-self --seed 3 -o run.trace
   augur testbed run randtree --nodes 9 --steps 5000 -o good.trace
-  augur testbed run etcdraft --faults drop=0.05,crash=0 --reset-after -1 -o run.trace`,
+  augur testbed run etcdraft --faults drop=0.05,crash=0 --reset-after -1 -o run.trace
+  augur testbed run randtree --bug stale-child --seed 1 -o r.trace
+  augur infer specs/randtree.yaml r.trace --format json -o r.json
+  augur promote r.json --select 2,3 -o checks.yaml
+  augur testbed run randtree --bug stale-child --seed 2 --guard checks.yaml -o guarded.trace`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.name, o.nodesGiven, o.stderr = args[0], cmd.Flags().Changed("nodes"), cmd.ErrOrStderr()
@@ -86,6 +109,7 @@ func newTestbedRunCmd(runF func(*testbedRunOptions) error) *cobra.Command {
 	f.StringVar(&o.faults, "faults", "", "faults over the testbed's defaults: name=value,… (drop, dup, reorder, maxdelay, partition, heal, crash, crashat, down) or none")
 	f.IntVar(&o.cfg.ResetAfter, "reset-after", testbeds.DefaultResetAfter, "snapshots recorded after a ground-truth violation before a fresh system boots (-1: never)")
 	f.StringVar(&o.cfg.Bug, "bug", "", "the bug to inject (see augur testbed list)")
+	f.StringVar(&o.cfg.Guard, "guard", "", "a checks file every change of a node's state must pass (CrystalBall's immediate safety check)")
 	f.StringVarP(&o.out, "output", "o", "", "the trace to write")
 	f.BoolVarP(&o.cfg.Overwrite, "force", "f", false, "replace an existing trace")
 	return cmd
@@ -120,6 +144,12 @@ func runTestbed(o *testbedRunOptions) error {
 		o.out, st.Snapshots, st.Episodes, st.Sent, st.Dropped, st.Duplicated, st.Crashes, st.Partitions, st.Elapsed.Seconds())
 	for _, t := range slices.Sorted(maps.Keys(st.Tagged)) {
 		fmt.Fprintf(o.stderr, "  %s: %d snapshots\n", t, st.Tagged[t])
+	}
+	if cfg.Guard != "" {
+		fmt.Fprintf(o.stderr, "  guard %s: %d changes blocked of %d checked\n", cfg.Guard, st.Blocked, st.Checked)
+		for _, c := range slices.Sorted(maps.Keys(st.BlockedBy)) {
+			fmt.Fprintf(o.stderr, "    %s: %d\n", c, st.BlockedBy[c])
+		}
 	}
 	return nil
 }

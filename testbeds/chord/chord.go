@@ -311,6 +311,15 @@ func (r *ring) route(i int, m findSucc) {
 	r.sim.Send(i, next, m)
 }
 
+// Checkpoint saves node i for a guarded run (testbeds.Checkpointer): a
+// handler changes nothing but its node (the ring's own bookkeeping moves
+// only in Check).
+func (r *ring) Checkpoint(i int) func() {
+	saved := *r.nodes[i]
+	saved.succs = slices.Clone(saved.succs)
+	return func() { r.nodes[i] = &saved }
+}
+
 // Propose is a no-op: see the package doc.
 func (r *ring) Propose(int) {}
 

@@ -123,3 +123,9 @@ func TestRingHeals(t *testing.T) {
 		}
 	}
 }
+
+// TestGuard checks that the immediate safety check refuses the join that
+// makes a node its own predecessor.
+func TestGuard(t *testing.T) {
+	testbedtest.Guard(t, Testbed, BugPredSelf, 1, 20000, "../../testdata/guard/chord.yaml")
+}

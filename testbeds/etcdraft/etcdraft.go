@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
+	"slices"
 
 	"go.etcd.io/raft/v3"
 	pb "go.etcd.io/raft/v3/raftpb"
@@ -170,17 +171,23 @@ func entryHash(e *pb.Entry) uint64 {
 	return mix(f.Sum64(), e.GetIndex(), e.GetTerm())
 }
 
-// start boots n from its disk.
-func (c *cluster) start(n *node) {
+// rawNode returns a raft node started from n's disk, whose entries up to
+// applied have been applied.
+func rawNode(n *node, applied uint64) *raft.RawNode {
 	rn, err := raft.NewRawNode(&raft.Config{
 		ID: n.id, ElectionTick: noElectionTick, HeartbeatTick: heartbeatTick,
-		Storage: n.disk, Applied: bootIndex, MaxSizePerMsg: 1 << 16,
+		Storage: n.disk, Applied: applied, MaxSizePerMsg: 1 << 16,
 		MaxInflightMsgs: 64, Logger: quiet{},
 	})
 	if err != nil {
 		panic(err)
 	}
-	n.rn = rn
+	return rn
+}
+
+// start boots n from its disk.
+func (c *cluster) start(n *node) {
+	n.rn = rawNode(n, bootIndex)
 	n.kv, n.kvApplied, n.digest, n.pending, n.bad = map[string]string{}, bootIndex, 0, nil, false
 	n.checked = bootIndex
 	n.elapsed, n.timeout = 0, c.timeout()
@@ -211,6 +218,16 @@ func (n *node) appendLog(ents []*pb.Entry) {
 		n.terms = append(n.terms, e.GetTerm())
 		n.ents = append(n.ents, h)
 	}
+}
+
+// applied returns the store's applied index and digest once ents are
+// applied.
+func (n *node) applied(ents []*pb.Entry) (kvApplied, digest uint64) {
+	kvApplied, digest = n.kvApplied, n.digest
+	for _, e := range ents {
+		kvApplied, digest = e.GetIndex(), mix(digest, entryHash(e))
+	}
+	return kvApplied, digest
 }
 
 func (n *node) apply(ents []*pb.Entry) {
@@ -244,6 +261,13 @@ func (c *cluster) guard(n *node, f func()) {
 func (c *cluster) ready(n *node) {
 	for n.rn.HasReady() {
 		rd := n.rn.Ready()
+		if c.sim.Guarding() && !c.allowStep(n, rd) {
+			// raft's state cannot be copied: the step is taken back by
+			// rebuilding the node from what it made durable before it.
+			n.rn = rawNode(n, n.rn.BasicStatus().Applied)
+			c.sim.Refuse()
+			return
+		}
 		if !raft.IsEmptySnap(rd.Snapshot) {
 			if err := n.disk.ApplySnapshot(rd.Snapshot); err != nil {
 				panic(err)
@@ -266,11 +290,14 @@ func (c *cluster) ready(n *node) {
 		if c.bug != BugLostTail {
 			n.durable, _ = n.disk.LastIndex()
 		}
+		apply := rd.CommittedEntries
 		if c.bug == BugApplyUncommitted {
-			n.apply(rd.Entries)
-		} else {
-			n.apply(rd.CommittedEntries)
+			apply = rd.Entries
 		}
+		if c.sim.Guarding() && len(apply) > 0 && !c.allowApply(n, rd, apply) {
+			apply = nil // the store does not apply them
+		}
+		n.apply(apply)
 		for _, m := range rd.Messages {
 			if m.GetType() == pb.MsgVoteResp && !m.GetReject() {
 				n.elapsed = 0
@@ -369,20 +396,76 @@ func name(id uint64) string {
 	return testbeds.Name(int(id - 1))
 }
 
+// In a guarded run (testbeds.Config.Guard), each Ready a step of raft
+// returns is checked before the node handles it, with allowStep, and the
+// entries the store would apply, with allowApply. The raft library keeps
+// its state in memory where it cannot be copied, so the node's state
+// after a step is computed from the Ready (raft's status with the
+// entries appended and the committed ones applied), and a step the guard
+// refuses is taken back the only way raft allows: the node's Ready is
+// discarded (nothing of it is persisted, applied or sent, and testbeds.Sim
+// drops what the step's handler sent before) and the node is rebuilt
+// from its disk, which holds what it had made durable before the step.
+// Its volatile state is lost: it comes back as a follower that knows no
+// leader, as after a restart. The store is the application's own state:
+// when applying entries would break a check, they are not applied, and
+// the store falls behind raft's applied index.
+
+// allowStep reports whether the guard allows the state n reaches once it
+// has handled rd, the store left as it is.
+func (c *cluster) allowStep(n *node, rd raft.Ready) bool {
+	next := c.state(n, c.readyStatus(n, rd), n.readyTerms(rd), n.kvApplied, n.digest)
+	return c.sim.Allow(int(n.id-1), &next)
+}
+
+// allowApply reports whether the guard allows the store to apply ents,
+// with n's Ready rd handled (its entries already appended).
+func (c *cluster) allowApply(n *node, rd raft.Ready, ents []*pb.Entry) bool {
+	kvApplied, digest := n.applied(ents)
+	next := c.state(n, c.readyStatus(n, rd), n.terms, kvApplied, digest)
+	return c.sim.Allow(int(n.id-1), &next)
+}
+
+// readyStatus is raft's status once n has handled rd and advanced.
+func (c *cluster) readyStatus(n *node, rd raft.Ready) raft.BasicStatus {
+	st := n.rn.BasicStatus()
+	if k := len(rd.CommittedEntries); k > 0 {
+		st.Applied = rd.CommittedEntries[k-1].GetIndex()
+	}
+	return st
+}
+
+// readyTerms are the terms of n's log once rd's entries are appended.
+func (n *node) readyTerms(rd raft.Ready) []uint64 {
+	if len(rd.Entries) == 0 {
+		return n.terms
+	}
+	terms := slices.Clone(n.terms[:rd.Entries[0].GetIndex()])
+	for _, e := range rd.Entries {
+		terms = append(terms, e.GetTerm())
+	}
+	return terms
+}
+
 func (c *cluster) State(i int) State {
 	n := c.nodes[i]
-	st := n.rn.BasicStatus()
+	return c.state(n, n.rn.BasicStatus(), n.terms, n.kvApplied, n.digest)
+}
+
+// state is the state n exposes with raft's status st, the terms of its
+// log and its store's applied index and digest.
+func (c *cluster) state(n *node, st raft.BasicStatus, terms []uint64, kvApplied, digest uint64) State {
 	first, _ := n.disk.FirstIndex()
-	last := uint64(len(n.terms) - 1)
+	last := uint64(len(terms) - 1)
 	s := State{
 		ID: name(n.id), Term: int64(st.GetTerm()), Vote: name(st.GetVote()), Lead: name(st.Lead),
 		Role: roleName(st.RaftState), Commit: int64(st.GetCommit()), Applied: int64(st.Applied),
 		FirstIndex: int64(first), LastIndex: int64(last),
-		KVApplied: int64(n.kvApplied), KVDigest: fmt.Sprintf("%016x", n.digest),
+		KVApplied: int64(kvApplied), KVDigest: fmt.Sprintf("%016x", digest),
 		Log: []Entry{}, Peers: []string{},
 	}
 	for j := max(first, last+1-min(last+1, logTail)); j <= last; j++ {
-		s.Log = append(s.Log, Entry{int64(j), int64(n.terms[j])})
+		s.Log = append(s.Log, Entry{int64(j), int64(terms[j])})
 	}
 	for _, o := range c.nodes {
 		if o.id != n.id {

@@ -16,3 +16,16 @@ func TestTestbed(t *testing.T) {
 		CleanSteps: 3000,
 	}.Test(t)
 }
+
+// TestGuard checks the immediate safety check on raft: with lost-tail, a
+// node becoming a leader that lacks committed entries, or a store about
+// to diverge, is refused (the step is taken back by rebuilding the node
+// from its disk), and with apply-uncommitted the store refuses to apply
+// entries beyond the commit index.
+func TestGuard(t *testing.T) {
+	testbedtest.Guard(t, Testbed, BugLostTail, 1, 20000, "../../testdata/guard/etcdraft.yaml")
+	_, g := testbedtest.Guard(t, Testbed, BugApplyUncommitted, 1, 20000, "../../testdata/guard/etcdraft.yaml")
+	if g.BlockedBy["apply-committed"] == 0 {
+		t.Errorf("blocked by %v, want apply-committed", g.BlockedBy)
+	}
+}

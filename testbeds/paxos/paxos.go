@@ -36,6 +36,7 @@ package paxos
 
 import (
 	"fmt"
+	"maps"
 	"math/bits"
 	"slices"
 	"strconv"
@@ -183,6 +184,20 @@ type cluster struct {
 	chosen  map[int64][]string // the values chosen in each instance
 	split   bool               // two values were chosen in one instance
 	broken  bool               // a learner learned a value not chosen
+	// journal, in a guarded run, holds what record changed in the
+	// history since the last Checkpoint, to take it back.
+	journal   []recorded
+	journaled bool
+}
+
+// recorded is one change record made to the history: the acceptors of
+// v in inst before it (none when new), and the values chosen before.
+type recorded struct {
+	inst    int64
+	v       vote
+	before  uint64
+	existed bool
+	chosen  int
 }
 
 // Run runs the testbed with cfg and writes its trace to dir.
@@ -439,10 +454,42 @@ func (c *cluster) record(n *node, m accept) {
 		c.history[m.inst] = h
 	}
 	v := vote{m.round, m.value}
+	if c.journaled {
+		before, existed := h[v]
+		c.journal = append(c.journal, recorded{m.inst, v, before, existed, len(c.chosen[m.inst])})
+	}
 	h[v] |= 1 << n.id
 	if bits.OnesCount64(h[v]) >= c.majority() && !slices.Contains(c.chosen[m.inst], m.value) {
 		c.chosen[m.inst] = append(c.chosen[m.inst], m.value)
 		c.split = c.split || len(c.chosen[m.inst]) > 1
+	}
+}
+
+// Checkpoint saves node i and the ground truth for a guarded run
+// (testbeds.Checkpointer): a handler changes its node, the history of
+// acceptances and the agreement flags. Client values are never reused: a
+// refused Propose consumes its value's number.
+func (c *cluster) Checkpoint(i int) func() {
+	n := c.nodes[i]
+	saved := *n
+	saved.queue, saved.log = slices.Clone(saved.queue), slices.Clone(saved.log)
+	saved.disk.log = slices.Clone(saved.disk.log)
+	saved.votes = maps.Clone(saved.votes)
+	split, broken := c.split, c.broken
+	c.journal, c.journaled = c.journal[:0], true
+	return func() {
+		c.nodes[i] = &saved
+		for j := len(c.journal) - 1; j >= 0; j-- {
+			r := c.journal[j]
+			if r.existed {
+				c.history[r.inst][r.v] = r.before
+			} else {
+				delete(c.history[r.inst], r.v)
+			}
+			c.chosen[r.inst] = c.chosen[r.inst][:r.chosen]
+		}
+		c.journal = c.journal[:0]
+		c.split, c.broken = split, broken
 	}
 }
 

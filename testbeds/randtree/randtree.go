@@ -46,6 +46,7 @@ package randtree
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/augur-dev/augur/testbeds"
@@ -322,6 +323,15 @@ func (c *cluster) join(n *node, from, joiner int) {
 	}
 	n.seen[joiner] = c.sim.Now()
 	c.sim.Send(n.id, joiner, joinReply{n.root, without(n.children, joiner)})
+}
+
+// Checkpoint saves node i for a guarded run (testbeds.Checkpointer): a
+// handler changes nothing but its node, and the ground truth is a
+// function of the nodes' states.
+func (c *cluster) Checkpoint(i int) func() {
+	saved := *c.nodes[i]
+	saved.children, saved.siblings, saved.seen = slices.Clone(saved.children), slices.Clone(saved.siblings), maps.Clone(saved.seen)
+	return func() { c.nodes[i] = &saved }
 }
 
 // Propose is a no-op: RandTree serves no client requests.

@@ -122,3 +122,13 @@ func TestCyclic(t *testing.T) {
 		t.Error("a chain found cyclic")
 	}
 }
+
+// TestGuard checks that the immediate safety check with the ground truth's
+// checks blocks stale-child's damage: the handler that would make a child
+// a sibling too is refused.
+func TestGuard(t *testing.T) {
+	_, g := testbedtest.Guard(t, Testbed, BugStaleChild, 1, 20000, "../../testdata/guard/randtree.yaml")
+	if g.Tagged["bug:"+BugStaleChild] != 0 {
+		t.Errorf("%d bug-tagged snapshots with the guard, want none", g.Tagged["bug:"+BugStaleChild])
+	}
+}

@@ -117,3 +117,38 @@ func DiffTraces(t *testing.T, a, b string) []string {
 	}
 	return diff
 }
+
+// Guard runs tb with bug from seed for steps without a guard and with the
+// checks file checks, and checks that the guard blocked changes and that
+// the guarded run reached fewer bug-tagged snapshots than the unguarded
+// one, which reached some.
+func Guard(t *testing.T, tb testbeds.Testbed, bug string, seed uint64, steps int, checks string) (unguarded, guarded testbeds.Stats) {
+	t.Helper()
+	cfg := testbeds.Config{Nodes: tb.Nodes, Steps: steps, Seed: seed, Faults: tb.Faults, Bug: bug,
+		ResetAfter: testbeds.DefaultResetAfter}
+	unguarded, err := tb.Run(cfg, filepath.Join(t.TempDir(), "run.trace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Guard = checks
+	guarded, err = tb.Run(cfg, filepath.Join(t.TempDir(), "guarded.trace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tag := "bug:" + bug
+	t.Logf("%s seed %d: %d bug-tagged snapshots, %d with the guard, which blocked %d of %d changes",
+		bug, seed, unguarded.Tagged[tag], guarded.Tagged[tag], guarded.Blocked, guarded.Checked)
+	if unguarded.Checked != 0 || unguarded.Blocked != 0 {
+		t.Errorf("unguarded run checked %d changes, blocked %d", unguarded.Checked, unguarded.Blocked)
+	}
+	if unguarded.Tagged[tag] == 0 {
+		t.Fatalf("%s did not manifest at seed %d", bug, seed)
+	}
+	if guarded.Blocked == 0 || guarded.Checked < guarded.Blocked {
+		t.Errorf("guard blocked %d of %d changes, want some", guarded.Blocked, guarded.Checked)
+	}
+	if guarded.Tagged[tag] >= unguarded.Tagged[tag] {
+		t.Errorf("%d bug-tagged snapshots with the guard, want fewer than %d without", guarded.Tagged[tag], unguarded.Tagged[tag])
+	}
+	return unguarded, guarded
+}
