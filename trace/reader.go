@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -8,12 +9,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
-	"strconv"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/ipc"
+
+	"github.com/augur-dev/augur/internal/ipcfile"
 )
 
 // ErrCorrupt marks errors about trace files that are not what the manifest
@@ -39,16 +42,34 @@ type Trace struct {
 
 	states    *arrowReader
 	snapshots *arrowReader
+
+	nodesOnce sync.Once
+	nodeRank  []uint32 // state row → rank of its node in name order
+	nodesErr  error
 }
 
 // Open opens the trace at dir. It checks the manifest, the SHA-256 of both
-// Arrow files and their schemas, so later reads fail only on I/O errors.
-func Open(dir string) (*Trace, error) {
+// Arrow files, their metadata (footer, schema, the layout of every record
+// batch) and the row counts, without trusting any of it: a damaged or
+// crafted file is an error wrapping ErrCorrupt, never a panic. The
+// arrays of a record batch are checked when it is read, and snapshots as
+// they are read (see [SnapshotReader.Next]).
+func Open(dir string) (t *Trace, err error) {
+	defer func() {
+		// The checks above should leave nothing for the Arrow library to
+		// panic on; should one remain, it is still an error.
+		if p := recover(); p != nil {
+			if t != nil {
+				t.Close()
+			}
+			t, err = nil, corruptf("open trace %s: malformed file: %v", dir, p)
+		}
+	}()
 	m, err := readManifest(dir)
 	if err != nil {
 		return nil, err
 	}
-	t := &Trace{Dir: dir, Manifest: m}
+	t = &Trace{Dir: dir, Manifest: m}
 	if t.states, err = openArrow(dir, StatesFile, m.SHA256[StatesFile]); err != nil {
 		return nil, err
 	}
@@ -64,7 +85,7 @@ func Open(dir string) (*Trace, error) {
 }
 
 func (t *Trace) checkSchemas() error {
-	s := t.states.r.Schema()
+	s := t.states.f.Schema()
 	if s.NumFields() < 2 || s.Field(0).Name != "node" || s.Field(0).Type.ID() != arrow.STRING ||
 		s.Field(1).Name != "ts" || s.Field(1).Type.ID() != arrow.UINT64 {
 		return corruptf("%s: want columns node (utf8) and ts (uint64) first, have %s", t.states.path, s)
@@ -80,14 +101,16 @@ func (t *Trace) checkSchemas() error {
 	}
 	t.states.nonNull = 2    // node, ts
 	t.snapshots.nonNull = 3 // snapshot, ts, members
-	if !sameShape(t.snapshots.r.Schema(), snapshotSchema) {
-		return corruptf("%s: schema is %s, want %s", t.snapshots.path, t.snapshots.r.Schema(), snapshotSchema)
+	if !sameShape(t.snapshots.f.Schema(), snapshotSchema) {
+		return corruptf("%s: schema is %s, want %s", t.snapshots.path, t.snapshots.f.Schema(), snapshotSchema)
 	}
-	if err := t.states.indexRows(); err != nil {
-		return err
+	t.states.indexRows()
+	t.snapshots.indexRows()
+	if t.states.rows > 1<<32 {
+		return corruptf("%s: %d rows; rows are numbered by uint32", t.states.path, t.states.rows)
 	}
-	if err := t.snapshots.indexRows(); err != nil {
-		return err
+	if t.Manifest.Nodes < 0 || t.Manifest.Nodes > t.Manifest.States {
+		return corruptf("%s: manifest counts %d nodes for %d states", t.Dir, t.Manifest.Nodes, t.Manifest.States)
 	}
 	if t.states.rows != t.Manifest.States || t.snapshots.rows != t.Manifest.Snapshots {
 		return corruptf("%s: manifest counts %d states and %d snapshots, files hold %d and %d",
@@ -140,32 +163,42 @@ func (t *Trace) NumStates() int { return t.states.rows }
 // Snapshots returns a reader over the snapshots in order, one record batch
 // in memory at a time.
 func (t *Trace) Snapshots() *SnapshotReader {
-	return &SnapshotReader{r: t.snapshots}
+	return &SnapshotReader{t: t, r: t.snapshots}
 }
 
 // SnapshotReader reads snapshots in order. Its API is modeled on
 // bufio.Scanner: the Snapshot it returns is valid until the next call to
 // Next, and a caller must copy what it keeps.
 type SnapshotReader struct {
+	t     *Trace
 	r     *arrowReader
 	batch int
 	rec   arrow.RecordBatch
 	row   int
 	snap  Snapshot
+	read  int // snapshots read so far
 	err   error
 }
 
 // Next advances to the next snapshot and reports whether there is one.
+// It checks what the format promises of a snapshot: ids increase, members
+// are rows of states.arrow, sorted by node, one per node. A snapshot that
+// breaks a promise stops the reader with an error wrapping ErrCorrupt.
 func (sr *SnapshotReader) Next() bool {
 	if sr.err != nil {
 		return false
+	}
+	if sr.read == 0 {
+		if sr.err = sr.t.indexNodes(); sr.err != nil {
+			return false
+		}
 	}
 	for sr.rec == nil || sr.row >= int(sr.rec.NumRows()) {
 		if sr.rec != nil {
 			sr.rec.Release()
 			sr.rec = nil
 		}
-		if sr.batch >= sr.r.r.NumRecords() {
+		if sr.batch >= sr.r.f.NumBatches() {
 			return false
 		}
 		rec, err := sr.r.batch(sr.batch)
@@ -182,6 +215,7 @@ func (sr *SnapshotReader) Next() bool {
 	tags := sr.rec.Column(3).(*array.List)
 	i := sr.row
 	sr.row++
+	prev := sr.snap.ID
 	sr.snap.ID = ids.Value(i)
 	sr.snap.TS = tss.Value(i)
 	lo, hi := members.ValueOffsets(i)
@@ -192,7 +226,84 @@ func (sr *SnapshotReader) Next() bool {
 	for j := lo; j < hi; j++ {
 		sr.snap.Tags = append(sr.snap.Tags, tv.Value(int(j)))
 	}
+	if sr.read > 0 && sr.snap.ID <= prev {
+		sr.err = corruptf("%s: snapshot %d (row %d) follows snapshot %d: ids must increase", sr.r.path, sr.snap.ID, sr.read, prev)
+		return false
+	}
+	if sr.err = sr.t.checkMembers(&sr.snap); sr.err != nil {
+		return false
+	}
+	sr.read++
 	return true
+}
+
+// checkMembers checks that the members of s are rows of states.arrow in
+// increasing order of their nodes' names, so that no node appears twice.
+func (t *Trace) checkMembers(s *Snapshot) error {
+	last := -1
+	for _, row := range s.Members {
+		if int(row) >= len(t.nodeRank) {
+			return corruptf("%s: snapshot %d: member row %d does not exist (%d states)", t.snapshots.path, s.ID, row, len(t.nodeRank))
+		}
+		r := int(t.nodeRank[row])
+		if r <= last {
+			what := "members are not sorted by node"
+			if r == last {
+				what = "a node appears twice"
+			}
+			return corruptf("%s: snapshot %d: %s (row %d)", t.snapshots.path, s.ID, what, row)
+		}
+		last = r
+	}
+	return nil
+}
+
+// indexNodes reads the node column of states.arrow, once, and ranks each
+// row's node in name order, for checkMembers.
+func (t *Trace) indexNodes() error {
+	t.nodesOnce.Do(func() {
+		rank := make([]uint32, 0, t.states.rows)
+		ids := map[string]uint32{}
+		var names []string
+		for b := range t.states.f.NumBatches() {
+			rec, err := t.states.batch(b)
+			if err != nil {
+				t.nodesErr = err
+				return
+			}
+			col := rec.Column(0).(*array.String)
+			for i := range col.Len() {
+				name := col.Value(i)
+				id, ok := ids[name]
+				if !ok {
+					id = uint32(len(names))
+					name = string([]byte(name)) // the batch is released below
+					ids[name] = id
+					names = append(names, name)
+				}
+				rank = append(rank, id)
+			}
+			rec.Release()
+		}
+		if len(names) != t.Manifest.Nodes {
+			t.nodesErr = corruptf("%s: %d distinct nodes, the manifest says %d", t.states.path, len(names), t.Manifest.Nodes)
+			return
+		}
+		order := make([]uint32, len(names))
+		for i := range order {
+			order[i] = uint32(i)
+		}
+		slices.SortFunc(order, func(a, b uint32) int { return cmp.Compare(names[a], names[b]) })
+		byID := make([]uint32, len(names))
+		for r, id := range order {
+			byID[id] = uint32(r)
+		}
+		for i, id := range rank {
+			rank[i] = byID[id]
+		}
+		t.nodeRank = rank
+	})
+	return t.nodesErr
 }
 
 // Snapshot returns the current snapshot.
@@ -270,8 +381,8 @@ func (sr *StateReader) Close() {
 // arrowReader is one Arrow IPC file of a trace.
 type arrowReader struct {
 	path    string
-	f       *os.File
-	r       *ipc.FileReader
+	file    *os.File
+	f       *ipcfile.File
 	starts  []int // first row of each record batch
 	rows    int
 	nonNull int // the first nonNull columns may not hold nulls
@@ -279,129 +390,72 @@ type arrowReader struct {
 
 func openArrow(dir, name, wantSum string) (*arrowReader, error) {
 	path := filepath.Join(dir, name)
-	f, err := os.Open(path)
+	file, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("open trace: %w", err)
 	}
 	h := sha256.New()
-	size, err := io.Copy(h, f)
+	size, err := io.Copy(h, file)
 	if err != nil {
-		f.Close()
+		file.Close()
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	if sum := hex.EncodeToString(h.Sum(nil)); sum != wantSum {
-		f.Close()
+		file.Close()
 		return nil, corruptf("%s: SHA-256 %.12s… does not match the manifest's %.12s…: the file is corrupt or was changed after it was written", path, sum, wantSum)
 	}
-	r, err := newFileReader(f)
+	f, err := ipcfile.Open(path, file, size, ipcfile.Options{MaxDepth: MaxDepth})
 	if err != nil {
-		f.Close()
-		return nil, corruptf("%s: not a readable Arrow IPC file (%d bytes; truncated?): %w", path, size, err)
+		file.Close()
+		return nil, corruptf("%s: %w", path, unwrapPath(err))
 	}
-	return &arrowReader{path: path, f: f, r: r}, nil
+	return &arrowReader{path: path, file: file, f: f}, nil
 }
 
-// newFileReader opens an Arrow IPC file. The Arrow library can panic on
-// malformed metadata; that is reported as an error here.
-func newFileReader(f *os.File) (r *ipc.FileReader, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			r, err = nil, fmt.Errorf("malformed metadata: %v", p)
+// MaxDepth bounds the nesting of a state variable's type: a column of a
+// primitive type has depth 1, a list of them depth 2, and so on.
+const MaxDepth = 32
+
+// unwrapPath drops the path from an ipcfile error, which our message
+// already names, keeping its offset.
+func unwrapPath(err error) error {
+	var e *ipcfile.Error
+	if errors.As(err, &e) {
+		if e.Offset >= 0 {
+			return fmt.Errorf("at byte %d: %w", e.Offset, e.Err)
 		}
-	}()
-	return ipc.NewFileReader(f)
+		return e.Err
+	}
+	return err
 }
 
-// indexRows records the first row of every batch. Our writer stores the
-// fixed batch size in the schema metadata; for files from other writers
-// every batch is loaded once.
-func (ar *arrowReader) indexRows() error {
-	n := ar.r.NumRecords()
-	ar.starts = make([]int, n)
-	if v, ok := ar.r.Schema().Metadata().GetValue(batchRowsKey); ok {
-		size, err := strconv.Atoi(v)
-		if err != nil || size <= 0 {
-			return corruptf("%s: bad %s metadata %q", ar.path, batchRowsKey, v)
-		}
-		for i := range ar.starts {
-			ar.starts[i] = i * size
-		}
-		if n == 0 {
-			return nil
-		}
-		last, err := ar.batch(n - 1)
-		if err != nil {
-			return err
-		}
-		ar.rows = (n-1)*size + int(last.NumRows())
-		last.Release()
-		return nil
-	}
+// indexRows records the first row of every batch, from the batches'
+// metadata, which Open has checked against their buffers.
+func (ar *arrowReader) indexRows() {
+	ar.starts = make([]int, ar.f.NumBatches())
 	for i := range ar.starts {
-		rec, err := ar.batch(i)
-		if err != nil {
-			return err
-		}
 		ar.starts[i] = ar.rows
-		ar.rows += int(rec.NumRows())
-		rec.Release()
+		ar.rows += int(ar.f.BatchRows(i))
 	}
-	return nil
 }
 
-// batch loads record batch i and validates its arrays, so that decoding
-// never reads out of bounds. The Arrow library can panic on malformed
-// data while loading or validating; that is reported as corruption.
-func (ar *arrowReader) batch(i int) (rec arrow.RecordBatch, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			if rec != nil {
-				rec.Release()
-			}
-			rec, err = nil, corruptf("%s: record batch %d: malformed data: %v", ar.path, i, p)
-		}
-	}()
-	rec, err = ar.r.RecordBatchAt(i)
+// batch loads and validates record batch i and checks the columns that
+// may hold no nulls.
+func (ar *arrowReader) batch(i int) (arrow.RecordBatch, error) {
+	rec, err := ar.f.Batch(i)
 	if err != nil {
-		return nil, corruptf("%s: record batch %d: %w", ar.path, i, err)
+		return nil, corruptf("%s: %w", ar.path, unwrapPath(err))
 	}
-	for c, col := range rec.Columns() {
-		if err := validate(col); err != nil {
+	for c := range min(ar.nonNull, int(rec.NumCols())) {
+		if n := rec.Column(c).NullN(); n > 0 {
 			rec.Release()
-			return nil, corruptf("%s: record batch %d, column %s: %w", ar.path, i, rec.ColumnName(c), err)
-		}
-	}
-	if ar.nonNull > 0 && rec.NumCols() > 0 {
-		for c := range ar.nonNull {
-			if n := rec.Column(c).NullN(); n > 0 {
-				rec.Release()
-				return nil, corruptf("%s: record batch %d: column %s has %d nulls", ar.path, i, rec.ColumnName(c), n)
-			}
+			return nil, corruptf("%s: record batch %d: column %s has %d nulls", ar.path, i, rec.ColumnName(c), n)
 		}
 	}
 	return rec, nil
 }
 
-func validate(a arrow.Array) error {
-	if v, ok := a.(interface{ ValidateFull() error }); ok {
-		if err := v.ValidateFull(); err != nil {
-			return err
-		}
-	}
-	switch a := a.(type) {
-	case array.ListLike:
-		return validate(a.ListValues())
-	case *array.Struct:
-		for f := range a.NumField() {
-			if err := validate(a.Field(f)); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
 func (ar *arrowReader) close() error {
-	ar.r.Close()
-	return ar.f.Close()
+	ar.f.Close()
+	return ar.file.Close()
 }

@@ -156,7 +156,7 @@ func TestOpenCorrupt(t *testing.T) {
 		}, true, "states.arrow: SHA-256"},
 		{"truncated", func(dir string) error {
 			return truncateHalf(t, dir, trace.SnapshotsFile)
-		}, true, "snapshots.arrow: not a readable Arrow IPC file"},
+		}, true, "snapshots.arrow: not an Arrow IPC file"},
 		{"missing manifest", func(dir string) error {
 			return os.Remove(filepath.Join(dir, trace.ManifestFile))
 		}, false, "manifest.json: no such file"},
