@@ -27,13 +27,22 @@ func (s Schema) Index(name string) int {
 }
 
 // CheckType reports whether t can hold a state variable: bool, int64,
-// uint64, float64, utf8, list<T>, struct or map<utf8,T>, nested freely.
+// uint64, float64, utf8, list<T>, struct or map<utf8,T>, nested at most
+// MaxDepth deep (a map's items are two levels below it, as Arrow stores
+// them).
 func CheckType(t arrow.DataType) error {
+	return checkType(t, 1)
+}
+
+func checkType(t arrow.DataType, depth int) error {
+	if depth > MaxDepth {
+		return fmt.Errorf("type nests more than %d deep", MaxDepth)
+	}
 	switch t := t.(type) {
 	case *arrow.BooleanType, *arrow.Int64Type, *arrow.Uint64Type, *arrow.Float64Type, *arrow.StringType:
 		return nil
 	case *arrow.ListType:
-		return CheckType(t.Elem())
+		return checkType(t.Elem(), depth+1)
 	case *arrow.StructType:
 		seen := map[string]bool{}
 		for _, f := range t.Fields() {
@@ -41,7 +50,7 @@ func CheckType(t arrow.DataType) error {
 				return fmt.Errorf("struct field name %q is empty or repeated", f.Name)
 			}
 			seen[f.Name] = true
-			if err := CheckType(f.Type); err != nil {
+			if err := checkType(f.Type, depth+1); err != nil {
 				return fmt.Errorf("field %s: %w", f.Name, err)
 			}
 		}
@@ -50,7 +59,7 @@ func CheckType(t arrow.DataType) error {
 		if t.KeyType().ID() != arrow.STRING {
 			return fmt.Errorf("map key type %s is not utf8", t.KeyType())
 		}
-		return CheckType(t.ItemType())
+		return checkType(t.ItemType(), depth+2)
 	}
 	return fmt.Errorf("unsupported type %s", t)
 }

@@ -131,9 +131,20 @@ func (t table) ref(i int) (int, error) {
 	if err != nil || off < 0 {
 		return -1, err
 	}
-	d, err := t.f.u32(off)
+	return t.f.follow(off)
+}
+
+// follow returns the position that the offset stored at off points to,
+// which must lie inside the buffer. Offsets point forward; one that
+// seems to point back (or loop) by wrapping around 2^32, as the
+// FlatBuffers accessors compute, points outside here.
+func (f *fbuf) follow(off int) (int, error) {
+	d, err := f.u32(off)
 	if err != nil {
 		return -1, err
+	}
+	if !f.in(off+d, 4) {
+		return -1, f.errorf(off, "offset %d at %d points outside the metadata (%d bytes)", d, off, len(f.b))
 	}
 	return off + d, nil
 }
@@ -176,12 +187,11 @@ func (t table) tables(i int) ([]table, error) {
 	}
 	ts := make([]table, n)
 	for k := range ts {
-		e := start + 4*k
-		d, err := t.f.u32(e)
+		p, err := t.f.follow(start + 4*k)
 		if err != nil {
 			return nil, err
 		}
-		if ts[k], err = t.f.table(e + d); err != nil {
+		if ts[k], err = t.f.table(p); err != nil {
 			return nil, err
 		}
 	}
@@ -268,7 +278,7 @@ type block struct {
 // fields nested at most maxDepth deep.
 func checkFooter(b []byte, maxDepth int) (*footer, error) {
 	f := newFbuf(b)
-	root, err := f.u32(0)
+	root, err := f.follow(0)
 	if err != nil {
 		return nil, err
 	}
@@ -430,7 +440,7 @@ type bufferSpan struct{ offset, length int64 }
 // has bodyLen bytes.
 func checkMessage(b []byte, bodyLen int64) (*message, error) {
 	f := newFbuf(b)
-	root, err := f.u32(0)
+	root, err := f.follow(0)
 	if err != nil {
 		return nil, err
 	}
