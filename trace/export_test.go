@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -29,3 +30,20 @@ func Rehash(t *testing.T, dir, name string) error {
 	}
 	return os.WriteFile(filepath.Join(dir, ManifestFile), out, 0o644)
 }
+
+// OpenBytes opens a trace held in memory: the content of its manifest
+// and Arrow files, as Open would read them from dir.
+func OpenBytes(dir string, manifest, states, snapshots []byte) (*Trace, error) {
+	m, err := parseManifest(filepath.Join(dir, ManifestFile), manifest)
+	if err != nil {
+		return nil, err
+	}
+	data := map[string][]byte{StatesFile: states, SnapshotsFile: snapshots}
+	return open(dir, m, func(name string) (file, error) {
+		return memFile{bytes.NewReader(data[name])}, nil
+	})
+}
+
+type memFile struct{ *bytes.Reader }
+
+func (memFile) Close() error { return nil }

@@ -39,6 +39,10 @@ func readManifest(dir string) (*Manifest, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read trace manifest: %w", err)
 	}
+	return parseManifest(path, data)
+}
+
+func parseManifest(path string, data []byte) (*Manifest, error) {
 	var m Manifest
 	if err := json.Unmarshal(data, &m); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -48,6 +52,8 @@ func readManifest(dir string) (*Manifest, error) {
 		return nil, fmt.Errorf("%s: format is %q, want %q", path, m.Format, Format)
 	case m.Version != Version:
 		return nil, fmt.Errorf("%s: unsupported trace version %d (this augur reads version %d)", path, m.Version, Version)
+	case m.Snapshots < 0 || m.States < 0 || m.Nodes < 0:
+		return nil, corruptf("%s: negative counts (%d snapshots, %d states, %d nodes)", path, m.Snapshots, m.States, m.Nodes)
 	}
 	return &m, nil
 }

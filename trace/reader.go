@@ -54,7 +54,26 @@ type Trace struct {
 // crafted file is an error wrapping ErrCorrupt, never a panic. The
 // arrays of a record batch are checked when it is read, and snapshots as
 // they are read (see [SnapshotReader.Next]).
-func Open(dir string) (t *Trace, err error) {
+func Open(dir string) (*Trace, error) {
+	m, err := readManifest(dir)
+	if err != nil {
+		return nil, err
+	}
+	return open(dir, m, func(name string) (file, error) {
+		return os.Open(filepath.Join(dir, name))
+	})
+}
+
+// file is an open Arrow file of a trace: an *os.File, or bytes in tests.
+type file interface {
+	io.Reader
+	io.ReaderAt
+	io.Closer
+}
+
+// open opens the trace at dir with manifest m, reading its Arrow files
+// through openFile.
+func open(dir string, m *Manifest, openFile func(name string) (file, error)) (t *Trace, err error) {
 	defer func() {
 		// The checks above should leave nothing for the Arrow library to
 		// panic on; should one remain, it is still an error.
@@ -65,15 +84,11 @@ func Open(dir string) (t *Trace, err error) {
 			t, err = nil, corruptf("open trace %s: malformed file: %v", dir, p)
 		}
 	}()
-	m, err := readManifest(dir)
-	if err != nil {
-		return nil, err
-	}
 	t = &Trace{Dir: dir, Manifest: m}
-	if t.states, err = openArrow(dir, StatesFile, m.SHA256[StatesFile]); err != nil {
+	if t.states, err = openArrow(dir, StatesFile, m.SHA256[StatesFile], openFile); err != nil {
 		return nil, err
 	}
-	if t.snapshots, err = openArrow(dir, SnapshotsFile, m.SHA256[SnapshotsFile]); err != nil {
+	if t.snapshots, err = openArrow(dir, SnapshotsFile, m.SHA256[SnapshotsFile], openFile); err != nil {
 		t.Close()
 		return nil, err
 	}
@@ -381,35 +396,35 @@ func (sr *StateReader) Close() {
 // arrowReader is one Arrow IPC file of a trace.
 type arrowReader struct {
 	path    string
-	file    *os.File
+	file    file
 	f       *ipcfile.File
 	starts  []int // first row of each record batch
 	rows    int
 	nonNull int // the first nonNull columns may not hold nulls
 }
 
-func openArrow(dir, name, wantSum string) (*arrowReader, error) {
+func openArrow(dir, name, wantSum string, openFile func(string) (file, error)) (*arrowReader, error) {
 	path := filepath.Join(dir, name)
-	file, err := os.Open(path)
+	fh, err := openFile(name)
 	if err != nil {
 		return nil, fmt.Errorf("open trace: %w", err)
 	}
 	h := sha256.New()
-	size, err := io.Copy(h, file)
+	size, err := io.Copy(h, fh)
 	if err != nil {
-		file.Close()
+		fh.Close()
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	if sum := hex.EncodeToString(h.Sum(nil)); sum != wantSum {
-		file.Close()
+		fh.Close()
 		return nil, corruptf("%s: SHA-256 %.12s… does not match the manifest's %.12s…: the file is corrupt or was changed after it was written", path, sum, wantSum)
 	}
-	f, err := ipcfile.Open(path, file, size, ipcfile.Options{MaxDepth: MaxDepth})
+	f, err := ipcfile.Open(path, fh, size, ipcfile.Options{MaxDepth: MaxDepth})
 	if err != nil {
-		file.Close()
+		fh.Close()
 		return nil, corruptf("%s: %w", path, unwrapPath(err))
 	}
-	return &arrowReader{path: path, file: file, f: f}, nil
+	return &arrowReader{path: path, file: fh, f: f}, nil
 }
 
 // MaxDepth bounds the nesting of a state variable's type: a column of a

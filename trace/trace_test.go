@@ -28,7 +28,7 @@ var testSchema = trace.Schema{
 
 // writeTrace writes a small trace with batches of two rows and returns its
 // directory.
-func writeTrace(t *testing.T) string {
+func writeTrace(t testing.TB) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "x.trace")
 	w, err := trace.Create(dir, testSchema, trace.Options{System: "test", BatchRows: 2})
@@ -264,6 +264,11 @@ func readAll(dir string) error {
 		return err
 	}
 	defer tr.Close()
+	return readTrace(tr)
+}
+
+// readTrace reads every snapshot and state of tr.
+func readTrace(tr *trace.Trace) error {
 	sr := tr.Snapshots()
 	defer sr.Close()
 	for sr.Next() {
