@@ -28,9 +28,11 @@ import (
 )
 
 // Format and Version identify a stats file in its schema metadata.
+// Version 3 added the content digest and compression; files of earlier
+// versions are refused with a message saying to compute them again.
 const (
 	Format  = "augur-stats"
-	Version = 2
+	Version = 3
 )
 
 // Header describes what a stats file was computed from.

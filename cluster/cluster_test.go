@@ -12,6 +12,12 @@ import (
 	"github.com/augur-dev/augur/trace"
 )
 
+// Hex SHA-256s standing for a spec and a trace.
+var (
+	specSum  = strings.Repeat("5e", 32)
+	traceSum = strings.Repeat("7a", 32)
+)
+
 // part returns shard x of n over two properties, with made-up stats.
 func part(x, n int) *Stats {
 	st := []evaluator.Stats{
@@ -23,7 +29,7 @@ func part(x, n int) *Stats {
 	}
 	st[0].Patterns[3] = int64(x + 2)
 	return &Stats{
-		Header: Header{Spec: "spec", Trace: "trace", Properties: 2, Shard: evaluator.Shard{Index: x, Count: n, Block: 4},
+		Header: Header{Spec: specSum, Trace: traceSum, Properties: 2, Shard: evaluator.Shard{Index: x, Count: n, Block: 4},
 			Merged: n == 1, Snapshots: 10 + x, MaxWitnesses: 2},
 		IDs:      []string{"aaa", "bbb"},
 		Stats:    st,
@@ -43,7 +49,7 @@ func asJSON(t *testing.T, v any) string {
 
 func TestRoundTrip(t *testing.T) {
 	dir := t.TempDir()
-	for _, s := range []*Stats{part(1, 3), part(0, 1), {Header: Header{Spec: "s", Trace: "t", Shard: evaluator.Shard{Count: 1, Block: 1}, Merged: true}}} {
+	for _, s := range []*Stats{part(1, 3), part(0, 1), {Header: Header{Spec: specSum, Trace: traceSum, Shard: evaluator.Shard{Count: 1, Block: 1}, Merged: true}}} {
 		path := filepath.Join(dir, "s.arrow")
 		if err := Write(path, s); err != nil {
 			t.Fatal(err)
@@ -146,7 +152,7 @@ func TestCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := m.Check("spec", "trace", prog); err != nil {
+	if err := m.Check(specSum, traceSum, prog); err != nil {
 		t.Error(err)
 	}
 	for _, tt := range []struct {
@@ -154,10 +160,10 @@ func TestCheck(t *testing.T) {
 		spec, tr   string
 		prog, want string
 	}{
-		{m, "other", "trace", "", "another spec"},
-		{m, "spec", "other", "", "another trace"},
-		{part(1, 2), "spec", "trace", "", "holds shard 1 of 2 only"},
-		{m, "spec", "trace", "short", "does not hold the properties"},
+		{m, "other", traceSum, "", "another spec"},
+		{m, specSum, "other", "", "another trace"},
+		{part(1, 2), specSum, traceSum, "", "holds shard 1 of 2 only"},
+		{m, specSum, traceSum, "short", "does not hold the properties"},
 	} {
 		p := prog
 		if tt.prog != "" {

@@ -2,10 +2,16 @@ package cluster
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"maps"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -16,6 +22,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/augur-dev/augur/evaluator"
+	"github.com/augur-dev/augur/internal/ipcfile"
 	"github.com/augur-dev/augur/internal/safefile"
 )
 
@@ -34,6 +41,9 @@ const (
 	keyMaxWitnesses = "augur.max_witnesses"
 	keyFailures     = "augur.failures" // JSON array of evaluator.ExprFailures; absent if none
 	keyTags         = "augur.tags"     // JSON object: snapshots evaluated per tag; absent if none
+	// keyDigest is the hex SHA-256 of the content: every other key and
+	// value of the header, then every row (see digest). It comes last.
+	keyDigest = "augur.content_sha256"
 )
 
 // Columns of a stats file, in order.
@@ -103,6 +113,9 @@ func parseHeader(md arrow.Metadata) (Header, error) {
 		if *it.dst, err = strconv.Atoi(v); err != nil {
 			return Header{}, fmt.Errorf("header %s: %w", it.key, err)
 		}
+		if it.key == keyVersion && *it.dst < Version {
+			return Header{}, fmt.Errorf("stats version %d, from an older augur: this augur reads version %d only, which adds a checksum; compute the stats again (augur infer --stats)", *it.dst, Version)
+		}
 		if it.key == keyVersion && *it.dst != Version {
 			return Header{}, fmt.Errorf("unsupported stats version %d (this augur reads version %d)", *it.dst, Version)
 		}
@@ -120,17 +133,74 @@ func parseHeader(md arrow.Metadata) (Header, error) {
 	if h.Merged, err = strconv.ParseBool(m); err != nil {
 		return Header{}, fmt.Errorf("header %s: %w", keyMerged, err)
 	}
-	if h.Shard.Count < 1 || h.Shard.Block < 1 || h.Shard.Index < 0 || h.Shard.Index >= h.Shard.Count {
-		return Header{}, fmt.Errorf("invalid shard %d/%d, block %d", h.Shard.Index, h.Shard.Count, h.Shard.Block)
+	if err := h.check(); err != nil {
+		return Header{}, err
 	}
 	return h, nil
 }
 
-// Write writes s to path as an Arrow IPC file, atomically: a reader sees
-// the old file or the complete new one.
+// check reports what is impossible in a header.
+func (h *Header) check() error {
+	switch {
+	case !isHexSHA256(h.Spec):
+		return fmt.Errorf("header %s %q is not a hex SHA-256", keySpec, h.Spec)
+	case !isHexSHA256(h.Trace):
+		return fmt.Errorf("header %s %q is not a hex SHA-256", keyTrace, h.Trace)
+	case h.Properties < 0 || h.Snapshots < 0 || h.MaxWitnesses < 0:
+		return fmt.Errorf("negative count in the header (%d properties, %d snapshots, %d witnesses kept)", h.Properties, h.Snapshots, h.MaxWitnesses)
+	case h.Shard.Count < 1 || h.Shard.Block < 1 || h.Shard.Index < 0 || h.Shard.Index >= h.Shard.Count:
+		return fmt.Errorf("invalid shard %d/%d, block %d", h.Shard.Index, h.Shard.Count, h.Shard.Block)
+	case h.Merged && h.Shard.Index != 0:
+		return fmt.Errorf("header says merged, but also shard %d of %d", h.Shard.Index, h.Shard.Count)
+	case !h.Merged && h.Shard.Count == 1:
+		return fmt.Errorf("header says not merged, but there is only one shard")
+	}
+	return nil
+}
+
+func isHexSHA256(s string) bool {
+	b, err := hex.DecodeString(s)
+	return err == nil && len(b) == sha256.Size
+}
+
+// Write writes s to path as an Arrow IPC file compressed with ZSTD,
+// atomically: a reader sees the old file or the complete new one.
 func Write(path string, s *Stats) error {
+	rec, err := signed(s)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer rec.Release()
+	err = safefile.Write(path, 0o644, true, func(w io.Writer) error {
+		return encode(w, rec, ipc.WithZstd())
+	})
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// encode writes rec as an Arrow IPC file.
+func encode(w io.Writer, rec arrow.RecordBatch, opts ...ipc.Option) error {
+	fw, err := ipc.NewFileWriter(w, append([]ipc.Option{ipc.WithSchema(rec.Schema())}, opts...)...)
+	if err != nil {
+		return err
+	}
+	if err := fw.Write(rec); err != nil {
+		fw.Close()
+		return err
+	}
+	return fw.Close()
+}
+
+// signed returns s as one record batch whose schema metadata holds the
+// header and, last, the digest of the whole.
+func signed(s *Stats) (arrow.RecordBatch, error) {
 	if len(s.IDs) != len(s.Stats) || s.Properties != len(s.IDs) {
-		return fmt.Errorf("write %s: %d ids, %d stats, header says %d properties", path, len(s.IDs), len(s.Stats), s.Properties)
+		return nil, fmt.Errorf("%d ids, %d stats, header says %d properties", len(s.IDs), len(s.Stats), s.Properties)
+	}
+	if err := s.Header.check(); err != nil {
+		return nil, err
 	}
 	md := s.metadata()
 	for _, x := range []struct {
@@ -143,31 +213,24 @@ func Write(path string, s *Stats) error {
 		}
 		js, err := json.Marshal(x.value)
 		if err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
+			return nil, err
 		}
 		md = arrow.NewMetadata(append(md.Keys(), x.key), append(md.Values(), string(js)))
 	}
-	schema := arrow.NewSchema(fields, &md)
-	rec, err := record(schema, s)
+	unsigned, err := record(arrow.NewSchema(fields, &md), s)
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return nil, err
 	}
-	defer rec.Release()
-	err = safefile.Write(path, 0o644, true, func(w io.Writer) error {
-		fw, err := ipc.NewFileWriter(w, ipc.WithSchema(schema))
-		if err != nil {
-			return err
-		}
-		if err := fw.Write(rec); err != nil {
-			fw.Close()
-			return err
-		}
-		return fw.Close()
-	})
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	defer unsigned.Release()
+	return sign(md, unsigned), nil
+}
+
+// sign returns the columns of rec with md and their digest as metadata.
+func sign(md arrow.Metadata, rec arrow.RecordBatch) arrow.RecordBatch {
+	d := newDigest(md)
+	d.record(rec)
+	md = arrow.NewMetadata(append(md.Keys(), keyDigest), append(md.Values(), d.sum()))
+	return array.NewRecordBatch(arrow.NewSchema(fields, &md), rec.Columns(), rec.NumRows())
 }
 
 func record(schema *arrow.Schema, s *Stats) (arrow.RecordBatch, error) {
@@ -218,54 +281,237 @@ func record(schema *arrow.Schema, s *Stats) (arrow.RecordBatch, error) {
 	return b.NewRecordBatch(), nil
 }
 
-// Read reads the stats file at path.
-func Read(path string) (s *Stats, err error) {
+// Read reads the stats file at path. It checks the file's structure
+// before the Arrow library reads it, its content against the SHA-256 in
+// its header, and that its figures are possible (counts are not negative,
+// no more violations than bindings, ...): every error names the file.
+func Read(path string) (*Stats, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		// The Arrow library can panic on malformed input.
-		if p := recover(); p != nil {
-			s, err = nil, fmt.Errorf("%s: malformed stats file: %v", path, p)
+	s, err := read(path, data, true)
+	if err != nil {
+		var fe *ipcfile.Error
+		if errors.As(err, &fe) {
+			return nil, err // names the file
 		}
-	}()
-	r, err := ipc.NewFileReader(bytes.NewReader(data))
-	if err != nil {
-		return nil, fmt.Errorf("%s: not an Arrow IPC file: %w", path, err)
-	}
-	defer r.Close()
-	h, err := parseHeader(r.Schema().Metadata())
-	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if !sameFields(r.Schema()) {
-		return nil, fmt.Errorf("%s: unexpected columns %s", path, r.Schema())
+	return s, nil
+}
+
+// maxDepth is the deepest nesting of a stats file's types: tags is
+// map<utf8, int64>, stored as a list of structs of two fields.
+const maxDepth = 3
+
+// read decodes and checks a stats file; verify compares its content with
+// its digest, which only the fuzz test skips, to reach the checks behind.
+func read(path string, data []byte, verify bool) (s *Stats, err error) {
+	defer func() {
+		// ipcfile leaves nothing for the Arrow library to panic on; should
+		// something remain, it is still an error.
+		if p := recover(); p != nil {
+			s, err = nil, fmt.Errorf("malformed stats file: %v", p)
+		}
+	}()
+	f, err := ipcfile.Open(path, bytes.NewReader(data), int64(len(data)), ipcfile.Options{MaxDepth: maxDepth, Compressed: true})
+	if err != nil {
+		if isArrowMagic(data) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("not an augur stats file (not an Arrow IPC file)")
+	}
+	defer f.Close()
+	md := f.Schema().Metadata()
+	h, err := parseHeader(md)
+	if err != nil {
+		return nil, err
+	}
+	if !sameFields(f.Schema()) {
+		return nil, fmt.Errorf("unexpected columns %s", f.Schema())
+	}
+	want, ok := md.GetValue(keyDigest)
+	if !ok || md.Keys()[md.Len()-1] != keyDigest {
+		return nil, fmt.Errorf("no %s at the end of the header", keyDigest)
 	}
 	s = &Stats{Header: h, Path: path}
-	md := r.Schema().Metadata()
 	for key, dst := range map[string]any{keyFailures: &s.Failures, keyTags: &s.Tags} {
-		if i := md.FindKey(key); i >= 0 {
-			if err := json.Unmarshal([]byte(md.Values()[i]), dst); err != nil {
-				return nil, fmt.Errorf("%s: header %s: %w", path, key, err)
+		if v, ok := md.GetValue(key); ok {
+			if err := json.Unmarshal([]byte(v), dst); err != nil {
+				return nil, fmt.Errorf("header %s: %w", key, err)
 			}
 		}
 	}
-	for b := range r.NumRecords() {
-		rec, err := r.RecordBatchAt(b)
+	var rows int64
+	for b := range f.NumBatches() {
+		rows += f.BatchRows(b)
+	}
+	if rows != int64(h.Properties) {
+		return nil, fmt.Errorf("%d rows, header says %d properties", rows, h.Properties)
+	}
+	d := newDigest(arrow.NewMetadata(md.Keys()[:md.Len()-1], md.Values()[:md.Len()-1]))
+	for b := range f.NumBatches() {
+		rec, err := f.Batch(b)
 		if err != nil {
-			return nil, fmt.Errorf("%s: record batch %d: %w", path, b, err)
+			return nil, err
 		}
+		d.record(rec)
 		err = s.readRecord(rec)
 		rec.Release()
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return nil, err
 		}
 	}
-	if len(s.IDs) != s.Properties {
-		return nil, fmt.Errorf("%s: %d rows, header says %d properties", path, len(s.IDs), s.Properties)
+	if got := d.sum(); verify && got != want {
+		return nil, fmt.Errorf("content SHA-256 %.12s… does not match the header's %.12s…: the file is corrupt or was changed after it was written", got, want)
+	}
+	if err := s.check(); err != nil {
+		return nil, err
 	}
 	return s, nil
+}
+
+func isArrowMagic(data []byte) bool {
+	return len(data) >= 6 && string(data[:6]) == "ARROW1"
+}
+
+// digest hashes the content of a stats file: each key and value of the
+// header but the digest itself, then every row's values, in column
+// order, each length-prefixed, so that the hash does not depend on how
+// the Arrow library lays out or compresses the data.
+type digest struct {
+	h   hash.Hash
+	buf [8]byte
+}
+
+func newDigest(md arrow.Metadata) *digest {
+	d := &digest{h: sha256.New()}
+	d.u64(uint64(md.Len()))
+	for i, k := range md.Keys() {
+		d.str(k)
+		d.str(md.Values()[i])
+	}
+	return d
+}
+
+func (d *digest) u64(v uint64) {
+	binary.LittleEndian.PutUint64(d.buf[:], v)
+	d.h.Write(d.buf[:])
+}
+
+func (d *digest) str(s string) {
+	d.u64(uint64(len(s)))
+	io.WriteString(d.h, s)
+}
+
+// record hashes the rows of rec, a batch of a stats file whose arrays are
+// valid.
+func (d *digest) record(rec arrow.RecordBatch) {
+	ids := rec.Column(0).(*array.String)
+	ints := func(i int) *array.Int64 { return rec.Column(i).(*array.Int64) }
+	scores := rec.Column(6).(*array.Float64)
+	pats := rec.Column(7).(*array.List)
+	patv := pats.ListValues().(*array.Int64)
+	tags := rec.Column(8).(*array.Map)
+	tagk := tags.Keys().(*array.String)
+	tagv := tags.Items().(*array.Int64)
+	wits := rec.Column(9).(*array.String)
+	pruned := rec.Column(10).(*array.Boolean)
+	moms := rec.Column(12).(*array.List)
+	momv := moms.ListValues().(*array.Uint64)
+	for i := range int(rec.NumRows()) {
+		d.str(ids.Value(i))
+		for _, c := range []int{1, 2, 3, 4, 5} {
+			d.u64(uint64(ints(c).Value(i)))
+		}
+		d.u64(math.Float64bits(scores.Value(i)))
+		lo, hi := pats.ValueOffsets(i)
+		d.u64(uint64(hi - lo))
+		for j := lo; j < hi; j++ {
+			d.u64(uint64(patv.Value(int(j))))
+		}
+		lo, hi = tags.ValueOffsets(i)
+		d.u64(uint64(hi - lo))
+		for j := lo; j < hi; j++ {
+			d.str(tagk.Value(int(j)))
+			d.u64(uint64(tagv.Value(int(j))))
+		}
+		d.str(wits.Value(i))
+		if pruned.Value(i) {
+			d.u64(1)
+		} else {
+			d.u64(0)
+		}
+		d.u64(uint64(ints(11).Value(i)))
+		lo, hi = moms.ValueOffsets(i)
+		d.u64(uint64(hi - lo))
+		for j := lo; j < hi; j++ {
+			d.u64(momv.Value(int(j)))
+		}
+	}
+}
+
+func (d *digest) sum() string { return hex.EncodeToString(d.h.Sum(nil)) }
+
+// check reports the first figure of s that no evaluation can produce,
+// naming its row and property. The header's own checks are done.
+func (s *Stats) check() error {
+	for t, n := range s.Tags {
+		if n < 0 {
+			return fmt.Errorf("header %s: %d snapshots tagged %q", keyTags, n, t)
+		}
+	}
+	for _, f := range s.Failures {
+		if f.Inputs < 0 {
+			return fmt.Errorf("header %s: %d failing inputs", keyFailures, f.Inputs)
+		}
+	}
+	for i := range s.Stats {
+		if err := checkStats(&s.Stats[i], &s.Header); err != nil {
+			return fmt.Errorf("row %d (property %s): %w", i, s.IDs[i], err)
+		}
+	}
+	return nil
+}
+
+func checkStats(st *evaluator.Stats, h *Header) error {
+	for _, c := range []struct {
+		name string
+		v    int64
+	}{{"support", st.Support}, {"bindings", st.Bindings}, {"violations", st.Violations}, {"perfect", st.Perfect},
+		{"violating_snapshots", st.ViolatingSnapshots}, {"pruned_after", st.PrunedAfter}} {
+		if c.v < 0 {
+			return fmt.Errorf("%s is %d", c.name, c.v)
+		}
+	}
+	var patterns int64
+	for _, p := range st.Patterns {
+		if p < 0 || p > st.Bindings-patterns {
+			return fmt.Errorf("patterns %v do not fit in %d bindings", st.Patterns, st.Bindings)
+		}
+		patterns += p
+	}
+	switch {
+	case st.Support > int64(h.Snapshots):
+		return fmt.Errorf("support %d of %d snapshots", st.Support, h.Snapshots)
+	case st.Perfect > st.Support || st.ViolatingSnapshots > st.Support-st.Perfect:
+		return fmt.Errorf("%d perfect and %d violating of %d supporting snapshots", st.Perfect, st.ViolatingSnapshots, st.Support)
+	case st.Violations > st.Bindings:
+		return fmt.Errorf("%d violations of %d bindings", st.Violations, st.Bindings)
+	case math.IsNaN(st.ScoreSum) || st.ScoreSum < 0 || st.ScoreSum > float64(st.Support)*(1+1e-9):
+		return fmt.Errorf("score sum %v over %d supporting snapshots", st.ScoreSum, st.Support)
+	case len(st.Witnesses) > h.MaxWitnesses:
+		return fmt.Errorf("%d witnesses, the header keeps %d", len(st.Witnesses), h.MaxWitnesses)
+	case int64(len(st.Moments)) > st.ViolatingSnapshots || !slices.IsSorted(st.Moments):
+		return fmt.Errorf("moments %v for %d violating snapshots", st.Moments, st.ViolatingSnapshots)
+	}
+	for t, n := range st.Tags {
+		if n < 0 {
+			return fmt.Errorf("%d violating snapshots tagged %q", n, t)
+		}
+	}
+	return nil
 }
 
 func sameFields(schema *arrow.Schema) bool {
