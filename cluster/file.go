@@ -405,49 +405,73 @@ func (d *digest) str(s string) {
 	io.WriteString(d.h, s)
 }
 
+// columns are the arrays of a batch of a stats file, typed.
+type columns struct {
+	ids, wits  *array.String
+	ints       [12]*array.Int64 // by column; nil where not int64
+	scores     *array.Float64
+	pats, moms *array.List
+	patv       *array.Int64
+	tags       *array.Map
+	tagk       *array.String
+	tagv       *array.Int64
+	pruned     *array.Boolean
+	momv       *array.Uint64
+}
+
+// columnsOf types the arrays of rec, whose schema is fields.
+func columnsOf(rec arrow.RecordBatch) *columns {
+	c := &columns{
+		ids:    rec.Column(0).(*array.String),
+		scores: rec.Column(6).(*array.Float64),
+		pats:   rec.Column(7).(*array.List),
+		tags:   rec.Column(8).(*array.Map),
+		wits:   rec.Column(9).(*array.String),
+		pruned: rec.Column(10).(*array.Boolean),
+		moms:   rec.Column(12).(*array.List),
+	}
+	for _, i := range []int{1, 2, 3, 4, 5, 11} {
+		c.ints[i] = rec.Column(i).(*array.Int64)
+	}
+	c.patv = c.pats.ListValues().(*array.Int64)
+	c.tagk = c.tags.Keys().(*array.String)
+	c.tagv = c.tags.Items().(*array.Int64)
+	c.momv = c.moms.ListValues().(*array.Uint64)
+	return c
+}
+
 // record hashes the rows of rec, a batch of a stats file whose arrays are
 // valid.
 func (d *digest) record(rec arrow.RecordBatch) {
-	ids := rec.Column(0).(*array.String)
-	ints := func(i int) *array.Int64 { return rec.Column(i).(*array.Int64) }
-	scores := rec.Column(6).(*array.Float64)
-	pats := rec.Column(7).(*array.List)
-	patv := pats.ListValues().(*array.Int64)
-	tags := rec.Column(8).(*array.Map)
-	tagk := tags.Keys().(*array.String)
-	tagv := tags.Items().(*array.Int64)
-	wits := rec.Column(9).(*array.String)
-	pruned := rec.Column(10).(*array.Boolean)
-	moms := rec.Column(12).(*array.List)
-	momv := moms.ListValues().(*array.Uint64)
+	c := columnsOf(rec)
 	for i := range int(rec.NumRows()) {
-		d.str(ids.Value(i))
-		for _, c := range []int{1, 2, 3, 4, 5} {
-			d.u64(uint64(ints(c).Value(i)))
+		d.str(c.ids.Value(i))
+		for _, k := range []int{1, 2, 3, 4, 5} {
+			d.u64(uint64(c.ints[k].Value(i)))
 		}
-		d.u64(math.Float64bits(scores.Value(i)))
-		lo, hi := pats.ValueOffsets(i)
+		d.u64(math.Float64bits(c.scores.Value(i)))
+		lo, hi := c.pats.ValueOffsets(i)
 		d.u64(uint64(hi - lo))
 		for j := lo; j < hi; j++ {
-			d.u64(uint64(patv.Value(int(j))))
+			d.u64(uint64(c.patv.Value(int(j))))
 		}
-		lo, hi = tags.ValueOffsets(i)
+		lo, hi = c.tags.ValueOffsets(i)
 		d.u64(uint64(hi - lo))
 		for j := lo; j < hi; j++ {
-			d.str(tagk.Value(int(j)))
-			d.u64(uint64(tagv.Value(int(j))))
+			d.str(c.tagk.Value(int(j)))
+			d.u64(uint64(c.tagv.Value(int(j))))
 		}
-		d.str(wits.Value(i))
-		if pruned.Value(i) {
+		d.str(c.wits.Value(i))
+		if c.pruned.Value(i) {
 			d.u64(1)
 		} else {
 			d.u64(0)
 		}
-		d.u64(uint64(ints(11).Value(i)))
-		lo, hi = moms.ValueOffsets(i)
+		d.u64(uint64(c.ints[11].Value(i)))
+		lo, hi = c.moms.ValueOffsets(i)
 		d.u64(uint64(hi - lo))
 		for j := lo; j < hi; j++ {
-			d.u64(momv.Value(int(j)))
+			d.u64(c.momv.Value(int(j)))
 		}
 	}
 }
@@ -532,43 +556,32 @@ func (s *Stats) readRecord(rec arrow.RecordBatch) error {
 			return fmt.Errorf("column %s has nulls", rec.ColumnName(int(c)))
 		}
 	}
-	ids := rec.Column(0).(*array.String)
-	ints := func(i int) *array.Int64 { return rec.Column(i).(*array.Int64) }
-	scores := rec.Column(6).(*array.Float64)
-	pats := rec.Column(7).(*array.List)
-	patv := pats.ListValues().(*array.Int64)
-	tags := rec.Column(8).(*array.Map)
-	tagk := tags.Keys().(*array.String)
-	tagv := tags.Items().(*array.Int64)
-	wits := rec.Column(9).(*array.String)
-	pruned := rec.Column(10).(*array.Boolean)
-	moms := rec.Column(12).(*array.List)
-	momv := moms.ListValues().(*array.Uint64)
+	c := columnsOf(rec)
 	for i := range int(rec.NumRows()) {
 		st := evaluator.Stats{
-			Support:            ints(1).Value(i),
-			Bindings:           ints(2).Value(i),
-			Violations:         ints(3).Value(i),
-			Perfect:            ints(4).Value(i),
-			ViolatingSnapshots: ints(5).Value(i),
-			ScoreSum:           scores.Value(i),
-			Pruned:             pruned.Value(i),
-			PrunedAfter:        ints(11).Value(i),
+			Support:            c.ints[1].Value(i),
+			Bindings:           c.ints[2].Value(i),
+			Violations:         c.ints[3].Value(i),
+			Perfect:            c.ints[4].Value(i),
+			ViolatingSnapshots: c.ints[5].Value(i),
+			ScoreSum:           c.scores.Value(i),
+			Pruned:             c.pruned.Value(i),
+			PrunedAfter:        c.ints[11].Value(i),
 		}
-		id := ids.Value(i)
-		lo, hi := pats.ValueOffsets(i)
+		id := c.ids.Value(i)
+		lo, hi := c.pats.ValueOffsets(i)
 		if int(hi-lo) != len(st.Patterns) {
 			return fmt.Errorf("property %s: %d patterns, want %d", id, hi-lo, len(st.Patterns))
 		}
-		copy(st.Patterns[:], patv.Int64Values()[lo:hi])
-		lo, hi = tags.ValueOffsets(i)
+		copy(st.Patterns[:], c.patv.Int64Values()[lo:hi])
+		lo, hi = c.tags.ValueOffsets(i)
 		for j := lo; j < hi; j++ {
 			if st.Tags == nil {
 				st.Tags = map[string]int64{}
 			}
-			st.Tags[tagk.Value(int(j))] = tagv.Value(int(j))
+			st.Tags[c.tagk.Value(int(j))] = c.tagv.Value(int(j))
 		}
-		dec := json.NewDecoder(bytes.NewReader([]byte(wits.Value(i))))
+		dec := json.NewDecoder(bytes.NewReader([]byte(c.wits.Value(i))))
 		dec.UseNumber() // numbers print back as they were written
 		if err := dec.Decode(&st.Witnesses); err != nil {
 			return fmt.Errorf("property %s: witnesses: %w", id, err)
@@ -576,11 +589,11 @@ func (s *Stats) readRecord(rec arrow.RecordBatch) error {
 		if len(st.Witnesses) == 0 {
 			st.Witnesses = nil
 		}
-		lo, hi = moms.ValueOffsets(i)
+		lo, hi = c.moms.ValueOffsets(i)
 		if hi-lo > evaluator.MaxMoments {
 			return fmt.Errorf("property %s: %d moments, want at most %d", id, hi-lo, evaluator.MaxMoments)
 		}
-		st.Moments = slices.Clone(momv.Uint64Values()[lo:hi])
+		st.Moments = slices.Clone(c.momv.Uint64Values()[lo:hi])
 		s.IDs = append(s.IDs, id)
 		s.Stats = append(s.Stats, st)
 	}
