@@ -38,8 +38,9 @@ type Options struct {
 }
 
 // batchRowsKey is the states.arrow schema metadata key that records the
-// fixed number of rows per record batch, so that readers can find a row's
-// batch without loading the others.
+// fixed number of rows per record batch, for readers that want to find a
+// row's batch without reading the others' metadata. Ours does not trust
+// it: it takes each batch's rows from the batch's own, checked, metadata.
 const batchRowsKey = "augur.batch_rows"
 
 // A Writer writes a trace directory. It writes into a temporary directory
