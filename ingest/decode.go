@@ -1,0 +1,75 @@
+package ingest
+
+import (
+	"errors"
+	"slices"
+
+	"github.com/augur-dev/augur/collector"
+	"github.com/augur-dev/augur/trace"
+)
+
+// A LocalRecord is a node-local JSON line decoded by a [LocalDecoder].
+type LocalRecord struct {
+	Node  string
+	TS    uint64
+	Event collector.Event
+	// Vars holds, for collector.EventState, one value per column of the
+	// decoder's schema in the representation of package trace (nil for a
+	// variable the state lacks); nil for other events. It belongs to the
+	// caller.
+	Vars []any
+}
+
+// A LocalDecoder decodes node-local JSON lines against a fixed schema,
+// exactly as [Collect] reads them with [Options.Schema] set: the same
+// shape rules, the same conversions of values to column types and the
+// same errors. A monitor decodes the lines pushed to it with one, so that
+// a record means the same online as in augur collect --spec.
+//
+// A LocalDecoder is not safe for concurrent use; it is cheap to make one
+// per goroutine.
+type LocalDecoder struct {
+	sw *snapshotWriter
+}
+
+// NewLocalDecoder returns a decoder for states with the variables of
+// schema.
+func NewLocalDecoder(schema trace.Schema) (*LocalDecoder, error) {
+	if err := checkSchema(schema); err != nil {
+		return nil, err
+	}
+	return &LocalDecoder{sw: newSnapshotWriter(nil, schema, false)}, nil
+}
+
+// Decode decodes data, one line without its newline, found at line of
+// file (both only name the position in errors). A blank line decodes to
+// nil. A malformed line, a record of the wrong shape or a value that does
+// not fit its column is an [*Error] naming file, line, node and field.
+func (d *LocalDecoder) Decode(file string, line int, data []byte) (*LocalRecord, error) {
+	if isBlank(data) {
+		return nil, nil
+	}
+	at := pos{file, line}
+	v, err := decodeLine(at, data)
+	if err != nil {
+		return nil, err
+	}
+	l, err := parseLocal(at, v)
+	if err != nil {
+		return nil, err
+	}
+	r := &LocalRecord{Node: l.name, TS: l.ts, Event: l.event}
+	if l.event == collector.EventState {
+		sw := d.sw
+		sw.at = at
+		sw.path = append(sw.path[:0], seg{key: "state", idx: -1})
+		if err := sw.convertState(l.state); err != nil {
+			if e := (*Error)(nil); errors.As(err, &e) {
+				e.Node = l.name
+			}
+			return nil, err
+		}
+		r.Vars = slices.Clone(sw.vars)
+	}
+	return r, nil
+}

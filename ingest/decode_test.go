@@ -1,0 +1,48 @@
+package ingest
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/augur-dev/augur/collector"
+	"github.com/augur-dev/augur/trace"
+)
+
+func TestLocalDecoder(t *testing.T) {
+	schema := trace.Schema{
+		{Name: "role", Type: arrow.BinaryTypes.String},
+		{Name: "term", Type: arrow.PrimitiveTypes.Int64},
+	}
+	d, err := NewLocalDecoder(schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := d.Decode("push", 3, []byte(`{"node": "n1", "ts": 7, "state": {"term": 2}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Node != "n1" || r.TS != 7 || r.Event != collector.EventState || r.Vars[0] != nil || r.Vars[1] != int64(2) {
+		t.Errorf("got %+v", r)
+	}
+	r, err = d.Decode("push", 4, []byte(`{"node": "n1", "ts": 8, "leave": true}`))
+	if err != nil || r.Event != collector.EventLeave || r.Vars != nil {
+		t.Errorf("got %+v, %v", r, err)
+	}
+	if r, err := d.Decode("push", 5, []byte("  \t")); r != nil || err != nil {
+		t.Errorf("blank line: got %+v, %v", r, err)
+	}
+	for _, tt := range []struct{ line, want string }{
+		{`{"node": "n1", "ts": 9, "state": {"term": "x"}}`, `push:6: node n1: state.term: string, but the schema's type is int64`},
+		{`{"node": "n1", "ts": 9, "state": {"vote": "n2"}}`, `push:6: node n1: state.vote: no such state variable in the schema`},
+		{`{"node": "n1", "ts": 9`, `push:6:23: malformed JSON: line ends inside a value`},
+		{`{"node": "n1", "ts": -1, "heartbeat": true}`, `push:6: node n1: ts: `},
+	} {
+		_, err := d.Decode("push", 6, []byte(tt.line))
+		var e *Error
+		if !errors.As(err, &e) || len(err.Error()) < len(tt.want) || err.Error()[:len(tt.want)] != tt.want {
+			t.Errorf("Decode(%s) = %v, want %s…", tt.line, err, tt.want)
+		}
+	}
+}
