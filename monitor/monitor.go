@@ -1,0 +1,679 @@
+package monitor
+
+import (
+	"container/heap"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"sync"
+	"time"
+
+	"github.com/augur-dev/augur/checker"
+	"github.com/augur-dev/augur/collector"
+	"github.com/augur-dev/augur/ingest"
+	"github.com/augur-dev/augur/trace"
+)
+
+// Defaults of [Options].
+const (
+	DefaultMaxBody     = 8 << 20
+	DefaultMaxNodes    = 1024
+	DefaultMaxBuffered = 1 << 18
+	DefaultSubscriber  = 4096
+)
+
+// Options configure a [Monitor].
+type Options struct {
+	// Checker holds the checks, compiled against the spec whose
+	// variables Schema lists.
+	Checker *checker.Checker
+	// Schema fixes the state variables and their types, as augur collect
+	// --spec does: a pushed state with another variable, or a value of
+	// another type, is refused.
+	Schema trace.Schema
+	// Token is the bearer token every request but GET /healthz must
+	// carry. It must not be empty.
+	Token string
+
+	// MaxBody bounds a request body, in bytes; 0 means DefaultMaxBody.
+	MaxBody int64
+	// MaxNodes bounds the number of distinct nodes; 0 means
+	// DefaultMaxNodes.
+	MaxNodes int
+	// Nodes, if positive, holds the cuts back until that many nodes have
+	// pushed a record (or FailAfter has passed since the start), so that
+	// nodes starting together are all in the first cuts.
+	Nodes int
+	// FailAfter, if positive, declares a node failed when it has pushed
+	// nothing for that long while the cuts wait for it: it leaves the
+	// cuts from the current one on. Zero waits until MaxBuffered records
+	// are held back.
+	FailAfter time.Duration
+	// FailAfterTS and Collapse are ingest.CutOptions, as augur collect's
+	// --fail-after (in logical time) and --collapse.
+	FailAfterTS uint64
+	Collapse    bool
+	// MaxBuffered bounds the records held back while the cuts wait for
+	// a node; beyond it the node the cuts wait for is declared failed.
+	// 0 means DefaultMaxBuffered.
+	MaxBuffered int
+
+	// Record, if not empty, is the trace directory to write the cuts to
+	// (see the package comment); neither it nor its journal may exist.
+	Record    string
+	System    string // the recorded trace's system name
+	CreatedBy string // the recorded trace's producer
+
+	// Violations, if not nil, receives every violation line, as the
+	// stream of GET /v1/violations does.
+	Violations io.Writer
+	// SubscriberBuffer is the number of violation lines a subscriber may
+	// fall behind before it is disconnected; 0 means DefaultSubscriber.
+	SubscriberBuffer int
+	// Log, if not nil, receives a line for each event an operator should
+	// know of: a node declared failed, a recording error.
+	Log io.Writer
+
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// A Monitor checks the consistent cuts of the node-local records pushed
+// to it. Its HTTP API is [Monitor.ServeHTTP]; [Monitor.Push] is the same
+// ingestion without HTTP.
+type Monitor struct {
+	opts     Options
+	checks   []string
+	property []string
+	decoders sync.Pool
+	hub      *hub
+	met      *metrics
+
+	mu       sync.Mutex
+	cutter   *ingest.Cutter
+	nodes    map[string]*node
+	ready    nodeHeap // nodes with records held back, by their next record
+	buffered int      // records held back
+	frontier uint64   // ts of the last record applied
+	applied  bool     // a record has been applied
+	started  bool     // cuts may be made (Options.Nodes reached)
+	start    time.Time
+	states   map[uint32]*checker.State // by handle
+	next     uint32                    // next handle
+	retired  []uint32
+	snap     *checker.Snapshot
+	rec      *recorder
+	recErr   error
+	closed   bool
+	// Arrival of the exposures at the last two state times, for the
+	// push-to-check latency of the cuts made there.
+	curTS, prevTS   uint64
+	curArr, prevArr time.Time
+}
+
+// A node is what the monitor knows of a node.
+type node struct {
+	name     string
+	lastTS   uint64    // ts of the last record received
+	lastPush time.Time // when it last pushed
+	waited   bool      // the cuts wait for its records: not left, not failed
+	failed   bool
+	floor    uint64 // after a failure: its records must be later than this
+	queue    []*held
+	heapIdx  int
+
+	handle    uint32 // its current state
+	hasHandle bool
+	vars      []any // its current state's values, for deduplication
+}
+
+// A held record is received and not yet applied.
+type held struct {
+	ts      uint64
+	event   collector.Event
+	vars    []any
+	state   *checker.State
+	line    []byte // as pushed, for the journal
+	arrival time.Time
+}
+
+// New returns a monitor, and creates its recording if opts.Record is set.
+func New(opts Options) (*Monitor, error) {
+	if opts.Checker == nil {
+		return nil, errors.New("monitor: no checker")
+	}
+	if opts.Token == "" {
+		return nil, errors.New("monitor: no token: every request must be authenticated")
+	}
+	if opts.MaxBody <= 0 {
+		opts.MaxBody = DefaultMaxBody
+	}
+	if opts.MaxNodes <= 0 {
+		opts.MaxNodes = DefaultMaxNodes
+	}
+	if opts.MaxBuffered <= 0 {
+		opts.MaxBuffered = DefaultMaxBuffered
+	}
+	if opts.SubscriberBuffer <= 0 {
+		opts.SubscriberBuffer = DefaultSubscriber
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if _, err := ingest.NewLocalDecoder(opts.Schema); err != nil {
+		return nil, fmt.Errorf("monitor: %w", err)
+	}
+	m := &Monitor{
+		opts:   opts,
+		checks: opts.Checker.Checks(),
+		cutter: ingest.NewCutter(ingest.CutOptions{FailAfter: opts.FailAfterTS, Collapse: opts.Collapse}),
+		nodes:  map[string]*node{},
+		states: map[uint32]*checker.State{},
+		snap:   opts.Checker.NewSnapshot(),
+		start:  opts.Now(),
+	}
+	m.started = opts.Nodes <= 0
+	m.decoders.New = func() any {
+		d, _ := ingest.NewLocalDecoder(opts.Schema)
+		return d
+	}
+	m.met = newMetrics(m.checks)
+	m.hub = newHub(opts.SubscriberBuffer, opts.Violations, m.met)
+	if opts.Record != "" {
+		rec, err := createRecorder(opts.Record, opts.Schema, trace.Options{System: opts.System, CreatedBy: opts.CreatedBy})
+		if err != nil {
+			return nil, err
+		}
+		m.rec = rec
+	}
+	return m, nil
+}
+
+// A Line is one record of a push, decoded and prepared.
+type line struct {
+	no   int // line number in the request
+	rec  *ingest.LocalRecord
+	st   *checker.State
+	text []byte
+}
+
+// A PushError is why a push was refused; nothing of the push was
+// applied.
+type PushError struct {
+	Status int    // the HTTP status: 400, 409, 413, 422, 503
+	Reason string // the metrics label: malformed, type, order, nodes, …
+	Msg    string
+}
+
+func (e *PushError) Error() string { return e.Msg }
+
+// PushResult says what a push did.
+type PushResult struct {
+	Records int `json:"records"` // records accepted
+	Late    int `json:"late"`    // of which dropped because the cuts had passed their time
+	Cuts    int `json:"cuts"`    // complete cuts checked
+}
+
+// Push ingests body, node-local JSON lines as collector.HTTPSink sends
+// them, as a whole: it decodes and checks every line, then takes the
+// records in, makes the cuts they complete and checks them. On error
+// nothing is applied, and the error is a *PushError.
+func (m *Monitor) Push(body []byte) (PushResult, error) {
+	arrival := m.opts.Now()
+	lines, err := m.decode(body)
+	if err != nil {
+		m.met.requestError(err.(*PushError).Reason)
+		return PushResult{}, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	res, err := m.pushLocked(lines, arrival)
+	if err != nil {
+		m.met.requestError(err.(*PushError).Reason)
+	}
+	return res, err
+}
+
+// decode decodes and prepares every line of body; it takes no lock.
+func (m *Monitor) decode(body []byte) ([]line, error) {
+	d := m.decoders.Get().(*ingest.LocalDecoder)
+	defer m.decoders.Put(d)
+	var lines []line
+	for no := 1; len(body) > 0; no++ {
+		text := body
+		if i := indexNL(body); i >= 0 {
+			text, body = body[:i], body[i+1:]
+		} else {
+			body = nil
+		}
+		r, err := d.Decode("", no, text)
+		if err != nil {
+			return nil, lineError(no, err)
+		}
+		if r == nil {
+			continue
+		}
+		l := line{no: no, rec: r, text: text}
+		if r.Event == collector.EventState {
+			vars := make(map[string]any, len(r.Vars))
+			for i, c := range m.opts.Schema {
+				if r.Vars[i] != nil {
+					vars[c.Name] = r.Vars[i]
+				}
+			}
+			st, err := m.opts.Checker.Prepare(r.Node, vars)
+			if err != nil {
+				return nil, &PushError{Status: 400, Reason: "type", Msg: fmt.Sprintf("line %d: %v", no, err)}
+			}
+			l.st = st
+		}
+		lines = append(lines, l)
+	}
+	return lines, nil
+}
+
+func indexNL(b []byte) int {
+	for i, c := range b {
+		if c == '\n' {
+			return i
+		}
+	}
+	return -1
+}
+
+// lineError turns an error of the decoder into a *PushError naming the
+// line.
+func lineError(no int, err error) error {
+	var e *ingest.Error
+	if !errors.As(err, &e) {
+		return &PushError{Status: 400, Reason: "malformed", Msg: fmt.Sprintf("line %d: %v", no, err)}
+	}
+	where := fmt.Sprintf("line %d", no)
+	if e.Pos.Column > 0 {
+		where += fmt.Sprintf(", column %d", e.Pos.Column)
+	}
+	msg := e.Msg
+	if e.Field != "" {
+		msg = e.Field + ": " + msg
+	}
+	if e.Node != "" {
+		msg = "node " + e.Node + ": " + msg
+	}
+	reason := "malformed"
+	if e.Field != "" && e.Field != "ts" && e.Field != "node" && e.Field != "heartbeat" && e.Field != "leave" {
+		reason = "type"
+	}
+	return &PushError{Status: 400, Reason: reason, Msg: where + ": " + msg}
+}
+
+// pushLocked checks lines against what the monitor knows, then applies
+// them. mu is held.
+func (m *Monitor) pushLocked(lines []line, arrival time.Time) (PushResult, error) {
+	if m.closed {
+		return PushResult{}, &PushError{Status: 503, Reason: "closed", Msg: "the monitor is shutting down"}
+	}
+	// Check the whole push before changing anything.
+	last := map[string]uint64{}
+	newNodes := 0
+	for _, l := range lines {
+		prev, ok := last[l.rec.Node]
+		if !ok {
+			if n := m.nodes[l.rec.Node]; n != nil {
+				prev, ok = n.lastTS, true
+			} else {
+				newNodes++
+			}
+		}
+		if ok && l.rec.TS <= prev {
+			return PushResult{}, &PushError{Status: 409, Reason: "order",
+				Msg: fmt.Sprintf("line %d: node %s: ts %d is not after the node's previous ts %d (timestamps of a node must increase)", l.no, l.rec.Node, l.rec.TS, prev)}
+		}
+		last[l.rec.Node] = l.rec.TS
+	}
+	if len(m.nodes)+newNodes > m.opts.MaxNodes {
+		return PushResult{}, &PushError{Status: 422, Reason: "nodes",
+			Msg: fmt.Sprintf("too many nodes: %d known and %d new, the limit is %d", len(m.nodes), newNodes, m.opts.MaxNodes)}
+	}
+	var res PushResult
+	for _, l := range lines {
+		n := m.nodes[l.rec.Node]
+		if n == nil {
+			n = &node{name: l.rec.Node, heapIdx: -1}
+			m.nodes[n.name] = n
+			m.met.nodes.Store(int64(len(m.nodes)))
+		}
+		n.lastTS, n.lastPush = l.rec.TS, arrival
+		res.Records++
+		if !n.waited && (m.applied && l.rec.TS < m.frontier || n.failed && l.rec.TS <= n.floor) {
+			// A node the cuts did not wait for (new, left or failed)
+			// tells of a time the cuts have passed.
+			res.Late++
+			continue
+		}
+		n.waited = l.rec.Event != collector.EventLeave
+		m.hold(n, &held{ts: l.rec.TS, event: l.rec.Event, vars: l.rec.Vars, state: l.st, line: l.text, arrival: arrival})
+	}
+	m.met.records.Add(int64(res.Records))
+	m.met.late.Add(int64(res.Late))
+	if !m.started && (len(m.nodes) >= m.opts.Nodes || m.waitedTooLong()) {
+		m.started = true
+	}
+	res.Cuts = m.advance(false)
+	return res, nil
+}
+
+// waitedTooLong reports whether FailAfter has passed since the start,
+// while the cuts wait for Options.Nodes.
+func (m *Monitor) waitedTooLong() bool {
+	return m.opts.FailAfter > 0 && m.opts.Now().Sub(m.start) >= m.opts.FailAfter
+}
+
+// hold keeps a record until the cuts reach it; the Cutter learns now
+// that the node has a record after every cut made so far.
+func (m *Monitor) hold(n *node, h *held) {
+	n.queue = append(n.queue, h)
+	m.buffered++
+	m.cutter.Read(n.name)
+	if n.heapIdx < 0 {
+		heap.Push(&m.ready, n)
+	}
+}
+
+// advance applies the held records in timestamp order as far as no
+// record can come before them: up to the least last ts of the nodes the
+// cuts wait for (every node's next record comes after its last), or all
+// of them when finishing. It sheds waiting nodes while more than
+// MaxBuffered records are held, and checks the cuts made. It returns
+// the number of cuts checked.
+func (m *Monitor) advance(finish bool) int {
+	cuts := 0
+	for {
+		if m.started || finish {
+			mark, bounded := m.watermark()
+			for m.ready.Len() > 0 {
+				n := m.ready[0]
+				h := n.queue[0]
+				if !finish && bounded && h.ts > mark {
+					break
+				}
+				n.queue[0] = nil
+				n.queue = n.queue[1:]
+				if len(n.queue) == 0 {
+					n.queue = nil
+					heap.Pop(&m.ready)
+				} else {
+					heap.Fix(&m.ready, 0)
+				}
+				m.buffered--
+				m.apply(n, h)
+				cuts += m.checkCuts()
+			}
+		}
+		if finish || m.buffered <= m.opts.MaxBuffered {
+			break
+		}
+		// Too much held back: the cuts wait for a node that does not
+		// push. Declare it failed and try again.
+		if !m.started {
+			m.started = true
+			m.met.shed("start")
+			continue
+		}
+		n := m.laggard()
+		if n == nil {
+			break
+		}
+		m.fail(n, "buffer")
+	}
+	m.met.buffered.Store(int64(m.buffered))
+	m.flushRecording()
+	if !finish {
+		// While finishing, cuts may wait for the end of the input, and
+		// Close frees nothing.
+		m.freeRetired()
+	}
+	return cuts
+}
+
+// watermark returns the least last ts of the nodes the cuts wait for;
+// bounded is false when they wait for none.
+func (m *Monitor) watermark() (mark uint64, bounded bool) {
+	for _, n := range m.nodes {
+		if n.waited && (!bounded || n.lastTS < mark) {
+			mark, bounded = n.lastTS, true
+		}
+	}
+	return mark, bounded
+}
+
+// laggard returns the node the cuts wait for that has pushed the
+// earliest ts, with nothing held back, or nil.
+func (m *Monitor) laggard() *node {
+	var lag *node
+	for _, n := range m.nodes {
+		if n.waited && len(n.queue) == 0 && (lag == nil || n.lastTS < lag.lastTS || n.lastTS == lag.lastTS && n.name < lag.name) {
+			lag = n
+		}
+	}
+	return lag
+}
+
+// fail declares n failed: the cuts stop waiting for it, and it leaves
+// them at the current time (or just after its last record, if that is
+// the current time), by a leave record the monitor makes and records.
+func (m *Monitor) fail(n *node, reason string) {
+	ts := m.frontier
+	if n.lastTS >= ts {
+		ts = n.lastTS + 1
+	}
+	n.waited, n.failed, n.floor = false, true, ts
+	m.met.failed(reason)
+	m.logf("node %s declared failed (%s) at ts %d; last record at ts %d", n.name, reasonText[reason], ts, n.lastTS)
+	line := fmt.Appendf(nil, `{"node":%q,"ts":%d,"leave":true}`, n.name, ts)
+	m.hold(n, &held{ts: ts, event: collector.EventLeave, line: line, arrival: m.opts.Now()})
+}
+
+var reasonText = map[string]string{
+	"silent": "silent for longer than --fail-after",
+	"buffer": "the cuts waited for it with too many records held back",
+}
+
+// Tick declares failed the nodes silent for longer than FailAfter that
+// the cuts wait for, and makes the cuts that were waiting for them. A
+// server calls it periodically.
+func (m *Monitor) Tick() {
+	if m.opts.FailAfter <= 0 {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return
+	}
+	now := m.opts.Now()
+	changed := false
+	if !m.started && m.waitedTooLong() {
+		m.started, changed = true, true
+	}
+	for _, n := range m.nodes {
+		if n.waited && len(n.queue) == 0 && now.Sub(n.lastPush) >= m.opts.FailAfter {
+			m.fail(n, "silent")
+			changed = true
+		}
+	}
+	if changed {
+		m.advance(false)
+	}
+}
+
+// apply applies a held record to the cutter, storing its state.
+func (m *Monitor) apply(n *node, h *held) {
+	r := ingest.Record{Node: n.name, TS: h.ts, Event: h.event}
+	if h.event == collector.EventState {
+		if !n.hasHandle || !reflect.DeepEqual(n.vars, h.vars) {
+			if n.hasHandle {
+				m.retired = append(m.retired, n.handle)
+			}
+			n.handle, n.hasHandle, n.vars = m.next, true, h.vars
+			m.states[m.next] = h.state
+			m.next++
+			if m.rec != nil && m.recErr == nil {
+				if err := m.rec.addState(n.name, h.ts, h.vars, n.handle); err != nil {
+					m.recordingFailed(err)
+				}
+			}
+		}
+		r.State = n.handle
+		switch {
+		case h.ts == m.curTS && m.applied:
+			if h.arrival.After(m.curArr) {
+				m.curArr = h.arrival
+			}
+		default:
+			m.prevTS, m.prevArr = m.curTS, m.curArr
+			m.curTS, m.curArr = h.ts, h.arrival
+		}
+	}
+	if m.rec != nil && m.recErr == nil {
+		if err := m.rec.journal(h.line); err != nil {
+			m.recordingFailed(err)
+		}
+	}
+	m.cutter.Apply(r)
+	m.frontier, m.applied = h.ts, true
+	m.met.frontier.Store(int64(h.ts))
+}
+
+// checkCuts checks the cuts the cutter has settled, streams their
+// violations and records them. It returns their number.
+func (m *Monitor) checkCuts() int {
+	cuts := m.cutter.Cuts()
+	now := m.opts.Now()
+	for _, c := range cuts {
+		m.snap.Reset()
+		for _, h := range c.Members {
+			if err := m.snap.Put(m.states[h]); err != nil {
+				panic(fmt.Sprintf("monitor: state %d of cut %d: %v", h, c.Seq, err))
+			}
+		}
+		m.snap.ID, m.snap.TS = c.Seq, c.TS
+		for _, v := range m.snap.Check() {
+			m.met.violation(v.Check.Name)
+			m.hub.publish(violationLine(&v))
+		}
+		switch c.TS {
+		case m.curTS:
+			m.met.latency.observe(now.Sub(m.curArr).Seconds())
+		case m.prevTS:
+			m.met.latency.observe(now.Sub(m.prevArr).Seconds())
+		}
+		if m.rec != nil && m.recErr == nil {
+			if err := m.rec.addSnapshot(c); err != nil {
+				m.recordingFailed(err)
+			}
+		}
+	}
+	m.met.cuts.Add(int64(len(cuts)))
+	m.met.incomplete.Store(int64(m.cutter.Incomplete()))
+	m.met.collapsed.Store(int64(m.cutter.Collapsed()))
+	return len(cuts)
+}
+
+// freeRetired forgets the states that are no node's current state and
+// in no cut still to be made.
+func (m *Monitor) freeRetired() {
+	for _, h := range m.retired {
+		delete(m.states, h)
+	}
+	m.retired = m.retired[:0]
+}
+
+func (m *Monitor) flushRecording() {
+	if m.rec != nil && m.recErr == nil {
+		if err := m.rec.flush(); err != nil {
+			m.recordingFailed(err)
+		}
+	}
+}
+
+func (m *Monitor) recordingFailed(err error) {
+	m.recErr = err
+	m.met.recordErrors.Add(1)
+	m.logf("recording stopped: %v (checking goes on)", err)
+}
+
+func (m *Monitor) logf(format string, args ...any) {
+	if m.opts.Log != nil {
+		fmt.Fprintf(m.opts.Log, "augur monitor: "+format+"\n", args...)
+	}
+}
+
+// Health returns nil while the monitor takes records and records them
+// as asked, or the reason it does not.
+func (m *Monitor) Health() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	switch {
+	case m.closed:
+		return errors.New("shutting down")
+	case m.recErr != nil:
+		return fmt.Errorf("recording failed: %v", m.recErr)
+	}
+	return nil
+}
+
+// Close stops taking records, applies those held back, makes the last
+// cuts as augur collect does at the end of its input (every node ends),
+// checks them, ends the violation streams and closes the recording,
+// whose error it returns.
+func (m *Monitor) Close() error {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return nil
+	}
+	m.closed = true
+	m.advance(true)
+	m.cutter.Finish()
+	m.checkCuts()
+	var err error
+	if m.rec != nil {
+		if m.recErr != nil {
+			err = fmt.Errorf("monitor: recording %s failed: %w; the journal %s holds what was recorded", m.opts.Record, m.recErr, journalPath(m.opts.Record))
+			m.rec.abandon()
+		} else if err = m.rec.close(); err != nil {
+			err = fmt.Errorf("monitor: recording %s: %w", m.opts.Record, err)
+		}
+	}
+	m.mu.Unlock()
+	m.hub.close()
+	return err
+}
+
+// nodeHeap orders the nodes with held records by their next record's ts,
+// then by name, as augur collect merges its inputs by ts.
+type nodeHeap []*node
+
+func (h nodeHeap) Len() int { return len(h) }
+func (h nodeHeap) Less(i, j int) bool {
+	a, b := h[i].queue[0].ts, h[j].queue[0].ts
+	return a < b || a == b && h[i].name < h[j].name
+}
+func (h nodeHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].heapIdx, h[j].heapIdx = i, j
+}
+func (h *nodeHeap) Push(x any) {
+	n := x.(*node)
+	n.heapIdx = len(*h)
+	*h = append(*h, n)
+}
+func (h *nodeHeap) Pop() any {
+	old := *h
+	n := old[len(old)-1]
+	old[len(old)-1] = nil
+	n.heapIdx = -1
+	*h = old[:len(old)-1]
+	return n
+}

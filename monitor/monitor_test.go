@@ -1,0 +1,228 @@
+package monitor
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/augur-dev/augur/checker"
+	"github.com/augur-dev/augur/specs"
+)
+
+const token = "s3cret"
+
+// newTest returns a monitor of the toy checks in testdata.
+func newTest(t *testing.T, opts Options) *Monitor {
+	t.Helper()
+	f, err := checker.Load("testdata/checks.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := specs.Load(f.Spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := checker.Compile(spec, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Checker = c
+	if opts.Schema, err = spec.Schema(); err != nil {
+		t.Fatal(err)
+	}
+	if opts.Token == "" {
+		opts.Token = token
+	}
+	m, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// syncBuffer is a bytes.Buffer safe for the hub's writer goroutine.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+func do(t *testing.T, h http.Handler, method, path, tok, body string) (int, string) {
+	t.Helper()
+	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	if tok != "" {
+		req.Header.Set("Authorization", "Bearer "+tok)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec.Code, rec.Body.String()
+}
+
+const twoLeaders = `{"node": "n1", "ts": 1, "state": {"term": 1, "role": "leader"}}
+{"node": "n2", "ts": 2, "state": {"term": 1, "role": "follower"}}
+{"node": "n2", "ts": 3, "state": {"term": 1, "role": "leader"}}
+{"node": "n1", "ts": 4, "heartbeat": true}
+`
+
+func TestPushAndViolation(t *testing.T) {
+	var out syncBuffer
+	m := newTest(t, Options{Violations: &out})
+	code, body := do(t, m, "POST", "/v1/records", token, twoLeaders)
+	if code != 200 {
+		t.Fatalf("push: %d %s", code, body)
+	}
+	var res PushResult
+	if err := json.Unmarshal([]byte(body), &res); err != nil {
+		t.Fatal(err)
+	}
+	// Cuts at 1 and 2 are complete; the cut at 3 waits for a record of
+	// n2 after 3... n2's last is 3 itself, and n1's heartbeat at 4 is
+	// beyond: the cut at 3 is made and complete.
+	if res.Records != 4 || res.Late != 0 {
+		t.Errorf("push result %+v", res)
+	}
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"check":"one-leader-per-term","property":"forall n0, n1 in nodes: n0.term != n1.term or n0.role != \"leader\" or n1.role != \"leader\"","snapshot":2,"ts":3,"binding":{"n0":"n1","n1":"n2"},"values":{"n0.role":"leader","n0.term":1,"n1.role":"leader","n1.term":1}}` + "\n"
+	if got := out.String(); got != want {
+		t.Errorf("violations:\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestAuth(t *testing.T) {
+	m := newTest(t, Options{})
+	defer m.Close()
+	for _, tok := range []string{"", "wrong", token + "x"} {
+		if code, body := do(t, m, "POST", "/v1/records", tok, twoLeaders); code != 401 || !strings.Contains(body, "bearer token") {
+			t.Errorf("token %q: %d %s", tok, code, body)
+		}
+		if code, _ := do(t, m, "GET", "/metrics", tok, ""); code != 401 {
+			t.Errorf("metrics with token %q: %d", tok, code)
+		}
+	}
+	if code, body := do(t, m, "GET", "/healthz", "", ""); code != 200 || body != "ok\n" {
+		t.Errorf("healthz: %d %s", code, body)
+	}
+	if code, body := do(t, m, "GET", "/v1/records", token, ""); code != 405 {
+		t.Errorf("GET /v1/records: %d %s", code, body)
+	}
+	if code, body := do(t, m, "GET", "/nope", token, ""); code != 404 {
+		t.Errorf("GET /nope: %d %s", code, body)
+	}
+}
+
+func TestRefusals(t *testing.T) {
+	m := newTest(t, Options{MaxBody: 300, MaxNodes: 2})
+	defer m.Close()
+	ok := `{"node": "n1", "ts": 5, "state": {"term": 1, "role": "leader"}}` + "\n"
+	if code, body := do(t, m, "POST", "/v1/records", token, ok); code != 200 {
+		t.Fatalf("%d %s", code, body)
+	}
+	for _, tt := range []struct {
+		name, body string
+		code       int
+		want       string
+	}{
+		{"malformed", `{"node": "n1", "ts": 6, "heartbeat": true}` + "\n" + `{"node": "n1", "ts": 7, "state": {"term": 1,}}`, 400, "line 2, column 45: malformed JSON"},
+		{"shape", `{"node": "n1", "ts": 6}`, 400, `line 1: node n1: want exactly one of "state", "heartbeat": true and "leave": true`},
+		{"type", `{"node": "n1", "ts": 6, "state": {"term": "one"}}`, 400, "line 1: node n1: state.term: string, but the schema's type is int64"},
+		{"unknown variable", `{"node": "n1", "ts": 6, "state": {"vote": "n2"}}`, 400, "line 1: node n1: state.vote: no such state variable in the schema"},
+		{"backwards", `{"node": "n1", "ts": 5, "heartbeat": true}`, 409, "line 1: node n1: ts 5 is not after the node's previous ts 5"},
+		{"backwards within", `{"node": "n2", "ts": 9, "heartbeat": true}` + "\n" + `{"node": "n2", "ts": 8, "heartbeat": true}`, 409, "line 2: node n2: ts 8 is not after the node's previous ts 9"},
+		{"nodes", `{"node": "n2", "ts": 9, "heartbeat": true}` + "\n" + `{"node": "n3", "ts": 9, "heartbeat": true}`, 422, "too many nodes: 1 known and 2 new, the limit is 2"},
+		{"too large", strings.Repeat(" ", 301), 413, "over the limit of 300"},
+	} {
+		code, body := do(t, m, "POST", "/v1/records", token, tt.body)
+		if code != tt.code || !strings.Contains(body, tt.want) {
+			t.Errorf("%s: got %d %q, want %d %q", tt.name, code, body, tt.code, tt.want)
+		}
+	}
+	// Nothing of the refused pushes was applied: n1's next ts is 6.
+	if code, body := do(t, m, "POST", "/v1/records", token, `{"node": "n1", "ts": 6, "heartbeat": true}`); code != 200 {
+		t.Errorf("after refusals: %d %s", code, body)
+	}
+	_, metrics := do(t, m, "GET", "/metrics", token, "")
+	for _, want := range []string{
+		`augur_monitor_request_errors_total{reason="malformed"} 2`,
+		`augur_monitor_request_errors_total{reason="type"} 2`,
+		`augur_monitor_request_errors_total{reason="order"} 2`,
+		`augur_monitor_request_errors_total{reason="nodes"} 1`,
+		`augur_monitor_request_errors_total{reason="too_large"} 1`,
+		`augur_monitor_records_received_total 2`,
+	} {
+		if !strings.Contains(metrics, want+"\n") {
+			t.Errorf("metrics lack %s:\n%s", want, metrics)
+		}
+	}
+}
+
+func TestStream(t *testing.T) {
+	m := newTest(t, Options{})
+	srv := httptest.NewServer(m)
+	defer srv.Close()
+	req, _ := http.NewRequest("GET", srv.URL+"/v1/violations", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/x-ndjson" {
+		t.Fatalf("%s %s", resp.Status, resp.Header.Get("Content-Type"))
+	}
+	if _, err := m.Push([]byte(twoLeaders)); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan string, 1)
+	go func() {
+		b, _ := io.ReadAll(resp.Body)
+		got <- string(b)
+	}()
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case s := <-got:
+		if !strings.Contains(s, `"snapshot":2,"ts":3,"binding":{"n0":"n1","n1":"n2"}`) || strings.Count(s, "\n") != 1 {
+			t.Errorf("stream: %s", s)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("stream did not end at Close")
+	}
+}
+
+func TestSlowSubscriber(t *testing.T) {
+	m := newTest(t, Options{SubscriberBuffer: 1})
+	s := m.hub.subscribe()
+	m.hub.publish([]byte("a\n"))
+	m.hub.publish([]byte("b\n")) // over the buffer: s is let go
+	if l := <-s.lines; string(l) != "a\n" {
+		t.Errorf("got %q", l)
+	}
+	if _, ok := <-s.lines; ok || !s.slow {
+		t.Error("slow subscriber not disconnected")
+	}
+	_, metrics := do(t, m, "GET", "/metrics", token, "")
+	if !strings.Contains(metrics, `augur_monitor_violation_lines_dropped_total{reason="slow_subscriber"} 1`) {
+		t.Errorf("metrics:\n%s", metrics)
+	}
+	m.Close()
+}
