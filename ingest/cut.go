@@ -175,6 +175,18 @@ func (c *Cutter) Apply(r Record) {
 	}
 }
 
+// Seal records that every record at or before t has been applied: the
+// cut at the last state's time, if that is at most t, is made now rather
+// than when a later record is applied, as it would be then. A monitor,
+// which knows when no earlier record can come, checks the cut sooner.
+// Records applied after Seal must be later than t.
+func (c *Cutter) Seal(t uint64) {
+	if c.haveCut && c.cutTS <= t {
+		c.cut(c.cutTS)
+		c.haveCut = false
+	}
+}
+
 // Finish records that the input is over, once every record read has
 // been applied: every node ends, the last cut is made, and every cut is
 // settled.

@@ -15,6 +15,7 @@ import (
 //	apply N TS state S    Apply of a state record whose state handle is S
 //	apply N TS heartbeat  Apply of a heartbeat (or leave)
 //	end N…                End of each node
+//	seal TS               Seal
 //	finish                Finish
 //	counts                no call: the counts of incomplete and collapsed cuts
 //
@@ -57,6 +58,12 @@ func runCutter(t *testing.T, opts CutOptions, script string) {
 			for _, n := range f[1:] {
 				c.End(n)
 			}
+		case "seal":
+			ts, err := strconv.ParseUint(f[1], 10, 64)
+			if err != nil {
+				t.Fatalf("line %d: %v", i+1, err)
+			}
+			c.Seal(ts)
 		case "finish":
 			c.Finish()
 		case "counts":
@@ -93,6 +100,23 @@ apply n1 3 state 2    -> #1 ts=2 [0 1]
 apply n2 4 heartbeat  -> #2 ts=3 [2 1]
 apply n1 5 leave
 apply n2 6 leave
+finish
+counts                -> incomplete=0 collapsed=0`,
+	}, {
+		// Seal makes the cut at the last state's time once the caller
+		// knows that no record at or before it remains, as the next
+		// Apply would have made it; a Seal before it does nothing.
+		name: "seal",
+		script: `
+read n1 n1 n1 n2 n2
+apply n1 1 state 0
+seal 1                -> #0 ts=1 [0]
+apply n2 2 state 1
+seal 1
+apply n1 3 heartbeat  -> #1 ts=2 [0 1]
+seal 3
+apply n2 4 leave
+apply n1 5 leave
 finish
 counts                -> incomplete=0 collapsed=0`,
 	}, {
