@@ -345,7 +345,7 @@ func (m *Monitor) pushLocked(lines []line, arrival time.Time) (PushResult, error
 		}
 		n.lastTS, n.lastPush = l.rec.TS, arrival
 		res.Records++
-		if !n.waited && (m.applied && l.rec.TS < m.frontier || n.failed && l.rec.TS <= n.floor) {
+		if !n.waited && (m.applied && l.rec.TS <= m.frontier || n.failed && l.rec.TS <= n.floor) {
 			// A node the cuts did not wait for (new, left or failed)
 			// tells of a time the cuts have passed.
 			res.Late++
@@ -371,7 +371,16 @@ func (m *Monitor) waitedTooLong() bool {
 
 // hold keeps a record until the cuts reach it; the Cutter learns now
 // that the node has a record after every cut made so far.
+//
+// The journal of a recording takes the record now, so that augur
+// collect, which sees all the records, rebuilds from it every cut the
+// monitor made, and those that the records held back complete.
 func (m *Monitor) hold(n *node, h *held) {
+	if m.rec != nil && m.recErr == nil {
+		if err := m.rec.journal(h.line); err != nil {
+			m.recordingFailed(err)
+		}
+	}
 	n.queue = append(n.queue, h)
 	m.buffered++
 	m.cutter.Read(n.name)
@@ -407,6 +416,13 @@ func (m *Monitor) advance(finish bool) int {
 				}
 				m.buffered--
 				m.apply(n, h)
+				cuts += m.checkCuts()
+			}
+			if !finish && m.applied {
+				// Every record up to the frontier is applied, and no
+				// earlier one can come: the cut there need not wait for
+				// a later record.
+				m.cutter.Seal(m.frontier)
 				cuts += m.checkCuts()
 			}
 		}
@@ -460,13 +476,11 @@ func (m *Monitor) laggard() *node {
 }
 
 // fail declares n failed: the cuts stop waiting for it, and it leaves
-// them at the current time (or just after its last record, if that is
-// the current time), by a leave record the monitor makes and records.
+// them just after its last record, by a leave record the monitor makes
+// and records. (The cuts wait for it, so they have not passed its last
+// record.)
 func (m *Monitor) fail(n *node, reason string) {
-	ts := m.frontier
-	if n.lastTS >= ts {
-		ts = n.lastTS + 1
-	}
+	ts := max(n.lastTS, m.frontier) + 1
 	n.waited, n.failed, n.floor = false, true, ts
 	m.met.failed(reason)
 	m.logf("node %s declared failed (%s) at ts %d; last record at ts %d", n.name, reasonText[reason], ts, n.lastTS)
@@ -533,11 +547,6 @@ func (m *Monitor) apply(n *node, h *held) {
 		default:
 			m.prevTS, m.prevArr = m.curTS, m.curArr
 			m.curTS, m.curArr = h.ts, h.arrival
-		}
-	}
-	if m.rec != nil && m.recErr == nil {
-		if err := m.rec.journal(h.line); err != nil {
-			m.recordingFailed(err)
 		}
 	}
 	m.cutter.Apply(r)
@@ -607,6 +616,31 @@ func (m *Monitor) logf(format string, args ...any) {
 	if m.opts.Log != nil {
 		fmt.Fprintf(m.opts.Log, "augur monitor: "+format+"\n", args...)
 	}
+}
+
+// Stats are a monitor's counts so far.
+type Stats struct {
+	Records    int64 // records accepted
+	Late       int64 // of which dropped as late
+	Cuts       int64 // complete cuts checked
+	Incomplete int64 // cuts dropped as incomplete
+	Violations int64 // violation lines, one per check and cut
+}
+
+// Stats returns the monitor's counts so far.
+func (m *Monitor) Stats() Stats {
+	s := Stats{
+		Records:    m.met.records.Load(),
+		Late:       m.met.late.Load(),
+		Cuts:       m.met.cuts.Load(),
+		Incomplete: m.met.incomplete.Load(),
+	}
+	m.met.mu.Lock()
+	for _, n := range m.met.violations {
+		s.Violations += n
+	}
+	m.met.mu.Unlock()
+	return s
 }
 
 // Health returns nil while the monitor takes records and records them

@@ -1,0 +1,285 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/augur-dev/augur/checker"
+	"github.com/augur-dev/augur/internal/safefile"
+	"github.com/augur-dev/augur/monitor"
+	"github.com/augur-dev/augur/specs"
+)
+
+// tokenEnv is the environment variable that holds the monitor's token
+// when no --token-file is given.
+const tokenEnv = "AUGUR_MONITOR_TOKEN"
+
+// monitorOptions are augur monitor's arguments and flags.
+type monitorOptions struct {
+	checks, spec     string
+	listen, addrFile string
+	tokenFile        string
+	record           string
+	tlsCert, tlsKey  string
+	maxBody          string
+	maxNodes, nodes  int
+	maxBuffered      int
+	subscriberBuffer int
+	failAfter        time.Duration
+	failAfterTS      uint64
+	collapse         bool
+	quiet            bool
+	stdout, stderr   io.Writer
+}
+
+// newMonitorCmd returns augur monitor and its subcommands; runF, if not
+// nil, runs instead of runMonitor.
+func newMonitorCmd(runF func(*monitorOptions) error) *cobra.Command {
+	o := &monitorOptions{}
+	cmd := &cobra.Command{
+		Use:   "monitor CHECKS [--listen ADDR] [--token-file F] [--record OUT.trace]",
+		Short: "Check a live system: take pushed node-local records, check each consistent cut",
+		Long: `Monitor serves an HTTP API to which the nodes of a live system push their
+node-local records (what collector.HTTPSink sends). It builds their
+consistent cuts as they arrive, as augur collect does, checks every cut
+against the checks file, and prints each violation as a JSON line, which
+GET /v1/violations streams too:
+
+  {"check": NAME, "property": TEXT, "snapshot": N, "ts": T, "binding": {...}, "values": {...}}
+
+  POST /v1/records     node-local JSON lines (state, heartbeat, leave)
+  GET  /v1/violations  the stream of violation lines
+  GET  /metrics        counters in the Prometheus text format
+  GET  /healthz        ok, or 503 and the reason
+
+Every request but /healthz needs "Authorization: Bearer TOKEN": the token
+is read from --token-file, else from $AUGUR_MONITOR_TOKEN; the monitor does
+not start without one. A push is taken whole or refused with a reason:
+413 over --max-body, 400 for a malformed line or a value that does not fit
+the spec (naming the line), 409 for a node's timestamp that does not
+increase, 422 beyond --max-nodes.
+
+The states must fit the spec of the checks file (or --spec): online, the
+monitor streams the violations that augur collect --spec and augur check
+report on the same records. A record whose time the cuts have passed (a
+node that joins or rejoins late) is dropped and counted; --nodes N holds
+the first cut until N nodes have pushed. A node that stops pushing holds
+the cuts back: --fail-after declares it failed after that much silence,
+and --max-buffered bounds the records held back in any case.
+
+With --record, the cuts checked are written to a trace when the monitor
+stops (SIGINT or SIGTERM); while it runs, a journal OUT.trace.journal.jsonl
+holds the records taken, written out after every push. After a kill -9,
+rebuild the trace from it:
+
+  augur collect --spec SPEC --window $(wc -l < OUT.trace.journal.jsonl) OUT.trace.journal.jsonl -o OUT.trace
+
+The monitor refuses to start when OUT.trace or its journal exists.
+
+It listens on loopback unless told otherwise, and serves HTTPS with
+--tls-cert and --tls-key. Exit status: 0, or 1 when a check was violated
+(as augur check), 2 on errors.`,
+		Example: `  export AUGUR_MONITOR_TOKEN=$(head -c 16 /dev/urandom | base64)
+  augur monitor checks.yaml --listen 127.0.0.1:7070 --record live.trace
+  augur monitor checks.yaml --token-file token --nodes 3 --fail-after 10s
+  augur monitor push --url http://127.0.0.1:7070 n1.jsonl n2.jsonl n3.jsonl
+  augur monitor watch --url http://127.0.0.1:7070`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.checks, o.stdout, o.stderr = args[0], cmd.OutOrStdout(), cmd.ErrOrStderr()
+			if runF != nil {
+				return runF(o)
+			}
+			return runMonitor(cmd.Context(), o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.spec, "spec", "", "spec the checks are written against (default: the checks file's)")
+	f.StringVar(&o.listen, "listen", "127.0.0.1:7070", "address to listen on")
+	f.StringVar(&o.addrFile, "addr-file", "", "write the address listened on to this file once listening (for --listen 127.0.0.1:0)")
+	f.StringVar(&o.tokenFile, "token-file", "", "file holding the bearer token (default: $"+tokenEnv+")")
+	f.StringVar(&o.record, "record", "", "write the trace of the cuts checked to this directory")
+	f.StringVar(&o.tlsCert, "tls-cert", "", "TLS certificate file (PEM): serve HTTPS")
+	f.StringVar(&o.tlsKey, "tls-key", "", "TLS key file (PEM)")
+	f.StringVar(&o.maxBody, "max-body", "8MiB", "largest request body")
+	f.IntVar(&o.maxNodes, "max-nodes", monitor.DefaultMaxNodes, "most distinct nodes")
+	f.IntVar(&o.nodes, "nodes", 0, "hold the first cut until this many nodes have pushed")
+	f.IntVar(&o.maxBuffered, "max-buffered", monitor.DefaultMaxBuffered, "most records held back while the cuts wait for a node; beyond, that node is declared failed")
+	f.IntVar(&o.subscriberBuffer, "stream-buffer", monitor.DefaultSubscriber, "violation lines a stream may fall behind before it is disconnected")
+	f.DurationVar(&o.failAfter, "fail-after", 0, "declare a node failed when the cuts have waited this long for it (0: only --max-buffered)")
+	f.Uint64Var(&o.failAfterTS, "fail-after-ts", 0, "as augur collect --fail-after: a node is not live more than this logical time after its latest record")
+	f.BoolVar(&o.collapse, "collapse", false, "as augur collect --collapse: skip cuts identical to the one before")
+	f.BoolVarP(&o.quiet, "quiet", "q", false, "do not print the violation lines")
+	cmd.AddCommand(newMonitorPushCmd(nil), newMonitorWatchCmd(nil), newMonitorLoadCmd(nil))
+	return cmd
+}
+
+// readToken returns the token of file, else of $AUGUR_MONITOR_TOKEN.
+func readToken(file string) (string, error) {
+	if file == "" {
+		if tok := strings.TrimSpace(os.Getenv(tokenEnv)); tok != "" {
+			return tok, nil
+		}
+		return "", fmt.Errorf("no token: give --token-file F or set $%s (requests must carry it as a bearer token)", tokenEnv)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", err
+	}
+	tok := strings.TrimSpace(string(b))
+	if tok == "" {
+		return "", fmt.Errorf("%s: empty token", file)
+	}
+	return tok, nil
+}
+
+// parseSize parses a size such as 8MiB, 512KiB, 100kB or 4096.
+func parseSize(s string) (int64, error) {
+	units := []struct {
+		suffix string
+		mult   int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"GB", 1e9}, {"MB", 1e6}, {"kB", 1e3}, {"KB", 1e3}, {"B", 1}}
+	num, mult := strings.TrimSpace(s), int64(1)
+	for _, u := range units {
+		if n, ok := strings.CutSuffix(num, u.suffix); ok {
+			num, mult = strings.TrimSpace(n), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n <= 0 || n > (1<<62)/mult {
+		return 0, fmt.Errorf("bad size %q (want a positive number of bytes, e.g. 8MiB)", s)
+	}
+	return n * mult, nil
+}
+
+// runMonitor serves until SIGINT or SIGTERM (or ctx ends), then makes
+// the last cuts, closes the recording and returns errViolations if a
+// check was violated.
+func runMonitor(ctx context.Context, o *monitorOptions) error {
+	maxBody, err := parseSize(o.maxBody)
+	if err != nil {
+		return fmt.Errorf("--max-body: %w", err)
+	}
+	if (o.tlsCert == "") != (o.tlsKey == "") {
+		return errors.New("--tls-cert and --tls-key go together")
+	}
+	token, err := readToken(o.tokenFile)
+	if err != nil {
+		return err
+	}
+	f, err := checker.Load(o.checks)
+	if err != nil {
+		return err
+	}
+	specPath := o.spec
+	if specPath == "" {
+		specPath = f.Spec
+	}
+	if specPath == "" {
+		return fmt.Errorf("%s names no spec: give --spec (the monitor takes the variables and their types from it)", o.checks)
+	}
+	spec, err := specs.Load(specPath)
+	if err != nil {
+		return err
+	}
+	schema, err := spec.Schema()
+	if err != nil {
+		return err
+	}
+	c, err := checker.Compile(spec, f)
+	if err != nil {
+		return err
+	}
+	var tlsConfig *tls.Config
+	if o.tlsCert != "" {
+		cert, err := tls.LoadX509KeyPair(o.tlsCert, o.tlsKey)
+		if err != nil {
+			return fmt.Errorf("TLS: %w", err)
+		}
+		tlsConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	}
+	var violations io.Writer
+	if !o.quiet {
+		violations = o.stdout
+	}
+	m, err := monitor.New(monitor.Options{
+		Checker:          c,
+		Schema:           schema,
+		Token:            token,
+		MaxBody:          maxBody,
+		MaxNodes:         o.maxNodes,
+		Nodes:            o.nodes,
+		FailAfter:        o.failAfter,
+		FailAfterTS:      o.failAfterTS,
+		Collapse:         o.collapse,
+		MaxBuffered:      o.maxBuffered,
+		Record:           o.record,
+		System:           spec.System,
+		CreatedBy:        "augur " + version() + " monitor",
+		Violations:       violations,
+		SubscriberBuffer: o.subscriberBuffer,
+		Log:              o.stderr,
+	})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", o.listen)
+	if err != nil {
+		m.Close()
+		return err
+	}
+	addr := ln.Addr().String()
+	scheme := "http"
+	if tlsConfig != nil {
+		scheme = "https"
+	}
+	if host, _, err := net.SplitHostPort(addr); err == nil && tlsConfig == nil {
+		if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+			fmt.Fprintf(o.stderr, "augur monitor: warning: plain HTTP on %s, beyond loopback: the token and the records travel in clear (use --tls-cert and --tls-key)\n", addr)
+		}
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	fmt.Fprintf(o.stderr, "augur monitor: %s of %s, listening on %s://%s\n", plural(int64(len(c.Checks())), "check"), o.checks, scheme, addr)
+	if o.record != "" {
+		fmt.Fprintf(o.stderr, "augur monitor: recording to %s (journal %s.journal.jsonl)\n", o.record, strings.TrimSuffix(o.record, "/"))
+	}
+	if o.addrFile != "" {
+		err := safefile.Write(o.addrFile, 0o644, true, func(w io.Writer) error {
+			_, err := io.WriteString(w, addr+"\n")
+			return err
+		})
+		if err != nil {
+			ln.Close()
+			m.Close()
+			return err
+		}
+	}
+	err = monitor.Serve(ctx, ln, m, monitor.ServeOptions{TLS: tlsConfig})
+	s := m.Stats()
+	fmt.Fprintf(o.stderr, "augur monitor: %s (%d late), %s checked (%d incomplete), %s\n",
+		plural(s.Records, "record"), s.Late, plural(s.Cuts, "cut"), s.Incomplete, plural(s.Violations, "violation"))
+	if err != nil {
+		return err
+	}
+	if o.record != "" {
+		fmt.Fprintf(o.stderr, "augur monitor: recorded %s\n", o.record)
+	}
+	if s.Violations > 0 {
+		return errViolations
+	}
+	return nil
+}

@@ -1,0 +1,189 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+)
+
+// monitorClientOptions are the flags of augur monitor push and watch.
+type monitorClientOptions struct {
+	url, tokenFile string
+	files          []string
+	batch          int
+	stdout         io.Writer
+}
+
+// newMonitorPushCmd returns augur monitor push; runF, if not nil, runs
+// instead of runMonitorPush.
+func newMonitorPushCmd(runF func(*monitorClientOptions) error) *cobra.Command {
+	o := &monitorClientOptions{}
+	cmd := &cobra.Command{
+		Use:   "push --url URL FILE...",
+		Short: "Replay node-local JSONL files to a monitor",
+		Long: `Push sends the node-local records of JSONL files (as collector.JSONLSink
+writes them, any number of nodes per file) to the monitor at --url, merged
+in timestamp order as augur collect merges them, in batches of --batch
+lines. A refused batch stops it, with the monitor's reason.`,
+		Example: `  augur monitor push --url http://127.0.0.1:7070 n1.jsonl n2.jsonl n3.jsonl`,
+		Args:    cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.files, o.stdout = args, cmd.OutOrStdout()
+			if runF != nil {
+				return runF(o)
+			}
+			return runMonitorPush(cmd.Context(), o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.url, "url", "http://127.0.0.1:7070", "the monitor's base URL")
+	f.StringVar(&o.tokenFile, "token-file", "", "file holding the bearer token (default: $"+tokenEnv+")")
+	f.IntVar(&o.batch, "batch", 256, "records per request")
+	return cmd
+}
+
+// newMonitorWatchCmd returns augur monitor watch; runF, if not nil, runs
+// instead of runMonitorWatch.
+func newMonitorWatchCmd(runF func(*monitorClientOptions) error) *cobra.Command {
+	o := &monitorClientOptions{}
+	cmd := &cobra.Command{
+		Use:   "watch --url URL",
+		Short: "Print the violations a monitor streams",
+		Long: `Watch follows GET /v1/violations of the monitor at --url and prints each
+violation line as it comes, until the monitor stops.`,
+		Example: `  augur monitor watch --url http://127.0.0.1:7070 | jq .check`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.stdout = cmd.OutOrStdout()
+			if runF != nil {
+				return runF(o)
+			}
+			return runMonitorWatch(cmd.Context(), o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.url, "url", "http://127.0.0.1:7070", "the monitor's base URL")
+	f.StringVar(&o.tokenFile, "token-file", "", "file holding the bearer token (default: $"+tokenEnv+")")
+	return cmd
+}
+
+// pushLine is a line of a node-local file, with what orders it.
+type pushLine struct {
+	ts   uint64
+	text []byte
+}
+
+func runMonitorPush(ctx context.Context, o *monitorClientOptions) error {
+	token, err := readToken(o.tokenFile)
+	if err != nil {
+		return err
+	}
+	if o.batch <= 0 {
+		return fmt.Errorf("--batch %d: want a positive number", o.batch)
+	}
+	var lines []pushLine
+	for _, name := range o.files {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			return err
+		}
+		for i, l := range bytes.Split(data, []byte("\n")) {
+			if len(bytes.TrimSpace(l)) == 0 {
+				continue
+			}
+			var head struct {
+				TS *uint64 `json:"ts"`
+			}
+			if err := json.Unmarshal(l, &head); err != nil || head.TS == nil {
+				return fmt.Errorf("%s:%d: not a node-local record with a ts", name, i+1)
+			}
+			lines = append(lines, pushLine{*head.TS, l})
+		}
+	}
+	// Stable: a node's lines, in one file, keep their order.
+	slices.SortStableFunc(lines, func(a, b pushLine) int {
+		switch {
+		case a.ts < b.ts:
+			return -1
+		case a.ts > b.ts:
+			return 1
+		}
+		return 0
+	})
+	client := &http.Client{Timeout: 30 * time.Second}
+	var late, requests int
+	for start := 0; start < len(lines); start += o.batch {
+		var body bytes.Buffer
+		for _, l := range lines[start:min(start+o.batch, len(lines))] {
+			body.Write(l.text)
+			body.WriteByte('\n')
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(o.url, "/")+"/v1/records", &body)
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Content-Type", "application/x-ndjson")
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := client.Do(req)
+		if err != nil {
+			return err
+		}
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("push: records %d-%d: %s: %s", start+1, min(start+o.batch, len(lines)), resp.Status, bytes.TrimSpace(msg))
+		}
+		var res struct{ Late int }
+		json.Unmarshal(msg, &res)
+		late += res.Late
+		requests++
+	}
+	fmt.Fprintf(o.stdout, "pushed %d records in %s", len(lines), plural(int64(requests), "request"))
+	if late > 0 {
+		fmt.Fprintf(o.stdout, " (%d late)", late)
+	}
+	fmt.Fprintln(o.stdout)
+	return nil
+}
+
+func runMonitorWatch(ctx context.Context, o *monitorClientOptions) error {
+	token, err := readToken(o.tokenFile)
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(o.url, "/")+"/v1/violations", nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		return fmt.Errorf("watch: %s: %s", resp.Status, bytes.TrimSpace(msg))
+	}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		if _, err := fmt.Fprintf(o.stdout, "%s\n", sc.Bytes()); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil && ctx.Err() == nil {
+		return fmt.Errorf("watch: %w", err)
+	}
+	return nil
+}

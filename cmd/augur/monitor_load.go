@@ -1,0 +1,178 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/augur-dev/augur/monitor/loadgen"
+)
+
+// monitorLoadOptions are augur monitor load's flags.
+type monitorLoadOptions struct {
+	nodes, rates string
+	duration     time.Duration
+	flush        time.Duration
+	silentAfter  time.Duration
+	plantEvery   int
+	monitorFlags string
+	url          string
+	tokenFile    string
+	seed         uint64
+	stdout       io.Writer
+	stderr       io.Writer
+}
+
+// newMonitorLoadCmd returns augur monitor load; runF, if not nil, runs
+// instead of runMonitorLoad.
+func newMonitorLoadCmd(runF func(*monitorLoadOptions) error) *cobra.Command {
+	o := &monitorLoadOptions{}
+	cmd := &cobra.Command{
+		Use:   "load [--nodes 5,16,64] [--rates 1000,10000]",
+		Short: "Load-test a monitor on loopback",
+		Long: `Load starts, for every number of nodes and every rate, a monitor of its own
+(this binary, on 127.0.0.1, with --monitor-flags), and as many simulated
+nodes that expose states at the rate (states per second, all nodes
+together) for --duration through collector.HTTPSink, keeping their Lamport
+clocks together by messages. Every --plant-every states a node plants a
+violation stamped with the time of its exposure. It prints the records per
+second the monitor took, the latency from a planted exposure to its
+violation line on GET /v1/violations (p50, p99), the monitor's peak
+resident memory and the most records it held back. The nodes and the
+monitor share the machine.
+
+With --silent-after D, node 1 stops pushing, without leaving, D into the
+run: the cuts wait for it, until the monitor's --fail-after or
+--max-buffered lets it go; the memory figures show what that costs.
+
+With --url, it loads that monitor instead, once (the first --nodes and
+--rates), which must check the checks that --write DIR writes.`,
+		Example: `  augur monitor load --nodes 5,16,64 --rates 1000,10000,50000 --duration 5s
+  augur monitor load --nodes 16 --rates 10000 --duration 10s --silent-after 3s --monitor-flags "--fail-after 2s"
+  augur monitor load --nodes 16 --rates 10000 --silent-after 3s --monitor-flags "--max-buffered 20000"`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.stdout, o.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			if runF != nil {
+				return runF(o)
+			}
+			return runMonitorLoad(cmd.Context(), o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.nodes, "nodes", "5,16,64", "numbers of nodes, comma-separated")
+	f.StringVar(&o.rates, "rates", "1000,10000", "states per second of all nodes together, comma-separated")
+	f.DurationVar(&o.duration, "duration", 5*time.Second, "how long the nodes expose states")
+	f.DurationVar(&o.flush, "flush", 0, "the sinks' flush interval (default: HTTPSink's, 200ms)")
+	f.DurationVar(&o.silentAfter, "silent-after", 0, "node 1 stops pushing, without leaving, this far into the run")
+	f.IntVar(&o.plantEvery, "plant-every", 100, "a node plants a violation every this many states")
+	f.StringVar(&o.monitorFlags, "monitor-flags", "", "more flags for the monitors started, space-separated")
+	f.StringVar(&o.url, "url", "", "load the monitor at this URL instead of starting one")
+	f.StringVar(&o.tokenFile, "token-file", "", "with --url: the monitor's token (default: $"+tokenEnv+")")
+	f.Uint64Var(&o.seed, "seed", 1, "seed of the nodes' choice of peers")
+	return cmd
+}
+
+func parseInts(flag, s string) ([]int, error) {
+	var out []int
+	for f := range strings.SplitSeq(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("%s: bad number %q", flag, f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func runMonitorLoad(ctx context.Context, o *monitorLoadOptions) error {
+	nodes, err := parseInts("--nodes", o.nodes)
+	if err != nil {
+		return err
+	}
+	rates, err := parseInts("--rates", o.rates)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(o.stdout, "%5s %8s %10s %9s %9s %9s %8s %9s %7s %s\n",
+		"nodes", "rate/s", "records/s", "p50", "p99", "peak RSS", "max held", "violations", "dropped", "failed")
+	for _, n := range nodes {
+		for _, rate := range rates {
+			cfg := loadgen.Config{Nodes: n, Rate: rate, Duration: o.duration, PlantEvery: o.plantEvery,
+				Flush: o.flush, SilentAfter: o.silentAfter, Seed: o.seed}
+			var res *loadgen.Result
+			if o.url != "" {
+				if cfg.Token, err = readToken(o.tokenFile); err != nil {
+					return err
+				}
+				cfg.URL = o.url
+				res, err = loadgen.Run(ctx, cfg)
+			} else {
+				res, err = loadSpawned(ctx, o, cfg)
+			}
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(o.stdout, "%5d %8d %10.0f %9s %9s %8.1fM %8d %5d/%-5d %7d %s\n",
+				n, rate, res.RecordsPerSecond(), res.P50.Round(time.Millisecond), res.P99.Round(time.Millisecond),
+				float64(res.PeakRSS)/(1<<20), res.MaxBuffered, res.Seen, res.Planted, res.Dropped, res.NodesFailed)
+			if o.url != "" {
+				return nil
+			}
+		}
+	}
+	return nil
+}
+
+// loadSpawned runs cfg against a monitor of its own.
+func loadSpawned(ctx context.Context, o *monitorLoadOptions, cfg loadgen.Config) (*loadgen.Result, error) {
+	dir, err := os.MkdirTemp("", "augur-load-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	cfg.Token = fmt.Sprintf("load-%d", time.Now().UnixNano())
+	files := map[string]string{"spec.yaml": loadgen.Spec, "checks.yaml": loadgen.Checks, "token": cfg.Token}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600); err != nil {
+			return nil, err
+		}
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	addrFile := filepath.Join(dir, "addr")
+	args := []string{"monitor", filepath.Join(dir, "checks.yaml"), "--listen", "127.0.0.1:0", "--addr-file", addrFile,
+		"--token-file", filepath.Join(dir, "token"), "-q", "--nodes", strconv.Itoa(cfg.Nodes)}
+	args = append(args, strings.Fields(o.monitorFlags)...)
+	cmd := exec.CommandContext(ctx, exe, args...)
+	cmd.Stderr = o.stderr
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	defer func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+	}()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if b, err := os.ReadFile(addrFile); err == nil && len(b) > 0 {
+			cfg.URL = "http://" + strings.TrimSpace(string(b))
+			break
+		}
+		if time.Now().After(deadline) {
+			return nil, errors.New("load: the monitor did not start")
+		}
+	}
+	return loadgen.Run(ctx, cfg)
+}
