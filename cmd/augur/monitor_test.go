@@ -25,6 +25,7 @@ import (
 //
 //	waitaddr FILE                    wait for the monitor's --addr-file; $ADDR is its address
 //	fetch [-token T] METHOD PATH [FILE]  a request to $ADDR: prints the status, then the body
+//	waitmetric LINE                  wait until GET /metrics (token $AUGUR_MONITOR_TOKEN) has LINE
 //	sameviolations MONITOR CHECK     the violation lines a monitor printed are those of augur check --format json
 func TestMonitorScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
@@ -33,6 +34,7 @@ func TestMonitorScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"waitaddr":       cmdWaitAddr,
 			"fetch":          cmdFetch,
+			"waitmetric":     cmdWaitMetric,
 			"sameviolations": cmdSameViolations,
 		},
 	})
@@ -77,6 +79,30 @@ func cmdFetch(ts *testscript.TestScript, neg bool, args []string) {
 	b, err := io.ReadAll(resp.Body)
 	ts.Check(err)
 	fmt.Fprintf(ts.Stdout(), "%d\n%s", resp.StatusCode, b)
+}
+
+func cmdWaitMetric(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitmetric LINE")
+	}
+	client := &http.Client{Timeout: 5 * time.Second}
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		req, err := http.NewRequest("GET", "http://"+ts.Getenv("ADDR")+"/metrics", nil)
+		ts.Check(err)
+		req.Header.Set("Authorization", "Bearer "+ts.Getenv(tokenEnv))
+		resp, err := client.Do(req)
+		if err != nil {
+			continue
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		for l := range strings.Lines(string(b)) {
+			if strings.TrimSpace(l) == args[0] {
+				return
+			}
+		}
+	}
+	ts.Fatalf("no line %q in the metrics after 20s", args[0])
 }
 
 // cmdSameViolations compares the violation lines of a monitor with the
