@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"sync"
 	"time"
 
@@ -103,6 +104,8 @@ type Monitor struct {
 	next     uint32                    // next handle
 	retired  []uint32
 	snap     *checker.Snapshot
+	inSnap   map[string]uint32 // the state of each node in snap
+	members  []string          // scratch
 	rec      *recorder
 	recErr   error
 	closed   bool
@@ -171,6 +174,7 @@ func New(opts Options) (*Monitor, error) {
 		nodes:  map[string]*node{},
 		states: map[uint32]*checker.State{},
 		snap:   opts.Checker.NewSnapshot(),
+		inSnap: map[string]uint32{},
 		start:  opts.Now(),
 	}
 	m.started = opts.Nodes <= 0
@@ -560,12 +564,7 @@ func (m *Monitor) checkCuts() int {
 	cuts := m.cutter.Cuts()
 	now := m.opts.Now()
 	for _, c := range cuts {
-		m.snap.Reset()
-		for _, h := range c.Members {
-			if err := m.snap.Put(m.states[h]); err != nil {
-				panic(fmt.Sprintf("monitor: state %d of cut %d: %v", h, c.Seq, err))
-			}
-		}
+		m.fill(c)
 		m.snap.ID, m.snap.TS = c.Seq, c.TS
 		for _, v := range m.snap.Check() {
 			m.met.violation(v.Check.Name)
@@ -587,6 +586,39 @@ func (m *Monitor) checkCuts() int {
 	m.met.incomplete.Store(int64(m.cutter.Incomplete()))
 	m.met.collapsed.Store(int64(m.cutter.Collapsed()))
 	return len(cuts)
+}
+
+// fill makes the snapshot hold the members of c. Consecutive cuts
+// differ in a node or two: only those change.
+func (m *Monitor) fill(c ingest.Cut) {
+	kept := 0
+	for _, h := range c.Members {
+		st := m.states[h]
+		name := st.Node()
+		if cur, ok := m.inSnap[name]; ok {
+			kept++
+			if cur == h {
+				continue
+			}
+		}
+		if err := m.snap.Put(st); err != nil {
+			panic(fmt.Sprintf("monitor: state %d of cut %d: %v", h, c.Seq, err))
+		}
+		m.inSnap[name] = h
+	}
+	if kept == len(m.inSnap)-(len(c.Members)-kept) {
+		return // every node of the snapshot is a member
+	}
+	m.members = m.members[:0]
+	for _, h := range c.Members {
+		m.members = append(m.members, m.states[h].Node())
+	}
+	for name := range m.inSnap {
+		if !slices.Contains(m.members, name) {
+			m.snap.Remove(name)
+			delete(m.inSnap, name)
+		}
+	}
 }
 
 // freeRetired forgets the states that are no node's current state and
