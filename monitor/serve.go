@@ -1,9 +1,12 @@
 package monitor
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
+	"io"
+	"log"
 	"net"
 	"net/http"
 	"time"
@@ -33,6 +36,7 @@ func Serve(ctx context.Context, ln net.Listener, m *Monitor, opts ServeOptions) 
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
 		TLSConfig:         opts.TLS,
+		ErrorLog:          log.New(cmp.Or[io.Writer](m.opts.Log, io.Discard), "augur monitor: http: ", 0),
 	}
 	closed := make(chan error, 1)
 	srv.RegisterOnShutdown(func() { closed <- m.Close() })
