@@ -20,7 +20,7 @@ import (
 const (
 	DefaultMaxBody     = 8 << 20
 	DefaultMaxNodes    = 1024
-	DefaultMaxBuffered = 1 << 18
+	DefaultMaxBuffered = 1 << 16
 	DefaultSubscriber  = 4096
 )
 
@@ -137,7 +137,6 @@ type held struct {
 	event   collector.Event
 	vars    []any
 	state   *checker.State
-	line    []byte // as pushed, for the journal
 	arrival time.Time
 }
 
@@ -356,7 +355,7 @@ func (m *Monitor) pushLocked(lines []line, arrival time.Time) (PushResult, error
 			continue
 		}
 		n.waited = l.rec.Event != collector.EventLeave
-		m.hold(n, &held{ts: l.rec.TS, event: l.rec.Event, vars: l.rec.Vars, state: l.st, line: l.text, arrival: arrival})
+		m.hold(n, &held{ts: l.rec.TS, event: l.rec.Event, vars: l.rec.Vars, state: l.st, arrival: arrival}, l.text)
 	}
 	m.met.records.Add(int64(res.Records))
 	m.met.late.Add(int64(res.Late))
@@ -373,15 +372,16 @@ func (m *Monitor) waitedTooLong() bool {
 	return m.opts.FailAfter > 0 && m.opts.Now().Sub(m.start) >= m.opts.FailAfter
 }
 
-// hold keeps a record until the cuts reach it; the Cutter learns now
-// that the node has a record after every cut made so far.
+// hold keeps a record, pushed as line, until the cuts reach it; the
+// Cutter learns now that the node has a record after every cut made so
+// far.
 //
 // The journal of a recording takes the record now, so that augur
 // collect, which sees all the records, rebuilds from it every cut the
 // monitor made, and those that the records held back complete.
-func (m *Monitor) hold(n *node, h *held) {
+func (m *Monitor) hold(n *node, h *held, line []byte) {
 	if m.rec != nil && m.recErr == nil {
-		if err := m.rec.journal(h.line); err != nil {
+		if err := m.rec.journal(line); err != nil {
 			m.recordingFailed(err)
 		}
 	}
@@ -489,7 +489,7 @@ func (m *Monitor) fail(n *node, reason string) {
 	m.met.failed(reason)
 	m.logf("node %s declared failed (%s) at ts %d; last record at ts %d", n.name, reasonText[reason], ts, n.lastTS)
 	line := fmt.Appendf(nil, `{"node":%q,"ts":%d,"leave":true}`, n.name, ts)
-	m.hold(n, &held{ts: ts, event: collector.EventLeave, line: line, arrival: m.opts.Now()})
+	m.hold(n, &held{ts: ts, event: collector.EventLeave, arrival: m.opts.Now()}, line)
 }
 
 var reasonText = map[string]string{

@@ -215,7 +215,7 @@ func TestMonitorFlags(t *testing.T) {
 	execute(t, cmd, "c.yaml", "--listen", ":9", "--token-file", "tok", "--record", "r.trace", "--tls-cert", "c.pem", "--tls-key", "k.pem",
 		"--max-body", "1MiB", "--max-nodes", "7", "--nodes", "3", "--fail-after", "2s", "--fail-after-ts", "40", "--collapse", "-q", "--spec", "s.yaml")
 	want := monitorOptions{checks: "c.yaml", spec: "s.yaml", listen: ":9", tokenFile: "tok", record: "r.trace", tlsCert: "c.pem", tlsKey: "k.pem",
-		maxBody: "1MiB", maxNodes: 7, nodes: 3, maxBuffered: 1 << 18, subscriberBuffer: 4096, failAfter: 2 * time.Second, failAfterTS: 40,
+		maxBody: "1MiB", maxNodes: 7, nodes: 3, maxBuffered: 1 << 16, subscriberBuffer: 4096, failAfter: 2 * time.Second, failAfterTS: 40,
 		collapse: true, quiet: true}
 	got.stdout, got.stderr = nil, nil
 	if *got != want {
