@@ -86,7 +86,6 @@ type Options struct {
 type Monitor struct {
 	opts     Options
 	checks   []string
-	property []string
 	decoders sync.Pool
 	hub      *hub
 	met      *metrics
@@ -181,8 +180,6 @@ func New(opts Options) (*Monitor, error) {
 		d, _ := ingest.NewLocalDecoder(opts.Schema)
 		return d
 	}
-	m.met = newMetrics(m.checks)
-	m.hub = newHub(opts.SubscriberBuffer, opts.Violations, m.met)
 	if opts.Record != "" {
 		rec, err := createRecorder(opts.Record, opts.Schema, trace.Options{System: opts.System, CreatedBy: opts.CreatedBy})
 		if err != nil {
@@ -190,10 +187,12 @@ func New(opts Options) (*Monitor, error) {
 		}
 		m.rec = rec
 	}
+	m.met = newMetrics(m.checks)
+	m.hub = newHub(opts.SubscriberBuffer, opts.Violations, m.met)
 	return m, nil
 }
 
-// A Line is one record of a push, decoded and prepared.
+// A line is one record of a push, decoded and prepared.
 type line struct {
 	no   int // line number in the request
 	rec  *ingest.LocalRecord
@@ -204,7 +203,7 @@ type line struct {
 // A PushError is why a push was refused; nothing of the push was
 // applied.
 type PushError struct {
-	Status int    // the HTTP status: 400, 409, 413, 422, 503
+	Status int    // the HTTP status: 400, 409, 422, or 503 after Close
 	Reason string // the metrics label: malformed, type, order, nodes, …
 	Msg    string
 }

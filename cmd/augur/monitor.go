@@ -215,6 +215,36 @@ func runMonitor(ctx context.Context, o *monitorOptions) error {
 	if !o.quiet {
 		violations = o.stdout
 	}
+	// Listen first: a monitor that cannot serve must not leave an empty
+	// recording behind.
+	ln, err := net.Listen("tcp", o.listen)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	addr := ln.Addr().String()
+	scheme := "http"
+	if tlsConfig != nil {
+		scheme = "https"
+	}
+	if host, _, err := net.SplitHostPort(addr); err == nil && tlsConfig == nil {
+		if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+			fmt.Fprintf(o.stderr, "augur monitor: warning: plain HTTP on %s, beyond loopback: the token and the records travel in clear (use --tls-cert and --tls-key)\n", addr)
+		}
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if o.addrFile != "" {
+		// Once written, the signals are caught, and requests wait in the
+		// listener's queue until the monitor serves them.
+		err := safefile.Write(o.addrFile, 0o644, true, func(w io.Writer) error {
+			_, err := io.WriteString(w, addr+"\n")
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
 	m, err := monitor.New(monitor.Options{
 		Checker:          c,
 		Schema:           schema,
@@ -234,39 +264,14 @@ func runMonitor(ctx context.Context, o *monitorOptions) error {
 		Log:              o.stderr,
 	})
 	if err != nil {
-		return err
-	}
-	ln, err := net.Listen("tcp", o.listen)
-	if err != nil {
-		m.Close()
-		return err
-	}
-	addr := ln.Addr().String()
-	scheme := "http"
-	if tlsConfig != nil {
-		scheme = "https"
-	}
-	if host, _, err := net.SplitHostPort(addr); err == nil && tlsConfig == nil {
-		if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
-			fmt.Fprintf(o.stderr, "augur monitor: warning: plain HTTP on %s, beyond loopback: the token and the records travel in clear (use --tls-cert and --tls-key)\n", addr)
+		if o.addrFile != "" {
+			os.Remove(o.addrFile)
 		}
+		return err
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	fmt.Fprintf(o.stderr, "augur monitor: %s of %s, listening on %s://%s\n", plural(int64(len(c.Checks())), "check"), o.checks, scheme, addr)
 	if o.record != "" {
 		fmt.Fprintf(o.stderr, "augur monitor: recording to %s (journal %s.journal.jsonl)\n", o.record, strings.TrimSuffix(o.record, "/"))
-	}
-	if o.addrFile != "" {
-		err := safefile.Write(o.addrFile, 0o644, true, func(w io.Writer) error {
-			_, err := io.WriteString(w, addr+"\n")
-			return err
-		})
-		if err != nil {
-			ln.Close()
-			m.Close()
-			return err
-		}
 	}
 	err = monitor.Serve(ctx, ln, m, monitor.ServeOptions{TLS: tlsConfig})
 	s := m.Stats()
