@@ -104,8 +104,8 @@ func runMonitorLoad(ctx context.Context, o *monitorLoadOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(o.stdout, "%5s %8s %10s %9s %9s %9s %8s %9s %7s %s\n",
-		"nodes", "rate/s", "records/s", "p50", "p99", "peak RSS", "max held", "violations", "dropped", "failed")
+	fmt.Fprintf(o.stdout, "%5s %8s %10s %8s %9s %9s %9s %8s %11s %7s %s\n",
+		"nodes", "rate/s", "records/s", "cuts/s", "p50", "p99", "peak RSS", "max held", "seen/plants", "dropped", "failed")
 	for _, n := range nodes {
 		for _, rate := range rates {
 			cfg := loadgen.Config{Nodes: n, Rate: rate, Duration: o.duration, PlantEvery: o.plantEvery,
@@ -123,8 +123,8 @@ func runMonitorLoad(ctx context.Context, o *monitorLoadOptions) error {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(o.stdout, "%5d %8d %10.0f %9s %9s %8.1fM %8d %5d/%-5d %7d %s\n",
-				n, rate, res.RecordsPerSecond(), res.P50.Round(time.Millisecond), res.P99.Round(time.Millisecond),
+			fmt.Fprintf(o.stdout, "%5d %8d %10.0f %8.0f %9s %9s %8.1fM %8d %5d/%-5d %7d %s\n",
+				n, rate, res.RecordsPerSecond(), res.CutsPerSecond(), res.P50.Round(time.Millisecond), res.P99.Round(time.Millisecond),
 				float64(res.PeakRSS)/(1<<20), res.MaxBuffered, res.Seen, res.Planted, res.Dropped, res.NodesFailed)
 			if o.url != "" {
 				return nil

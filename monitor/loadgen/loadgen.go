@@ -66,6 +66,7 @@ type Result struct {
 	Config
 	Exposed     int64         // states exposed
 	Received    int64         // records the monitor accepted (its counter)
+	Cuts        int64         // cuts it checked
 	Elapsed     time.Duration // from the first exposure until the monitor had them all
 	Dropped     int64         // records the sinks dropped
 	Planted     int           // violations planted
@@ -79,6 +80,12 @@ type Result struct {
 // RecordsPerSecond is the rate the monitor took records at.
 func (r *Result) RecordsPerSecond() float64 {
 	return float64(r.Received) / r.Elapsed.Seconds()
+}
+
+// CutsPerSecond is the rate the monitor checked cuts at, while the
+// nodes pushed.
+func (r *Result) CutsPerSecond() float64 {
+	return float64(r.Cuts) / r.Elapsed.Seconds()
 }
 
 // Run runs one load test against the monitor at cfg.URL, which must
@@ -236,6 +243,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	res.Elapsed = time.Since(start)
 	res.Received = int64(after["augur_monitor_records_received_total"] - before["augur_monitor_records_received_total"])
+	res.Cuts = int64(after["augur_monitor_cuts_total"] - before["augur_monitor_cuts_total"])
 	// Let the last violations arrive.
 	time.Sleep(300 * time.Millisecond)
 	for i, sn := range nodes {
