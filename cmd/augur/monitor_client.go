@@ -4,15 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"slices"
-	"strings"
 	"time"
 
+	"github.com/augur-dev/augur/monitor"
 	"github.com/spf13/cobra"
 )
 
@@ -77,12 +74,6 @@ violation line as it comes, until the monitor stops.`,
 	return cmd
 }
 
-// pushLine is a line of a node-local file, with what orders it.
-type pushLine struct {
-	ts   uint64
-	text []byte
-}
-
 func runMonitorPush(ctx context.Context, o *monitorClientOptions) error {
 	token, err := readToken(o.tokenFile)
 	if err != nil {
@@ -91,60 +82,18 @@ func runMonitorPush(ctx context.Context, o *monitorClientOptions) error {
 	if o.batch <= 0 {
 		return fmt.Errorf("--batch %d: want a positive number", o.batch)
 	}
-	var lines []pushLine
-	for _, name := range o.files {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			return err
-		}
-		for i, l := range bytes.Split(data, []byte("\n")) {
-			if len(bytes.TrimSpace(l)) == 0 {
-				continue
-			}
-			var head struct {
-				TS *uint64 `json:"ts"`
-			}
-			if err := json.Unmarshal(l, &head); err != nil || head.TS == nil {
-				return fmt.Errorf("%s:%d: not a node-local record with a ts", name, i+1)
-			}
-			lines = append(lines, pushLine{*head.TS, l})
-		}
+	lines, err := monitor.ReadLines(o.files...)
+	if err != nil {
+		return err
 	}
-	// Stable: a node's lines, in one file, keep their order.
-	slices.SortStableFunc(lines, func(a, b pushLine) int {
-		switch {
-		case a.ts < b.ts:
-			return -1
-		case a.ts > b.ts:
-			return 1
-		}
-		return 0
-	})
-	client := &http.Client{Timeout: 30 * time.Second}
+	c := &monitor.Client{URL: o.url, Token: token, HTTP: &http.Client{Timeout: 30 * time.Second}}
 	var late, requests int
 	for start := 0; start < len(lines); start += o.batch {
-		var body bytes.Buffer
-		for _, l := range lines[start:min(start+o.batch, len(lines))] {
-			body.Write(l.text)
-			body.WriteByte('\n')
-		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(o.url, "/")+"/v1/records", &body)
+		end := min(start+o.batch, len(lines))
+		res, err := c.Push(ctx, append(bytes.Join(lines[start:end], []byte("\n")), '\n'))
 		if err != nil {
-			return err
+			return fmt.Errorf("push: records %d-%d: %w", start+1, end, err)
 		}
-		req.Header.Set("Content-Type", "application/x-ndjson")
-		req.Header.Set("Authorization", "Bearer "+token)
-		resp, err := client.Do(req)
-		if err != nil {
-			return err
-		}
-		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("push: records %d-%d: %s: %s", start+1, min(start+o.batch, len(lines)), resp.Status, bytes.TrimSpace(msg))
-		}
-		var res struct{ Late int }
-		json.Unmarshal(msg, &res)
 		late += res.Late
 		requests++
 	}
@@ -161,21 +110,12 @@ func runMonitorWatch(ctx context.Context, o *monitorClientOptions) error {
 	if err != nil {
 		return err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(o.url, "/")+"/v1/violations", nil)
+	stream, err := (&monitor.Client{URL: o.url, Token: token}).Violations(ctx)
 	if err != nil {
-		return err
+		return fmt.Errorf("watch: %w", err)
 	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-		return fmt.Errorf("watch: %s: %s", resp.Status, bytes.TrimSpace(msg))
-	}
-	sc := bufio.NewScanner(resp.Body)
+	defer stream.Close()
+	sc := bufio.NewScanner(stream)
 	sc.Buffer(nil, 64<<20)
 	for sc.Scan() {
 		if _, err := fmt.Fprintf(o.stdout, "%s\n", sc.Bytes()); err != nil {

@@ -7,21 +7,18 @@ package loadgen
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math/rand/v2"
-	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/augur-dev/augur/collector"
+	"github.com/augur-dev/augur/monitor"
 )
 
 // Spec and Checks are the spec and the checks file of the simulated
@@ -96,7 +93,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	res := &Result{Config: cfg}
 	base := strings.TrimSuffix(cfg.URL, "/")
-	before, err := scrape(ctx, base, cfg.Token)
+	client := &monitor.Client{URL: base, Token: cfg.Token}
+	before, err := client.Metrics(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -110,19 +108,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	sctx, stopStream := context.WithCancel(ctx)
 	defer stopStream()
 	streamDone := make(chan error, 1)
-	req, _ := http.NewRequestWithContext(sctx, http.MethodGet, base+"/v1/violations", nil)
-	req.Header.Set("Authorization", "Bearer "+cfg.Token)
-	resp, err := http.DefaultClient.Do(req)
+	stream, err := client.Violations(sctx)
 	if err != nil {
 		return nil, err
 	}
-	if resp.StatusCode != http.StatusOK {
-		resp.Body.Close()
-		return nil, fmt.Errorf("GET /v1/violations: %s", resp.Status)
-	}
 	go func() {
-		defer resp.Body.Close()
-		sc := bufio.NewScanner(resp.Body)
+		defer stream.Close()
+		sc := bufio.NewScanner(stream)
 		sc.Buffer(nil, 1<<20)
 		for sc.Scan() {
 			now := time.Now()
@@ -155,7 +147,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			case <-sctx.Done():
 				return
 			case <-t.C:
-				if m, err := scrape(sctx, base, cfg.Token); err == nil {
+				if m, err := client.Metrics(sctx); err == nil {
 					if b := int64(m["augur_monitor_records_buffered"]); b > maxBuffered.Load() {
 						maxBuffered.Store(b)
 					}
@@ -233,7 +225,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			dropped += sn.sink.Dropped()
 		}
 		want := int64(before["augur_monitor_records_received_total"]) + res.Exposed + leaves - dropped
-		if after, err = scrape(ctx, base, cfg.Token); err != nil {
+		if after, err = client.Metrics(ctx); err != nil {
 			return nil, err
 		}
 		if int64(after["augur_monitor_records_received_total"]) >= want || time.Since(start) > cfg.Duration+time.Minute {
@@ -254,7 +246,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 		sn.node.Close()
 	}
-	after, err = scrape(ctx, base, cfg.Token)
+	after, err = client.Metrics(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -273,39 +265,4 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	mu.Unlock()
 	return res, nil
-}
-
-// scrape reads the monitor's metrics: name (with labels) → value.
-func scrape(ctx context.Context, base, token string) (map[string]float64, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/metrics", nil)
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET /metrics: %s: %s", resp.Status, bytes.TrimSpace(body))
-	}
-	m := map[string]float64{}
-	for l := range strings.Lines(string(body)) {
-		if strings.HasPrefix(l, "#") {
-			continue
-		}
-		i := strings.LastIndexByte(l, ' ')
-		if i < 0 {
-			continue
-		}
-		if v, err := strconv.ParseFloat(strings.TrimSpace(l[i+1:]), 64); err == nil {
-			m[l[:i]] = v
-		}
-	}
-	return m, nil
 }
