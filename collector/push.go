@@ -3,6 +3,7 @@ package collector
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -24,8 +25,9 @@ type PushOptions struct {
 	// and counted (see [HTTPSink.Dropped]): a node must not run out of
 	// memory because its monitor is down.
 	MaxBuffered int
-	// MaxBackoff caps the delay between retries, which doubles from 50ms
-	// after each failed request; 0 means 5s.
+	// MaxBackoff caps the delay between retries of a failed request
+	// (a network error, a 5xx, 408 or 429), which doubles from 50ms (or
+	// MaxBackoff, if less) after each failure; 0 means 5s.
 	MaxBackoff time.Duration
 	// CloseTimeout is how long Close keeps trying to send what is left;
 	// 0 means 5s.
@@ -61,20 +63,28 @@ func (o PushOptions) withDefaults() PushOptions {
 // Content-Type application/x-ndjson. A goroutine sends them in order and
 // retries failed requests with exponential backoff; Write never waits for
 // the network. It is safe for concurrent use.
+//
+// A batch the monitor refuses with a 4xx status other than 408 (Request
+// Timeout) and 429 (Too Many Requests) would be refused again: the sink
+// drops its records, counts them (see [HTTPSink.Rejected]), reports a
+// [*RejectedError] by the next Flush or Close, and goes on with the next
+// batch.
 type HTTPSink struct {
 	url  string
 	opts PushOptions
 
-	mu      sync.Mutex
-	cond    *sync.Cond // signalled when lines are sent or a request fails
-	lines   [][]byte   // encoded records not yet sent, oldest first
-	first   uint64     // sequence number of lines[0]
-	next    uint64     // sequence number of the next record written
-	dropped int64
-	fails   uint64 // failed requests so far
-	lastErr error
-	closed  bool
-	buf     []byte
+	mu       sync.Mutex
+	cond     *sync.Cond // signalled when lines are sent or a request fails
+	lines    [][]byte   // encoded records not yet sent, oldest first
+	first    uint64     // sequence number of lines[0]
+	next     uint64     // sequence number of the next record written
+	dropped  int64
+	rejected int64  // records of batches the monitor refused
+	fails    uint64 // failed requests so far
+	lastErr  error
+	refusal  error // the last refusal not yet returned by Flush or Close
+	closed   bool
+	buf      []byte
 
 	wake   chan struct{}
 	cancel context.CancelFunc
@@ -131,23 +141,45 @@ func (s *HTTPSink) poke() {
 	}
 }
 
-// Dropped returns the number of records dropped because the buffer was
-// full, or left unsent by Close.
+// Dropped returns the number of records never delivered: dropped because
+// the buffer was full, refused by the monitor (see [HTTPSink.Rejected]),
+// or left unsent by Close.
 func (s *HTTPSink) Dropped() int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.dropped
 }
 
+// Rejected returns the number of records dropped because the monitor
+// refused their batch with a 4xx status that a retry would not change.
+func (s *HTTPSink) Rejected() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.rejected
+}
+
 // Flush sends the records written so far and waits until they are
-// delivered, or until a request fails, whose error it returns.
+// delivered, or until a request fails, whose error it returns. When the
+// monitor refused a batch since the last Flush, every record is sent or
+// dropped and the refusal, a [*RejectedError], is returned.
 func (s *HTTPSink) Flush() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return ErrClosed
 	}
-	return s.waitLocked(s.next)
+	if err := s.waitLocked(s.next); err != nil {
+		return err
+	}
+	return s.takeRefusal()
+}
+
+// takeRefusal returns the refusal not yet reported and forgets it. mu is
+// held.
+func (s *HTTPSink) takeRefusal() error {
+	err := s.refusal
+	s.refusal = nil
+	return err
 }
 
 // waitLocked waits until every record before seq is sent or dropped, or a
@@ -166,7 +198,8 @@ func (s *HTTPSink) waitLocked(seq uint64) error {
 
 // Close sends what is left, trying for up to CloseTimeout, and stops the
 // sender. Records it could not send are counted as dropped, and the last
-// request error is returned.
+// request error is returned; else a refusal of the monitor not yet
+// reported by Flush, a [*RejectedError].
 func (s *HTTPSink) Close() error {
 	s.mu.Lock()
 	if s.closed {
@@ -183,13 +216,14 @@ func (s *HTTPSink) Close() error {
 	}
 	left := int64(len(s.lines))
 	s.dropped += left
+	refusal := s.takeRefusal()
 	s.mu.Unlock()
 	s.cancel()
 	<-s.done
 	if left > 0 {
 		return fmt.Errorf("collector: push to %s: %d records not sent: %w", s.url, left, err)
 	}
-	return nil
+	return refusal
 }
 
 // send is the sender goroutine: it posts batches in order, retrying a
@@ -198,7 +232,8 @@ func (s *HTTPSink) send(ctx context.Context) {
 	defer close(s.done)
 	ticker := time.NewTicker(s.opts.FlushInterval)
 	defer ticker.Stop()
-	backoff := 50 * time.Millisecond
+	minBackoff := min(50*time.Millisecond, s.opts.MaxBackoff)
+	backoff := minBackoff
 	for {
 		s.mu.Lock()
 		n := min(len(s.lines), s.opts.BatchRecords)
@@ -214,17 +249,25 @@ func (s *HTTPSink) send(ctx context.Context) {
 			continue
 		}
 		err := s.post(ctx, batch)
+		var refused *RejectedError
 		s.mu.Lock()
-		if err == nil {
+		if err == nil || errors.As(err, &refused) {
 			// Lines may have been dropped meanwhile; remove what is left
 			// of the batch.
+			k := 0
 			if sent := start + uint64(n); sent > s.first {
-				k := int(sent - s.first)
+				k = int(sent - s.first)
 				clear(s.lines[:k])
 				s.lines = s.lines[k:]
 				s.first = sent
 			}
-			backoff = 50 * time.Millisecond
+			if refused != nil {
+				refused.Records = k
+				s.rejected += int64(k)
+				s.dropped += int64(k)
+				s.refusal = refused
+			}
+			err, backoff = nil, minBackoff
 		} else {
 			s.fails++
 			s.lastErr = err
@@ -240,6 +283,25 @@ func (s *HTTPSink) send(ctx context.Context) {
 			backoff = min(2*backoff, s.opts.MaxBackoff)
 		}
 	}
+}
+
+// A RejectedError reports a batch that the monitor refused with a 4xx
+// status other than 408 and 429, which the sink dropped.
+type RejectedError struct {
+	URL     string
+	Status  string // "400 Bad Request"
+	Reason  string // the start of the response body
+	Records int    // records dropped
+}
+
+func (e *RejectedError) Error() string {
+	return fmt.Sprintf("collector: push to %s: %s: %s (%d records dropped)", e.URL, e.Status, e.Reason, e.Records)
+}
+
+// retryable reports whether a request answered with code may succeed
+// when sent again.
+func retryable(code int) bool {
+	return code/100 != 4 || code == http.StatusRequestTimeout || code == http.StatusTooManyRequests
 }
 
 // post sends one batch.
@@ -258,6 +320,9 @@ func (s *HTTPSink) post(ctx context.Context, batch []byte) error {
 	}
 	defer resp.Body.Close()
 	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+	if resp.StatusCode/100 != 2 && !retryable(resp.StatusCode) {
+		return &RejectedError{URL: s.url, Status: resp.Status, Reason: string(bytes.TrimSpace(msg))}
+	}
 	if resp.StatusCode/100 != 2 {
 		return fmt.Errorf("collector: push to %s: %s: %s", s.url, resp.Status, bytes.TrimSpace(msg))
 	}

@@ -3,27 +3,43 @@ package collector
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 )
 
-// monitor is a test server that records the lines pushed to it and fails
-// while failing is set.
+// monitor is a test server that records the lines pushed to it. While
+// failing is set it answers 503; the next refuse requests get status
+// instead (0 aborts the connection).
 type monitor struct {
-	mu      sync.Mutex
-	lines   []string
-	failing bool
-	auth    []string
+	mu       sync.Mutex
+	lines    []string
+	failing  bool
+	refuse   int
+	status   int
+	auth     []string
+	requests int
 }
 
 func (m *monitor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.requests++
 	m.auth = append(m.auth, r.Header.Get("Authorization"))
+	if m.refuse > 0 {
+		m.refuse--
+		if m.status == 0 {
+			panic(http.ErrAbortHandler) // a network error for the client
+		}
+		http.Error(w, "refused", m.status)
+		return
+	}
 	if m.failing {
 		http.Error(w, "not now", http.StatusServiceUnavailable)
 		return
@@ -153,5 +169,90 @@ func TestHTTPSinkBounded(t *testing.T) {
 	}
 	if got := sink.Dropped(); got != 16 {
 		t.Errorf("dropped %d after Close, want 16", got)
+	}
+}
+
+// TestHTTPSinkStatus checks what the sink does with each kind of failed
+// request: a batch refused with a 4xx other than 408 and 429 is dropped,
+// counted and reported once, and the next batch goes through; network
+// errors, 5xx, 408 and 429 are retried, after a delay bounded by
+// MaxBackoff, until the batch is delivered.
+func TestHTTPSinkStatus(t *testing.T) {
+	for _, tt := range []struct {
+		status, refuse int
+		rejected       bool
+	}{
+		{http.StatusBadRequest, 1, true},
+		{http.StatusUnauthorized, 1, true},
+		{http.StatusRequestEntityTooLarge, 1, true},
+		{http.StatusConflict, 1, true},
+		{http.StatusRequestTimeout, 3, false},
+		{http.StatusTooManyRequests, 3, false},
+		{http.StatusInternalServerError, 3, false},
+		{http.StatusServiceUnavailable, 20, false},
+		{0, 3, false}, // the connection is cut
+	} {
+		t.Run(strconv.Itoa(tt.status), func(t *testing.T) {
+			m := &monitor{status: tt.status, refuse: tt.refuse}
+			srv := httptest.NewServer(m)
+			defer srv.Close()
+			sink := NewHTTPSink(srv.URL, PushOptions{BatchRecords: 3, FlushInterval: time.Millisecond,
+				MaxBackoff: 2 * time.Millisecond, CloseTimeout: 2 * time.Second})
+			node := NewNode("n1", sink)
+			for i := range 3 {
+				node.Expose(&pushState{Term: int64(i)})
+			}
+			err := sink.Flush()
+			var re *RejectedError
+			if tt.rejected {
+				if !errors.As(err, &re) || re.Records != 3 || !strings.Contains(re.Status, strconv.Itoa(tt.status)) || re.Reason != "refused" {
+					t.Fatalf("Flush = %v, want the refusal of 3 records", err)
+				}
+				if err := sink.Flush(); err != nil {
+					t.Errorf("second Flush = %v, want the refusal reported once", err)
+				}
+			} else if err == nil || errors.As(err, &re) {
+				t.Fatalf("Flush = %v, want the failed request's error", err)
+			}
+			for i := 3; i < 6; i++ {
+				node.Expose(&pushState{Term: int64(i)})
+			}
+			start := time.Now()
+			if err := node.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if d := time.Since(start); d > time.Second {
+				t.Errorf("Close took %v: retries are not bounded by MaxBackoff", d)
+			}
+			first, want := 0, int64(0)
+			if tt.rejected {
+				first, want = 3, 3
+			}
+			got := m.received()
+			if len(got) != 6-first || !strings.Contains(got[0], fmt.Sprintf(`"term":%d`, first)) {
+				t.Errorf("received %q, want terms %d to 5", got, first)
+			}
+			if sink.Rejected() != want || sink.Dropped() != want {
+				t.Errorf("rejected %d, dropped %d; want %d", sink.Rejected(), sink.Dropped(), want)
+			}
+			if !tt.rejected && m.requests <= tt.refuse {
+				t.Errorf("%d requests, want retries past %d failures", m.requests, tt.refuse)
+			}
+		})
+	}
+}
+
+// TestHTTPSinkCloseReportsRefusal checks that a refusal Flush has not
+// reported is Close's error.
+func TestHTTPSinkCloseReportsRefusal(t *testing.T) {
+	m := &monitor{status: http.StatusBadRequest, refuse: 1}
+	srv := httptest.NewServer(m)
+	defer srv.Close()
+	sink := NewHTTPSink(srv.URL, PushOptions{FlushInterval: time.Millisecond})
+	node := NewNode("n1", sink)
+	node.Expose(&pushState{Term: 1})
+	var re *RejectedError
+	if err := node.Close(); !errors.As(err, &re) || re.Records != 1 {
+		t.Errorf("Close = %v, want the refusal of 1 record", err)
 	}
 }
