@@ -20,7 +20,13 @@ const token = "s3cret"
 // newTest returns a monitor of the toy checks in testdata.
 func newTest(t *testing.T, opts Options) *Monitor {
 	t.Helper()
-	f, err := checker.Load("testdata/checks.yaml")
+	return newChecking(t, "testdata/checks.yaml", opts)
+}
+
+// newChecking returns a monitor of the checks file at path.
+func newChecking(t *testing.T, path string, opts Options) *Monitor {
+	t.Helper()
+	f, err := checker.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -200,6 +200,47 @@ func canonical(t *testing.T, out string) []string {
 	return lines
 }
 
+// tee returns the sinks of nodes that write every record both to a JSONL
+// file in dir, whose path it appends to files, and through an HTTPSink to
+// the monitor at url.
+func tee(dir, url string, files *[]string) func(name string) (collector.Sink, error) {
+	return func(name string) (collector.Sink, error) {
+		file := filepath.Join(dir, name+".jsonl")
+		*files = append(*files, file)
+		js, err := collector.CreateJSONLSink(file, collector.SinkOptions{})
+		if err != nil {
+			return nil, err
+		}
+		hs := collector.NewHTTPSink(url+"/v1/records", collector.PushOptions{
+			Token: token, BatchRecords: 37, FlushInterval: 5 * time.Millisecond})
+		return teeSink{js, hs}, nil
+	}
+}
+
+// compare closes m, whose violation lines went to out, once its nodes
+// have written files and closed their sinks, and checks that it streamed
+// exactly the violations that augur collect with opts and augur check of
+// checks find in the files, which must have some. It returns them.
+func compare(t *testing.T, m *Monitor, out *syncBuffer, checks string, files []string, opts ingest.Options) []string {
+	t.Helper()
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if late := m.met.late.Load(); late != 0 {
+		t.Fatalf("%d records late", late)
+	}
+	want := offline(t, checks, files, opts)
+	if len(want) == 0 {
+		t.Fatal("the run has no violations to compare")
+	}
+	got := canonical(t, out.String())
+	if !slices.Equal(got, want) {
+		t.Errorf("online: %d violations, offline %d\nonline:\n%s\noffline:\n%s", len(got), len(want),
+			strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	return want
+}
+
 // TestOnlineEqualsOffline runs seeded elections whose nodes write every
 // record both to a JSONL file and through an HTTPSink to a monitor, and
 // checks that the monitor streams exactly the violations that augur
@@ -226,38 +267,21 @@ func TestOnlineEqualsOffline(t *testing.T) {
 			srv := httptest.NewServer(m)
 			defer srv.Close()
 			var files []string
+			newSink := tee(dir, srv.URL, &files)
 			elect(t, tt.seed, tt.nodes, tt.steps, func(name string) collector.Sink {
-				file := filepath.Join(dir, name+".jsonl")
-				files = append(files, file)
-				js, err := collector.CreateJSONLSink(file, collector.SinkOptions{})
+				s, err := newSink(name)
 				if err != nil {
 					t.Fatal(err)
 				}
-				hs := collector.NewHTTPSink(srv.URL+"/v1/records", collector.PushOptions{
-					Token: token, BatchRecords: 37, FlushInterval: 5 * time.Millisecond})
-				return teeSink{js, hs}
+				return s
 			})
-			if err := m.Close(); err != nil {
-				t.Fatal(err)
-			}
-			if late := m.met.late.Load(); late != 0 {
-				t.Fatalf("%d records late", late)
-			}
-			want := offline(t, "testdata/checks.yaml", files, ingest.Options{Collapse: tt.collapse, FailAfter: tt.failAfterTS})
-			if len(want) == 0 {
-				t.Fatal("the run has no violations to compare")
-			}
-			got := canonical(t, out.String())
-			if !slices.Equal(got, want) {
-				t.Errorf("online: %d violations, offline %d\nonline:\n%s\noffline:\n%s", len(got), len(want),
-					strings.Join(got, "\n"), strings.Join(want, "\n"))
-			}
+			want := compare(t, m, &out, "testdata/checks.yaml", files, ingest.Options{Collapse: tt.collapse, FailAfter: tt.failAfterTS})
 			f, _ := checker.Load("testdata/checks.yaml")
 			spec, _ := specs.Load(f.Spec)
 			if rec := checkTrace(t, rec, spec, f); !slices.Equal(rec, want) {
 				t.Errorf("the recorded trace has %d violations, the files %d", len(rec), len(want))
 			}
-			t.Logf("%d violations in %d cuts", len(got), m.met.cuts.Load())
+			t.Logf("%d violations in %d cuts", len(want), m.met.cuts.Load())
 		})
 	}
 }

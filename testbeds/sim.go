@@ -121,6 +121,13 @@ type Config struct {
 	// must pass, "" for none: CrystalBall's immediate safety check (see
 	// Checkpointer and Sim.Allow).
 	Guard string
+	// Local, when not nil, makes every node also write its node-local
+	// records, what a deployed node would write with collector.Node, to
+	// the sink Local returns for its name (n1, n2, …): its state after
+	// each step that changed it, stamped with a Lamport clock that the
+	// run's messages carry, and a leave when the run ends. The trace is
+	// the same with or without.
+	Local func(node string) (collector.Sink, error)
 
 	Overwrite bool // replace an existing trace
 }
@@ -180,6 +187,7 @@ type event struct {
 	kind     eventKind
 	from, to int
 	msg      any
+	ts       uint64 // a message's Lamport time, with Config.Local
 }
 
 type queue []*event
@@ -213,6 +221,7 @@ type Sim struct {
 	split    bool
 	stats    Stats
 	g        *guard // nil without Config.Guard
+	loc      *local // nil without Config.Local
 }
 
 // Stats count what happened in a run; Steps counts every event handled,
@@ -278,6 +287,10 @@ func (s *Sim) Send(from, to int, m any) {
 		s.stats.Dropped++
 		return
 	}
+	var ts uint64
+	if s.loc != nil {
+		ts = s.loc.stamp(from)
+	}
 	copies := 1
 	if s.rng.Float64() < s.cfg.Faults.Dup {
 		copies = 2
@@ -289,7 +302,7 @@ func (s *Sim) Send(from, to int, m any) {
 			d += int64(s.rng.IntN(s.cfg.Faults.MaxDelay + 1))
 		}
 		s.inflight++
-		s.push(&event{at: s.now + d, kind: evMsg, from: from, to: to, msg: m})
+		s.push(&event{at: s.now + d, kind: evMsg, from: from, to: to, msg: m, ts: ts})
 	}
 }
 
@@ -350,6 +363,9 @@ func (s *Sim) faults(sys interface{ Crash(int) }) {
 // node up and nothing in flight.
 func boot[S any](s *Sim, newSystem func() System[S]) System[S] {
 	s.q, s.inflight, s.split = nil, 0, false
+	if s.loc != nil {
+		s.loc.boot()
+	}
 	for i := range s.live {
 		s.live[i] = true
 	}
@@ -372,6 +388,9 @@ func step[S any](s *Sim, sys System[S]) {
 		s.inflight--
 		if s.live[e.to] && !s.cut(e.from, e.to) {
 			s.stats.Delivered++
+			if s.loc != nil {
+				s.loc.nodes[e.to].Receive(e.ts)
+			}
 			handle(s, sys, e.to, func() { sys.Deliver(e.from, e.to, e.msg) })
 		} else {
 			s.stats.Dropped++
@@ -405,6 +424,12 @@ func run[S any](s *Sim, newSystem func() System[S], dir string, opts trace.Optio
 	if err != nil {
 		return s.stats, err
 	}
+	if s.cfg.Local != nil {
+		if s.loc, err = openLocal(s.cfg.Nodes, s.cfg.Local); err != nil {
+			rec.Abort()
+			return s.stats, err
+		}
+	}
 	var (
 		sys   System[S]
 		warm  int
@@ -419,8 +444,12 @@ func run[S any](s *Sim, newSystem func() System[S], dir string, opts trace.Optio
 		step(s, sys)
 		s.stats.Steps++
 		if s.g != nil && s.g.err != nil {
-			rec.Abort()
-			return s.stats, s.g.err
+			return s.stats, abort(s, rec, s.g.err)
+		}
+		if s.loc != nil {
+			if err := expose(s, sys); err != nil {
+				return s.stats, abort(s, rec, err)
+			}
 		}
 		failed := sys.Check()
 		if warm > 0 {
@@ -455,8 +484,7 @@ func run[S any](s *Sim, newSystem func() System[S], dir string, opts trace.Optio
 		}
 		s.stats.Snapshots++
 		if err := rec.Snapshot(uint64(s.stats.Snapshots), nodes, tags...); err != nil {
-			rec.Abort()
-			return s.stats, err
+			return s.stats, abort(s, rec, err)
 		}
 		if after >= 0 {
 			if s.cfg.ResetAfter >= 0 && after >= s.cfg.ResetAfter {
@@ -465,11 +493,26 @@ func run[S any](s *Sim, newSystem func() System[S], dir string, opts trace.Optio
 			after++
 		}
 	}
+	if s.loc != nil {
+		if err := s.loc.leave(); err != nil {
+			return s.stats, abort(s, rec, err)
+		}
+	}
 	if err := rec.Close(); err != nil {
 		return s.stats, err
 	}
 	s.stats.Elapsed = time.Since(start)
 	return s.stats, nil
+}
+
+// abort ends a run that failed with err: the trace is removed and the
+// local sinks closed.
+func abort[S any](s *Sim, rec *collector.Recorder[S], err error) error {
+	rec.Abort()
+	if s.loc != nil {
+		s.loc.close() // after err, the first failure
+	}
+	return err
 }
 
 // Record runs testbed name, whose injectable bugs are bugs, with cfg: a

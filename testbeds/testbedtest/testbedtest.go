@@ -12,6 +12,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/augur-dev/augur/collector"
 	"github.com/augur-dev/augur/testbeds"
 )
 
@@ -31,10 +32,21 @@ func Run(t *testing.T, tb testbeds.Testbed, bug string, seed uint64, steps int) 
 	return run(t, tb, bug, seed, steps, filepath.Join(t.TempDir(), "run.trace"))
 }
 
+// config is the configuration of a run of tb with a bug (or none) for
+// steps from seed under its default faults.
+func config(tb testbeds.Testbed, bug string, seed uint64, steps int) testbeds.Config {
+	return testbeds.Config{Nodes: tb.Nodes, Steps: steps, Seed: seed, Faults: tb.Faults, Bug: bug,
+		ResetAfter: testbeds.DefaultResetAfter}
+}
+
 func run(t *testing.T, tb testbeds.Testbed, bug string, seed uint64, steps int, dir string) testbeds.Stats {
 	t.Helper()
-	cfg := testbeds.Config{Nodes: tb.Nodes, Steps: steps, Seed: seed, Faults: tb.Faults, Bug: bug,
-		ResetAfter: testbeds.DefaultResetAfter}
+	return runConfig(t, tb, config(tb, bug, seed, steps), dir)
+}
+
+func runConfig(t *testing.T, tb testbeds.Testbed, cfg testbeds.Config, dir string) testbeds.Stats {
+	t.Helper()
+	steps := cfg.Steps
 	st, err := tb.Run(cfg, dir)
 	if err != nil {
 		t.Fatal(err)
@@ -82,11 +94,27 @@ func (s Suite) Test(t *testing.T) {
 		}
 	})
 	t.Run("Deterministic", func(t *testing.T) {
+		// The second run also writes node-local records, which must not
+		// change its trace.
 		a, b := filepath.Join(t.TempDir(), "a.trace"), filepath.Join(t.TempDir(), "b.trace")
 		run(t, tb, tb.Bugs[0], 6, 2000, a)
-		run(t, tb, tb.Bugs[0], 6, 2000, b)
+		local := t.TempDir()
+		cfg := config(tb, tb.Bugs[0], 6, 2000)
+		cfg.Local = func(node string) (collector.Sink, error) {
+			return collector.CreateJSONLSink(filepath.Join(local, node+".jsonl"), collector.SinkOptions{})
+		}
+		runConfig(t, tb, cfg, b)
 		for _, f := range DiffTraces(t, a, b) {
 			t.Errorf("same seed, different %s", f)
+		}
+		for n := range tb.Nodes {
+			b, err := os.ReadFile(filepath.Join(local, testbeds.Name(n)+".jsonl"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if lines := bytes.Count(b, []byte("\n")); lines < 2 || !bytes.HasSuffix(b, []byte(`"leave":true}`+"\n")) {
+				t.Errorf("%s: %d node-local records, want states and a final leave", testbeds.Name(n), lines)
+			}
 		}
 	})
 	t.Run("UnknownBug", func(t *testing.T) {
@@ -124,8 +152,7 @@ func DiffTraces(t *testing.T, a, b string) []string {
 // one, which reached some.
 func Guard(t *testing.T, tb testbeds.Testbed, bug string, seed uint64, steps int, checks string) (unguarded, guarded testbeds.Stats) {
 	t.Helper()
-	cfg := testbeds.Config{Nodes: tb.Nodes, Steps: steps, Seed: seed, Faults: tb.Faults, Bug: bug,
-		ResetAfter: testbeds.DefaultResetAfter}
+	cfg := config(tb, bug, seed, steps)
 	unguarded, err := tb.Run(cfg, filepath.Join(t.TempDir(), "run.trace"))
 	if err != nil {
 		t.Fatal(err)
