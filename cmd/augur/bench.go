@@ -66,7 +66,7 @@ DIR, for augur infer or a scale run.`,
 	f.IntSliceVar(&o.workers, "workers", []int{1}, "worker counts to time each evaluator with")
 	f.StringSliceVar(&o.evaluators, "evaluators", []string{"reference", "fast"}, "evaluators to time")
 	f.StringVar(&o.keep, "keep", "", "write the spec and the trace into this directory and keep them")
-	cmd.AddCommand(newBenchQualityCmd(nil))
+	cmd.AddCommand(newBenchQualityCmd(nil), newBenchTestbedsCmd(nil))
 	return cmd
 }
 

@@ -28,7 +28,8 @@ func newScoreCmd(runF func(*scoreOptions) error) *cobra.Command {
 ground truth of a testbed trace. A property is relevant to a bug tag when
 most of its violating snapshots carry the tag. For each bug tag, recall is
 whether a relevant property is among the top K almost-invariants,
-precision@K the share of the top K that is relevant to it, and rank the
+precision@K the share of what is reported among the top K that is
+relevant to it (relevant / min(K, reported)), and rank the
 rank of the first relevant property (- when none is). The bug tags scored
 are those of the reported properties' violating snapshots, and any given
 with --tag.`,
@@ -71,7 +72,7 @@ func runScore(o *scoreOptions) error {
 			rank = fmt.Sprint(s.First)
 		}
 		if top > 0 {
-			prec = float64(s.Relevant) / float64(k)
+			prec = float64(s.Relevant) / float64(top)
 		}
 		fmt.Fprintf(w, "%-28s %6s %11.0f%% %5s\n", s.Tag, recall, 100*prec, rank)
 	}

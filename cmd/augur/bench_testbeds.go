@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/augur-dev/augur/internal/progress"
+	"github.com/augur-dev/augur/testbeds/bugs"
+)
+
+// benchTestbedsOptions are augur bench testbeds' flags.
+type benchTestbedsOptions struct {
+	seeds          string
+	testbeds       []string
+	steps          int
+	format         string
+	workers        int
+	keep           string
+	stdout, stderr io.Writer
+}
+
+// newBenchTestbedsCmd returns augur bench testbeds; runF, if not nil,
+// runs instead of runBenchTestbeds.
+func newBenchTestbedsCmd(runF func(*benchTestbedsOptions) error) *cobra.Command {
+	o := &benchTestbedsOptions{}
+	cmd := &cobra.Command{
+		Use:   "testbeds",
+		Short: "Score the reporter on the testbeds' injected bugs",
+		Long: `Testbeds runs, for each seed, every testbed without a bug and with each
+of its bugs (default nodes and faults, 20,000 snapshots), infers the
+report of each run as augur infer does, plain and with the bug-free run of
+the same seed as --baseline, and scores it against the run's bug tags. A
+reported almost-invariant is relevant to a bug when most of its violating
+snapshots carry the bug's tag. Over the runs where the bug manifests:
+recall is the share with a relevant almost-invariant in the top 10,
+precision the mean share of what is reported (at most 10) that is
+relevant. Bug-free runs count the almost-invariants reported that fail in
+steady state.
+
+It exits with status 1 when plain augur infer is below target: recall at
+least 90%, precision at least 50%, and no bug-free run reporting more than
+5 almost-invariants that fail in steady state. Choose statistics on the dev
+seeds (1 to 10) only; the heldout seeds (41 to 50) are for reporting.`,
+		Example: `  augur bench testbeds --seeds 1-3
+  augur bench testbeds --testbeds etcdraft,chord --seeds dev --keep /tmp/tb
+  augur bench testbeds --seeds heldout --format json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.stdout, o.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			if runF != nil {
+				return runF(o)
+			}
+			return runBenchTestbeds(cmd.Context(), o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.seeds, "seeds", "dev", "seeds: dev (1 to 10), heldout (41 to 50) or a range A-B")
+	f.StringSliceVar(&o.testbeds, "testbeds", nil, "the testbeds to run (default: all)")
+	f.IntVar(&o.steps, "steps", bugs.DefaultSteps, "snapshots per run")
+	f.StringVar(&o.format, "format", "text", "output format: text or json")
+	f.IntVar(&o.workers, "workers", 0, "goroutines evaluating snapshots (default: number of CPUs)")
+	f.StringVar(&o.keep, "keep", "", "keep each run's spec, trace and JSON reports in DIR")
+	return cmd
+}
+
+// runBenchTestbeds runs the benchmark and returns errViolations when
+// plain augur infer is below target.
+func runBenchTestbeds(ctx context.Context, o *benchTestbedsOptions) error {
+	if o.format != "text" && o.format != "json" {
+		return fmt.Errorf("unknown format %q (want text or json)", o.format)
+	}
+	if o.steps < 1 || o.workers < 0 {
+		return fmt.Errorf("--steps %d, --workers %d: want a positive step count and a worker count of at least 0", o.steps, o.workers)
+	}
+	seeds, err := bugs.ParseSeeds(o.seeds)
+	if err != nil {
+		return err
+	}
+	pr := progress.New(o.stderr)
+	pr.Start("runs", 0)
+	sum, err := bugs.Run(ctx, bugs.Options{
+		Seeds: seeds, Testbeds: o.testbeds, Steps: o.steps, Workers: o.workers, Keep: o.keep,
+		Progress: pr.Update,
+	})
+	pr.Stop()
+	if err != nil {
+		return err
+	}
+	if o.format == "json" {
+		err = sum.WriteJSON(o.stdout)
+	} else {
+		err = sum.WriteText(o.stdout)
+	}
+	if err == nil && !sum.Pass() {
+		err = errViolations
+	}
+	return err
+}

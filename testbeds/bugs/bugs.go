@@ -1,0 +1,310 @@
+// Package bugs scores augur's reports on the testbeds' injected bugs: for
+// each seed it runs every testbed with each of its bugs and without any,
+// infers the report of each run (plain, and with the bug-free run of the
+// same seed as baseline), and measures it against the run's ground-truth
+// tags (augur bench testbeds).
+//
+// A reported almost-invariant is relevant to a bug when most of its
+// violating snapshots carry the bug's tag ([reporter.Relevant]). A bug
+// run counts only when the bug manifests, that is when some snapshot
+// carries its tag. Recall is the share of those runs with a relevant
+// almost-invariant among the first [TopK] reported; precision, averaged
+// over them, the share of what is reported (at most TopK) that is
+// relevant. A bug-free run counts the almost-invariants it reports that
+// fail in steady state. The targets: [TargetRecall], [TargetPrecision],
+// [MaxBugFreeSteady].
+//
+// The development seeds are 1 to 10: choose statistics and thresholds on
+// these. The held-out seeds are 41 to 50 ([HeldOutSeeds]): report them,
+// never tune on them.
+package bugs
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/augur-dev/augur/evaluator"
+	"github.com/augur-dev/augur/filter"
+	"github.com/augur-dev/augur/internal/safefile"
+	"github.com/augur-dev/augur/pipeline"
+	"github.com/augur-dev/augur/reporter"
+	"github.com/augur-dev/augur/testbeds"
+	"github.com/augur-dev/augur/testbeds/catalog"
+)
+
+// The targets, over the runs where a bug manifests, with plain augur
+// infer: a relevant almost-invariant within the top TopK in at least
+// TargetRecall of them, at least TargetPrecision of what is reported
+// relevant on average, and no bug-free run reporting more than
+// MaxBugFreeSteady almost-invariants that fail in steady state.
+const (
+	TopK             = 10
+	TargetRecall     = 0.9
+	TargetPrecision  = 0.5
+	MaxBugFreeSteady = 5
+)
+
+// Seed ranges: tune on DevSeeds, report HeldOutSeeds.
+var (
+	DevSeeds     = seedRange(1, 10)
+	HeldOutSeeds = seedRange(41, 50)
+)
+
+func seedRange(lo, hi uint64) []uint64 {
+	var s []uint64
+	for x := lo; x <= hi; x++ {
+		s = append(s, x)
+	}
+	return s
+}
+
+// maxSeeds bounds the seeds of one run.
+const maxSeeds = 1000
+
+// ParseSeeds returns the seeds named by s: "dev", "heldout" or a range
+// "A-B".
+func ParseSeeds(s string) ([]uint64, error) {
+	switch s {
+	case "dev":
+		return DevSeeds, nil
+	case "heldout":
+		return HeldOutSeeds, nil
+	}
+	a, b, ok := strings.Cut(s, "-")
+	lo, err1 := strconv.ParseUint(a, 10, 64)
+	hi, err2 := strconv.ParseUint(b, 10, 64)
+	if !ok || err1 != nil || err2 != nil || lo < 1 || hi < lo {
+		return nil, fmt.Errorf("seeds %q: want dev, heldout or a range A-B of positive seeds", s)
+	}
+	if hi-lo >= maxSeeds {
+		return nil, fmt.Errorf("seeds %q: more than %d", s, maxSeeds)
+	}
+	return seedRange(lo, hi), nil
+}
+
+// Options configure Run.
+type Options struct {
+	Seeds    []uint64
+	Testbeds []string // names of the testbeds to run; all when empty
+	Steps    int      // snapshots per run; 0 means 20,000
+	Workers  int      // goroutines evaluating snapshots; 0: every CPU
+	// Keep, if set, is a directory where each run's spec, trace and JSON
+	// reports stay, named TESTBED-BUG-SEED (BUG "none" for a bug-free run).
+	Keep string
+	// Progress, if set, is called after each run.
+	Progress func(done, total int)
+}
+
+// DefaultSteps is the length of a run, as the testbeds' bugs are
+// documented to manifest in.
+const DefaultSteps = 20_000
+
+// Result is the outcome of one run.
+type Result struct {
+	Testbed string `json:"testbed"`
+	Bug     string `json:"bug,omitempty"` // "" for a bug-free run
+	Seed    uint64 `json:"seed"`
+	// Tagged counts the snapshots tagged with the bug: 0 when it did not
+	// manifest, and the run is not scored.
+	Tagged int `json:"tagged"`
+	// Plain scores augur infer's report, Baseline the report with the
+	// bug-free run of the same seed as baseline (bug runs only).
+	Plain    Score  `json:"plain"`
+	Baseline *Score `json:"baseline,omitempty"`
+}
+
+// Manifested reports whether the run is scored: a bug-free run, or a
+// bug run where the bug manifested.
+func (r *Result) Manifested() bool { return r.Bug == "" || r.Tagged > 0 }
+
+// Score is how one report fares.
+type Score struct {
+	Reported int `json:"reported"` // almost-invariants reported, at most TopK
+	Relevant int `json:"relevant"` // of those, relevant to the bug
+	First    int `json:"first"`    // rank of the first relevant one among all, 0 if none
+	// Steady counts the reported almost-invariants (at most TopK) that
+	// fail in steady state.
+	Steady int `json:"steady"`
+}
+
+// Precision is the share of what is reported that is relevant, 0 when
+// nothing is.
+func (s Score) Precision() float64 {
+	if s.Reported == 0 {
+		return 0
+	}
+	return float64(s.Relevant) / float64(s.Reported)
+}
+
+// score scores the top TopK almost-invariants of rep on tag ("" for a
+// bug-free run).
+func score(rep *reporter.Report, tag string) Score {
+	var s Score
+	for i, e := range rep.AlmostInvariants {
+		rel := tag != "" && reporter.Relevant(e, tag)
+		if rel && s.First == 0 {
+			s.First = i + 1
+		}
+		if i >= TopK {
+			continue
+		}
+		s.Reported++
+		if rel {
+			s.Relevant++
+		}
+		if e.SteadyViolatingSnapshots > 0 {
+			s.Steady++
+		}
+	}
+	return s
+}
+
+// Summary is the outcome of Run.
+type Summary struct {
+	Seeds   []uint64      `json:"seeds"`
+	Runs    []*Result     `json:"runs"`
+	Elapsed time.Duration `json:"elapsed_ns"`
+}
+
+// Run runs, for each seed and each testbed, the bug-free run and a run
+// with each bug, one after another (evaluation already uses every
+// core), with the testbed's default nodes and faults.
+func Run(ctx context.Context, o Options) (*Summary, error) {
+	tbs := catalog.All
+	if len(o.Testbeds) > 0 {
+		tbs = nil
+		for _, name := range o.Testbeds {
+			tb, err := catalog.Lookup(name)
+			if err != nil {
+				return nil, err
+			}
+			tbs = append(tbs, tb)
+		}
+	}
+	if o.Steps == 0 {
+		o.Steps = DefaultSteps
+	}
+	dir := o.Keep
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "augur-bugs-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(tmp)
+		dir = tmp
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	total := 0
+	for _, tb := range tbs {
+		total += len(o.Seeds) * (1 + len(tb.Bugs))
+	}
+	sum := &Summary{Seeds: o.Seeds}
+	start := time.Now()
+	add := func(r *Result) {
+		sum.Runs = append(sum.Runs, r)
+		if o.Progress != nil {
+			o.Progress(len(sum.Runs), total)
+		}
+	}
+	for _, tb := range tbs {
+		for _, seed := range o.Seeds {
+			good, err := runOne(ctx, dir, tb, "", seed, "", o)
+			if err != nil {
+				return nil, err
+			}
+			add(good.Result)
+			for _, bug := range tb.Bugs {
+				r, err := runOne(ctx, dir, tb, bug, seed, good.trace, o)
+				if err != nil {
+					return nil, err
+				}
+				add(r.Result)
+			}
+			if o.Keep == "" {
+				os.RemoveAll(good.trace)
+			}
+		}
+	}
+	sum.Elapsed = time.Since(start)
+	return sum, nil
+}
+
+type run struct {
+	*Result
+	trace string
+}
+
+// runOne records testbed tb with bug at seed in dir, and scores its
+// reports: plain, and with baseline as baseline when it is not "".
+func runOne(ctx context.Context, dir string, tb testbeds.Testbed, bug string, seed uint64, baseline string, o Options) (run, error) {
+	name := fmt.Sprintf("%s-%s-%d", tb.Name, cmpOr(bug, "none"), seed)
+	fail := func(err error) (run, error) { return run{}, fmt.Errorf("%s: %w", name, err) }
+	spec, tr, st, err := catalog.Record(dir, name, tb, testbeds.Config{Steps: o.Steps, Seed: seed, Bug: bug})
+	if err != nil {
+		return fail(err)
+	}
+	r := run{Result: &Result{Testbed: tb.Name, Bug: bug, Seed: seed}, trace: tr}
+	tag := ""
+	if bug != "" {
+		tag = "bug:" + bug
+		r.Tagged = st.Tagged[tag]
+		defer func() {
+			if o.Keep == "" {
+				os.RemoveAll(tr)
+			}
+		}()
+		if r.Tagged == 0 {
+			return r, nil
+		}
+	}
+	p, err := pipeline.Open(spec, tr)
+	if err != nil {
+		return fail(err)
+	}
+	defer p.Close()
+	res, err := p.Evaluate(ctx, evaluator.Options{Workers: o.Workers, Pruner: filter.New(p.Spec.Filter)}, "", nil)
+	if err != nil {
+		return fail(err)
+	}
+	// report builds the report with opts, as augur infer would, keeps it
+	// when asked to and scores it.
+	report := func(opts pipeline.Options, file string) (Score, error) {
+		opts.Workers = o.Workers
+		rep, err := p.Report(ctx, res, opts)
+		if err != nil {
+			return Score{}, err
+		}
+		if o.Keep != "" {
+			err := safefile.Write(filepath.Join(dir, file), 0o644, true, func(w io.Writer) error { return rep.Write(w, "json") })
+			if err != nil {
+				return Score{}, err
+			}
+		}
+		return score(rep, tag), nil
+	}
+	if r.Plain, err = report(pipeline.Options{}, name+".json"); err != nil {
+		return fail(err)
+	}
+	if baseline != "" {
+		s, err := report(pipeline.Options{Baseline: baseline}, name+"-baseline.json")
+		if err != nil {
+			return fail(err)
+		}
+		r.Baseline = &s
+	}
+	return r, nil
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

@@ -1,0 +1,164 @@
+package bugs
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/augur-dev/augur/reporter"
+)
+
+func TestParseSeeds(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []uint64
+		err  string
+	}{
+		{"dev", DevSeeds, ""},
+		{"heldout", HeldOutSeeds, ""},
+		{"3-5", []uint64{3, 4, 5}, ""},
+		{"7-7", []uint64{7}, ""},
+		{"5-3", nil, "want dev, heldout or a range"},
+		{"0-3", nil, "want dev, heldout or a range"},
+		{"x", nil, "want dev, heldout or a range"},
+		{"1-5000", nil, "more than 1000"},
+	}
+	for _, tt := range tests {
+		got, err := ParseSeeds(tt.in)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("ParseSeeds(%q) = %v, %v; want error containing %q", tt.in, got, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || !slices.Equal(got, tt.want) {
+			t.Errorf("ParseSeeds(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
+		}
+	}
+	if len(DevSeeds) != 10 || DevSeeds[0] != 1 || HeldOutSeeds[0] != 41 || HeldOutSeeds[9] != 50 {
+		t.Errorf("seed ranges: dev %v, held-out %v; want 1-10 and 41-50", DevSeeds, HeldOutSeeds)
+	}
+}
+
+// entry returns a reported almost-invariant failing at v snapshots, of
+// which tagged carry the bug's tag and steady are in steady state.
+func entry(v, tagged, steady int64) *reporter.Entry {
+	return &reporter.Entry{
+		ViolatingSnapshots:       v,
+		ViolatingTags:            map[string]int64{"bug:b": tagged},
+		SteadyViolatingSnapshots: steady,
+	}
+}
+
+func TestScore(t *testing.T) {
+	many := make([]*reporter.Entry, 12)
+	for i := range many {
+		many[i] = entry(4, 0, 1)
+	}
+	many[11] = entry(4, 4, 0) // relevant, but below the top 10
+	tests := []struct {
+		name    string
+		entries []*reporter.Entry
+		tag     string
+		want    Score
+		prec    float64
+	}{
+		{"empty", nil, "bug:b", Score{}, 0},
+		{
+			// A relevant entry needs most of its violating snapshots
+			// tagged: 2 of 4 is not most, 3 of 4 is.
+			"majority", []*reporter.Entry{entry(4, 2, 0), entry(4, 3, 2), entry(10, 0, 10)}, "bug:b",
+			Score{Reported: 3, Relevant: 1, First: 2, Steady: 2}, 1.0 / 3,
+		},
+		{"top 10 only", many, "bug:b", Score{Reported: 10, Relevant: 0, First: 12, Steady: 10}, 0},
+		{"bug-free", []*reporter.Entry{entry(4, 4, 1), entry(2, 0, 0)}, "", Score{Reported: 2, Steady: 1}, 0},
+	}
+	for _, tt := range tests {
+		got := score(&reporter.Report{AlmostInvariants: tt.entries}, tt.tag)
+		if got != tt.want || got.Precision() != tt.prec {
+			t.Errorf("%s: score = %+v, precision %v; want %+v, %v", tt.name, got, got.Precision(), tt.want, tt.prec)
+		}
+	}
+}
+
+func TestFigures(t *testing.T) {
+	s := &Summary{Runs: []*Result{
+		{Testbed: "t", Seed: 1, Plain: Score{Reported: 10, Steady: 6}},
+		{Testbed: "t", Bug: "b", Seed: 1, Tagged: 31, Plain: Score{Reported: 10, Relevant: 5, First: 1}, Baseline: &Score{Reported: 4, Relevant: 4, First: 1}},
+		{Testbed: "t", Bug: "b", Seed: 2, Tagged: 0}, // not manifested: not scored
+		{Testbed: "t", Bug: "c", Seed: 1, Tagged: 3, Plain: Score{Reported: 10}, Baseline: &Score{Reported: 10, Relevant: 1, First: 7}},
+	}}
+	plain, base := s.Figures()
+	if want := (Figures{Runs: 2, Recalled: 1, Precision: 0.25}); plain != want {
+		t.Errorf("plain figures %+v, want %+v", plain, want)
+	}
+	if want := (Figures{Runs: 2, Recalled: 2, Precision: 0.55}); base != want {
+		t.Errorf("baseline figures %+v, want %+v", base, want)
+	}
+	if s.MaxSteady() != 6 || s.Pass() {
+		t.Errorf("max steady %d, pass %v; want 6, false", s.MaxSteady(), s.Pass())
+	}
+	var b strings.Builder
+	if err := s.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"1 of 2", "steady state: t 6", "FAIL: 4 runs", "recall 1/2 (50%", "precision 25%", "baseline: recall 2/2 (100%), precision 55%"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("text report lacks %q:\n%s", want, b.String())
+		}
+	}
+}
+
+// TestRun runs one small testbed for one seed: a bug-free run and one
+// run per bug, each with its reports kept.
+func TestRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a testbed")
+	}
+	keep := t.TempDir()
+	var progress []int
+	sum, err := Run(context.Background(), Options{
+		Seeds: []uint64{1}, Testbeds: []string{"randtree"}, Steps: 3000, Keep: keep,
+		Progress: func(done, total int) { progress = append(progress, done, total) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Runs) != 3 || !slices.Equal(progress, []int{1, 3, 2, 3, 3, 3}) {
+		t.Fatalf("%d runs, progress %v; want 3 runs, progress 1/3 2/3 3/3", len(sum.Runs), progress)
+	}
+	for _, r := range sum.Runs {
+		name := r.Testbed + "-" + r.Bug + "-1"
+		if r.Bug == "" {
+			name = r.Testbed + "-none-1"
+			if r.Baseline != nil {
+				t.Errorf("bug-free run %s has a baseline score", name)
+			}
+		} else if r.Manifested() && r.Baseline == nil {
+			t.Errorf("%s: no baseline score", name)
+		}
+		if !r.Manifested() {
+			continue
+		}
+		if r.Plain.Reported == 0 || r.Plain.Reported > TopK {
+			t.Errorf("%s: %d reported; want 1 to %d", name, r.Plain.Reported, TopK)
+		}
+		rep, err := reporter.ReadFile(filepath.Join(keep, name+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tag := ""
+		if r.Bug != "" {
+			tag = "bug:" + r.Bug
+		}
+		if got := score(rep, tag); got != r.Plain {
+			t.Errorf("%s: kept report scores %+v, run scored %+v", name, got, r.Plain)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(keep, "randtree-stale-child-1.trace")); err != nil {
+		t.Errorf("kept trace: %v", err)
+	}
+}

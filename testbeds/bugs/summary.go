@@ -1,0 +1,177 @@
+package bugs
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// Figures are the scores of a set of runs, plain or with baseline.
+type Figures struct {
+	Runs      int     `json:"runs"`      // bug runs where the bug manifested
+	Recalled  int     `json:"recalled"`  // of those, with a relevant almost-invariant in the top TopK
+	Precision float64 `json:"precision"` // mean over those runs
+}
+
+// Recall is the share of the runs recalled.
+func (f Figures) Recall() float64 {
+	if f.Runs == 0 {
+		return 0
+	}
+	return float64(f.Recalled) / float64(f.Runs)
+}
+
+// Figures returns the figures of the bug runs where the bug manifested,
+// plain and with baseline.
+func (s *Summary) Figures() (plain, baseline Figures) {
+	for _, r := range s.Runs {
+		if r.Bug == "" || !r.Manifested() {
+			continue
+		}
+		add(&plain, r.Plain)
+		if r.Baseline != nil {
+			add(&baseline, *r.Baseline)
+		}
+	}
+	for _, f := range []*Figures{&plain, &baseline} {
+		if f.Runs > 0 {
+			f.Precision /= float64(f.Runs)
+		}
+	}
+	return plain, baseline
+}
+
+func add(f *Figures, s Score) {
+	f.Runs++
+	if s.Relevant > 0 {
+		f.Recalled++
+	}
+	f.Precision += s.Precision()
+}
+
+// MaxSteady is the most almost-invariants failing in steady state that a
+// bug-free run reports.
+func (s *Summary) MaxSteady() int {
+	m := 0
+	for _, r := range s.Runs {
+		if r.Bug == "" {
+			m = max(m, r.Plain.Steady)
+		}
+	}
+	return m
+}
+
+// Pass reports whether plain augur infer meets the targets.
+func (s *Summary) Pass() bool {
+	plain, _ := s.Figures()
+	return plain.Recall() >= TargetRecall && plain.Precision >= TargetPrecision && s.MaxSteady() <= MaxBugFreeSteady
+}
+
+// WriteJSON writes the summary as JSON.
+func (s *Summary) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(s)
+}
+
+// WriteText writes a line per testbed and bug with, over the seeds, the
+// runs where the bug manifested, recall, mean precision and the rank of
+// the first relevant almost-invariant of each run, plain and with
+// baseline; then, for each testbed, the almost-invariants its bug-free
+// runs report that fail in steady state; and a one-line summary.
+func (s *Summary) WriteText(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "testbed\tbug\tmanifested\trecall\tprecision\tfirst relevant\tbaseline: recall\tprecision\tfirst relevant\t")
+	var free []string
+	for _, g := range s.groups() {
+		if g.bug == "" {
+			steady := make([]string, len(g.runs))
+			for i, r := range g.runs {
+				steady[i] = strconv.Itoa(r.Plain.Steady)
+			}
+			free = append(free, g.testbed+" "+strings.Join(steady, " "))
+			continue
+		}
+		var plain, base Figures
+		var ranks, branks []string
+		for _, r := range g.runs {
+			if !r.Manifested() {
+				continue
+			}
+			add(&plain, r.Plain)
+			ranks = append(ranks, rank(r.Plain.First))
+			if r.Baseline != nil {
+				add(&base, *r.Baseline)
+				branks = append(branks, rank(r.Baseline.First))
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d of %d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", g.testbed, g.bug, plain.Runs, len(g.runs),
+			ratio(plain.Recalled, plain.Runs), mean(plain), strings.Join(ranks, " "),
+			ratio(base.Recalled, base.Runs), mean(base), strings.Join(branks, " "))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(free) > 0 {
+		fmt.Fprintf(w, "bug-free runs, almost-invariants reported that fail in steady state: %s\n", strings.Join(free, "; "))
+	}
+	plain, base := s.Figures()
+	verdict := "PASS"
+	if !s.Pass() {
+		verdict = "FAIL"
+	}
+	_, err := fmt.Fprintf(w, "%s: %d runs in %s; plain: recall %d/%d (%.0f%%, target %.0f%%), precision %.0f%% (target %.0f%%); baseline: recall %d/%d (%.0f%%), precision %.0f%%; bug-free runs report at most %d steady almost-invariants (target %d)\n",
+		verdict, len(s.Runs), s.Elapsed.Round(time.Second),
+		plain.Recalled, plain.Runs, 100*plain.Recall(), 100*TargetRecall, 100*plain.Precision, 100*TargetPrecision,
+		base.Recalled, base.Runs, 100*base.Recall(), 100*base.Precision, s.MaxSteady(), MaxBugFreeSteady)
+	return err
+}
+
+// group is the runs of one testbed and bug, over the seeds.
+type group struct {
+	testbed, bug string
+	runs         []*Result
+}
+
+// groups returns the runs by testbed and bug, in the order of their
+// first run.
+func (s *Summary) groups() []*group {
+	var gs []*group
+	at := map[[2]string]*group{}
+	for _, r := range s.Runs {
+		k := [2]string{r.Testbed, r.Bug}
+		g := at[k]
+		if g == nil {
+			g = &group{testbed: r.Testbed, bug: r.Bug}
+			at[k] = g
+			gs = append(gs, g)
+		}
+		g.runs = append(g.runs, r)
+	}
+	return gs
+}
+
+func rank(first int) string {
+	if first == 0 {
+		return "-"
+	}
+	return strconv.Itoa(first)
+}
+
+func ratio(a, b int) string {
+	if b == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%d/%d", a, b)
+}
+
+func mean(f Figures) string {
+	if f.Runs == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f%%", 100*f.Precision/float64(f.Runs))
+}
