@@ -145,18 +145,28 @@ func Compile(spec *specs.Spec, f *File) (*Checker, error) {
 // Open loads the checks file at path and the spec it names, and
 // compiles the checks against it.
 func Open(path string) (*Checker, error) {
-	f, err := Load(path)
+	f, spec, err := LoadWithSpec(path)
 	if err != nil {
 		return nil, err
 	}
+	return Compile(spec, f)
+}
+
+// LoadWithSpec loads the checks file at path and the spec it names, which
+// it must name.
+func LoadWithSpec(path string) (*File, *specs.Spec, error) {
+	f, err := Load(path)
+	if err != nil {
+		return nil, nil, err
+	}
 	if f.Spec == "" {
-		return nil, fmt.Errorf("%s: no spec: checking live states needs the spec the checks are written against (spec: PATH)", path)
+		return nil, nil, fmt.Errorf("%s: no spec: checking live states needs the spec the checks are written against (spec: PATH)", path)
 	}
 	spec, err := specs.Load(f.Spec)
 	if err != nil {
-		return nil, fmt.Errorf("%s: spec: %w", path, err)
+		return nil, nil, fmt.Errorf("%s: spec: %w", path, err)
 	}
-	return Compile(spec, f)
+	return f, spec, nil
 }
 
 // build compiles a canonical, type-checked property.

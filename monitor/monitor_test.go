@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/augur-dev/augur/checker"
-	"github.com/augur-dev/augur/specs"
 )
 
 const token = "s3cret"
@@ -26,11 +25,7 @@ func newTest(t *testing.T, opts Options) *Monitor {
 // newChecking returns a monitor of the checks file at path.
 func newChecking(t *testing.T, path string, opts Options) *Monitor {
 	t.Helper()
-	f, err := checker.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec, err := specs.Load(f.Spec)
+	f, spec, err := checker.LoadWithSpec(path)
 	if err != nil {
 		t.Fatal(err)
 	}

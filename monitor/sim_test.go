@@ -138,11 +138,7 @@ func elect(t *testing.T, seed uint64, n, steps int, newSink func(name string) co
 // snapshot, with its first failing binding.
 func offline(t *testing.T, checks string, files []string, opts ingest.Options) []string {
 	t.Helper()
-	f, err := checker.Load(checks)
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec, err := specs.Load(f.Spec)
+	f, spec, err := checker.LoadWithSpec(checks)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/augur-dev/augur/collector"
+	"github.com/augur-dev/augur/predict"
 	"github.com/augur-dev/augur/trace"
 )
 
@@ -188,6 +189,8 @@ type event struct {
 	from, to int
 	msg      any
 	ts       uint64 // a message's Lamport time, with Config.Local
+	dup      bool   // a copy the predictor made (see model.Apply)
+	h        uint64 // a hash of msg, once computed (see event.hash)
 }
 
 type queue []*event
@@ -211,6 +214,7 @@ func (q *queue) Pop() any {
 // Sim is the scheduler and network of one run.
 type Sim struct {
 	cfg      Config
+	pcg      *rand.PCG // rng's source, which a fork copies
 	rng      *rand.Rand
 	now      int64
 	seq      uint64
@@ -222,6 +226,7 @@ type Sim struct {
 	stats    Stats
 	g        *guard // nil without Config.Guard
 	loc      *local // nil without Config.Local
+	model    bool   // a fork for the predictor: q is unordered
 }
 
 // Stats count what happened in a run; Steps counts every event handled,
@@ -242,8 +247,8 @@ type Stats struct {
 
 // NewSim returns the scheduler of a run with cfg.
 func NewSim(cfg Config) *Sim {
-	s := &Sim{cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15)),
-		live: make([]bool, cfg.Nodes), side: make([]bool, cfg.Nodes)}
+	pcg := rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15)
+	s := &Sim{cfg: cfg, pcg: pcg, rng: rand.New(pcg), live: make([]bool, cfg.Nodes), side: make([]bool, cfg.Nodes)}
 	for i := range s.live {
 		s.live[i] = true
 	}
@@ -271,6 +276,10 @@ func (s *Sim) push(e *event) {
 	e.seq = s.seq
 	if s.g != nil && s.g.active {
 		s.g.held = append(s.g.held, e) // until the guard allows the handler
+		return
+	}
+	if s.model {
+		s.q = append(s.q, e)
 		return
 	}
 	heap.Push(&s.q, e)
@@ -542,4 +551,8 @@ type Testbed struct {
 	// bugs manifests in a 20,000-step run.
 	Faults Faults
 	Run    func(cfg Config, dir string) (Stats, error)
+	// Fork runs the testbed with cfg for steps events and returns a copy
+	// of the state it reached, for the predictor (see the function Fork);
+	// nil when its state cannot be copied.
+	Fork func(cfg Config, steps int) (predict.Model, error)
 }

@@ -46,6 +46,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/augur-dev/augur/predict"
 	"github.com/augur-dev/augur/testbeds"
 )
 
@@ -63,6 +64,7 @@ var Testbed = testbeds.Testbed{
 	Bugs:   bugs,
 	Faults: defaultFaults(),
 	Run:    Run,
+	Fork:   Fork,
 }
 
 func defaultFaults() testbeds.Faults {
@@ -143,6 +145,12 @@ func Run(cfg testbeds.Config, dir string) (testbeds.Stats, error) {
 		return testbeds.Stats{}, fmt.Errorf("chord: %d nodes, want 2 to %d", cfg.Nodes, ringSize)
 	}
 	return testbeds.Record("chord", bugs, cfg, dir, func(sim *testbeds.Sim) testbeds.System[State] { return newRing(sim, cfg) })
+}
+
+// Fork runs the testbed with cfg for steps events and returns a copy of
+// the state it reached, for the predictor.
+func Fork(cfg testbeds.Config, steps int) (predict.Model, error) {
+	return testbeds.Fork("chord", bugs, cfg, steps, func(sim *testbeds.Sim) testbeds.System[State] { return newRing(sim, cfg) })
 }
 
 // ringKey places node i on the ring by Fibonacci hashing of its number,
@@ -315,9 +323,38 @@ func (r *ring) route(i int, m findSucc) {
 // handler changes nothing but its node (the ring's own bookkeeping moves
 // only in Check).
 func (r *ring) Checkpoint(i int) func() {
-	saved := *r.nodes[i]
-	saved.succs = slices.Clone(saved.succs)
-	return func() { r.nodes[i] = &saved }
+	saved := r.nodes[i].clone()
+	return func() { r.nodes[i] = saved }
+}
+
+// clone returns a deep copy of n.
+func (n *node) clone() *node {
+	c := *n
+	c.succs = slices.Clone(n.succs)
+	return &c
+}
+
+// Copy returns a copy of the ring on sim that shares its nodes until Own,
+// for the predictor (testbeds.Copier); the nodes' keys and neighbours
+// never change.
+func (r *ring) Copy(sim *testbeds.Sim) testbeds.Copier[State] {
+	d := *r
+	d.sim, d.nodes = sim, slices.Clone(r.nodes)
+	return &d
+}
+
+// Own copies node i, all that its handlers change (testbeds.Copier).
+func (r *ring) Own(i int) { r.nodes[i] = r.nodes[i].clone() }
+
+// Hash hashes node i's links (testbeds.Copier); the ticks its failure
+// detector and its join retries count are left out.
+func (r *ring) Hash(i int) uint64 {
+	n := r.nodes[i]
+	var h testbeds.Hasher
+	h.Bool(n.joined)
+	h.Int(int64(n.pred))
+	h.Ints(n.succs)
+	return h.Sum()
 }
 
 // Propose is a no-op: see the package doc.

@@ -129,3 +129,7 @@ func TestRingHeals(t *testing.T) {
 func TestGuard(t *testing.T) {
 	testbedtest.Guard(t, Testbed, BugPredSelf, 1, 20000, "../../testdata/guard/chord.yaml")
 }
+
+func TestPredict(t *testing.T) {
+	testbedtest.Predict(t, Testbed, BugPredSelf, 1, "../../testdata/guard/chord.yaml")
+}

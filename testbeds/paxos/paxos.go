@@ -41,6 +41,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/augur-dev/augur/predict"
 	"github.com/augur-dev/augur/testbeds"
 )
 
@@ -61,6 +62,7 @@ var Testbed = testbeds.Testbed{
 	Bugs:   bugs,
 	Faults: defaultFaults(),
 	Run:    Run,
+	Fork:   Fork,
 }
 
 // defaultFaults are the testbed's default faults. Both bugs need a message
@@ -188,6 +190,7 @@ type cluster struct {
 	// history since the last Checkpoint, to take it back.
 	journal   []recorded
 	journaled bool
+	shared    bool // history and chosen are another copy's (see Own)
 }
 
 // recorded is one change record made to the history: the acceptors of
@@ -206,6 +209,12 @@ func Run(cfg testbeds.Config, dir string) (testbeds.Stats, error) {
 		return testbeds.Stats{}, fmt.Errorf("paxos: %d nodes (want 1 to 64)", cfg.Nodes)
 	}
 	return testbeds.Record("paxos", bugs, cfg, dir, func(sim *testbeds.Sim) testbeds.System[State] { return newCluster(sim, cfg) })
+}
+
+// Fork runs the testbed with cfg for steps events and returns a copy of
+// the state it reached, for the predictor.
+func Fork(cfg testbeds.Config, steps int) (predict.Model, error) {
+	return testbeds.Fork("paxos", bugs, cfg, steps, func(sim *testbeds.Sim) testbeds.System[State] { return newCluster(sim, cfg) })
 }
 
 func newCluster(sim *testbeds.Sim, cfg testbeds.Config) *cluster {
@@ -470,15 +479,11 @@ func (c *cluster) record(n *node, m accept) {
 // acceptances and the agreement flags. Client values are never reused: a
 // refused Propose consumes its value's number.
 func (c *cluster) Checkpoint(i int) func() {
-	n := c.nodes[i]
-	saved := *n
-	saved.queue, saved.log = slices.Clone(saved.queue), slices.Clone(saved.log)
-	saved.disk.log = slices.Clone(saved.disk.log)
-	saved.votes = maps.Clone(saved.votes)
+	saved := c.nodes[i].clone()
 	split, broken := c.split, c.broken
 	c.journal, c.journaled = c.journal[:0], true
 	return func() {
-		c.nodes[i] = &saved
+		c.nodes[i] = saved
 		for j := len(c.journal) - 1; j >= 0; j-- {
 			r := c.journal[j]
 			if r.existed {
@@ -491,6 +496,70 @@ func (c *cluster) Checkpoint(i int) func() {
 		c.journal = c.journal[:0]
 		c.split, c.broken = split, broken
 	}
+}
+
+// clone returns a deep copy of n.
+func (n *node) clone() *node {
+	c := *n
+	c.queue, c.log = slices.Clone(n.queue), slices.Clone(n.log)
+	c.disk.log = slices.Clone(n.disk.log)
+	c.votes = maps.Clone(n.votes)
+	return &c
+}
+
+// Copy returns a copy of the cluster on sim that shares its nodes and
+// the ground truth's history until Own, for the predictor
+// (testbeds.Copier).
+func (c *cluster) Copy(sim *testbeds.Sim) testbeds.Copier[State] {
+	return &cluster{sim: sim, bug: c.bug, seq: c.seq, split: c.split, broken: c.broken,
+		nodes: slices.Clone(c.nodes), history: c.history, chosen: c.chosen, shared: true}
+}
+
+// Own copies node i and, once per copy, the history (testbeds.Copier):
+// what a handler of i changes.
+func (c *cluster) Own(i int) {
+	c.nodes[i] = c.nodes[i].clone()
+	if !c.shared {
+		return
+	}
+	h, chosen := c.history, c.chosen
+	c.history, c.chosen, c.shared = make(map[int64]map[vote]uint64, len(h)), make(map[int64][]string, len(chosen)), false
+	for inst, votes := range h {
+		c.history[inst] = maps.Clone(votes)
+	}
+	for inst, v := range chosen {
+		c.chosen[inst] = slices.Clone(v)
+	}
+}
+
+// Hash hashes node i's acceptor, proposer and learner state and its disk
+// (testbeds.Copier); the ticks of the proposer's timeout are left out.
+func (c *cluster) Hash(i int) uint64 {
+	n := c.nodes[i]
+	var h testbeds.Hasher
+	for _, x := range []int64{n.inst, n.promised, n.accRound, n.ballot, n.seen, n.round, int64(n.phase),
+		int64(n.promises), n.best.round, n.disk.inst, n.disk.promised, n.disk.accRound, n.disk.ballot} {
+		h.Int(x)
+	}
+	for _, s := range []string{n.accValue, n.proposal, n.best.value, n.disk.accValue} {
+		h.String(s)
+	}
+	for _, l := range [][]string{n.queue, n.log, n.disk.log} {
+		h.Int(int64(len(l)))
+		for _, s := range l {
+			h.String(s)
+		}
+	}
+	var votes uint64 // a sum, in no order
+	for v, by := range n.votes {
+		var e testbeds.Hasher
+		e.Int(v.round)
+		e.String(v.value)
+		e.Int(int64(by))
+		votes += e.Sum()
+	}
+	h.Int(int64(votes))
+	return h.Sum()
 }
 
 func (c *cluster) State(i int) State {

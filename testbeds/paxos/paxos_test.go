@@ -119,3 +119,7 @@ func TestCatchUp(t *testing.T) {
 		t.Errorf("Check() = %v", failed)
 	}
 }
+
+func TestPredict(t *testing.T) {
+	testbedtest.Predict(t, Testbed, BugLostPromise, 1, "../../testdata/guard/paxos.yaml")
+}

@@ -49,6 +49,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/augur-dev/augur/predict"
 	"github.com/augur-dev/augur/testbeds"
 )
 
@@ -69,6 +70,7 @@ var Testbed = testbeds.Testbed{
 	Bugs:   bugs,
 	Faults: testbeds.DefaultFaults(),
 	Run:    Run,
+	Fork:   Fork,
 }
 
 // Protocol parameters; times are in ms of logical time.
@@ -148,6 +150,12 @@ func Run(cfg testbeds.Config, dir string) (testbeds.Stats, error) {
 		return testbeds.Stats{}, fmt.Errorf("randtree: %d nodes", cfg.Nodes)
 	}
 	return testbeds.Record("randtree", bugs, cfg, dir, func(sim *testbeds.Sim) testbeds.System[State] { return newCluster(sim, cfg) })
+}
+
+// Fork runs the testbed with cfg for steps events and returns a copy of
+// the state it reached, for the predictor.
+func Fork(cfg testbeds.Config, steps int) (predict.Model, error) {
+	return testbeds.Fork("randtree", bugs, cfg, steps, func(sim *testbeds.Sim) testbeds.System[State] { return newCluster(sim, cfg) })
 }
 
 func newCluster(sim *testbeds.Sim, cfg testbeds.Config) *cluster {
@@ -329,9 +337,42 @@ func (c *cluster) join(n *node, from, joiner int) {
 // handler changes nothing but its node, and the ground truth is a
 // function of the nodes' states.
 func (c *cluster) Checkpoint(i int) func() {
-	saved := *c.nodes[i]
-	saved.children, saved.siblings, saved.seen = slices.Clone(saved.children), slices.Clone(saved.siblings), maps.Clone(saved.seen)
-	return func() { c.nodes[i] = &saved }
+	saved := c.nodes[i].clone()
+	return func() { c.nodes[i] = saved }
+}
+
+// clone returns a deep copy of n; nil, a crashed node, stays nil.
+func (n *node) clone() *node {
+	if n == nil {
+		return nil
+	}
+	c := *n
+	c.children, c.siblings, c.seen = slices.Clone(n.children), slices.Clone(n.siblings), maps.Clone(n.seen)
+	return &c
+}
+
+// Copy returns a copy of the cluster on sim that shares its nodes until
+// Own, for the predictor (testbeds.Copier).
+func (c *cluster) Copy(sim *testbeds.Sim) testbeds.Copier[State] {
+	return &cluster{sim: sim, bug: c.bug, nodes: slices.Clone(c.nodes)}
+}
+
+// Own copies node i, all that its handlers change (testbeds.Copier).
+func (c *cluster) Own(i int) { c.nodes[i] = c.nodes[i].clone() }
+
+// Hash hashes node i's links and join state (testbeds.Copier); the times
+// it last heard from its neighbours and its timers' deadlines are left
+// out, but whether its recovery timer runs is not.
+func (c *cluster) Hash(i int) uint64 {
+	n := c.nodes[i]
+	var h testbeds.Hasher
+	h.Ints([]int{n.id, n.parent, n.root, n.tries})
+	h.Ints(n.children)
+	h.Ints(n.siblings)
+	h.Bool(n.joined)
+	h.Bool(n.joining)
+	h.Bool(n.recoverAt != 0)
+	return h.Sum()
 }
 
 // Propose is a no-op: RandTree serves no client requests.

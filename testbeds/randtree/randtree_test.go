@@ -132,3 +132,7 @@ func TestGuard(t *testing.T) {
 		t.Errorf("%d bug-tagged snapshots with the guard, want none", g.Tagged["bug:"+BugStaleChild])
 	}
 }
+
+func TestPredict(t *testing.T) {
+	testbedtest.Predict(t, Testbed, BugStaleChild, 1, "../../testdata/guard/randtree.yaml")
+}

@@ -6,14 +6,22 @@ package testbedtest
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/augur-dev/augur/checker"
 	"github.com/augur-dev/augur/collector"
+	"github.com/augur-dev/augur/predict"
 	"github.com/augur-dev/augur/testbeds"
+	"github.com/augur-dev/augur/trace"
 )
 
 // Suite describes the runs that check a testbed.
@@ -178,4 +186,105 @@ func Guard(t *testing.T, tb testbeds.Testbed, bug string, seed uint64, steps int
 		t.Errorf("%d bug-tagged snapshots with the guard, want fewer than %d without", guarded.Tagged[tag], unguarded.Tagged[tag])
 	}
 	return unguarded, guarded
+}
+
+// Predict checks the predictor on copies of tb's run with bug from seed,
+// whose effects checks (a checks file) catch. It finds the first
+// snapshot of the run's trace (one episode) that violates checks while
+// the one before does not; the
+// copy of the run at that step violates them too, and from the copy of
+// the step before, which does not, the search finds a path of one or two
+// events to a violation. The copy a search starts from is unchanged,
+// and a second search returns the same.
+func Predict(t *testing.T, tb testbeds.Testbed, bug string, seed uint64, checks string) {
+	t.Helper()
+	f, spec, err := checker.LoadWithSpec(checks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := checker.Compile(spec, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := config(tb, bug, seed, 5000)
+	cfg.ResetAfter = -1
+	dir := filepath.Join(t.TempDir(), "run.trace")
+	runConfig(t, tb, cfg, dir)
+	tr, err := trace.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	results, err := checker.Run(context.Background(), tr, spec, f, cfg.Steps, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	violating := map[int]bool{}
+	for _, r := range results {
+		for _, w := range r.Stats.Witnesses {
+			violating[int(w.Snapshot)] = true
+		}
+	}
+	first := 1
+	for ; first < cfg.Steps && (!violating[first] || violating[first-1]); first++ {
+	}
+	if first == cfg.Steps {
+		t.Fatalf("no snapshot but the first violates %s", checks)
+	}
+	first += testbeds.Warmup + 1 // the step after which it was recorded
+	fork := func(steps int) predict.Model {
+		t.Helper()
+		m, err := tb.Fork(cfg, steps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	violates := func(steps int) bool {
+		res, err := predict.Explore(fork(steps), c, predict.Options{Depth: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(res.Paths) > 0 && len(res.Paths[0].Events) == 0
+	}
+	if !violates(first) || violates(first-1) {
+		t.Fatalf("the copies at steps %d and %d: want only the second to violate %s", first-1, first, checks)
+	}
+	m := fork(first - 1)
+	before := state(m)
+	opts := predict.Options{Depth: 2, Budget: 10 * time.Second}
+	res, err := predict.Explore(m, c, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Paths) == 0 {
+		t.Fatalf("step %d violates %s; from step %d, %d states explored, no violating path", first, checks, first-1, res.States)
+	}
+	t.Logf("step %d violates; from step %d: %d states, %d paths, the first %s", first, first-1, res.States, len(res.Paths), &res.Paths[0])
+	if after := state(m); after != before {
+		t.Errorf("the search changed the model:\n%s\nwas\n%s", after, before)
+	}
+	again, err := predict.Explore(m, c, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.States != res.States || len(again.Paths) != len(res.Paths) || again.Paths[0].String() != res.Paths[0].String() {
+		t.Errorf("a second search explored %d states, %d paths; the first %d, %d", again.States, len(again.Paths), res.States, len(res.Paths))
+	}
+}
+
+// state renders what the predictor sees of m: each node's state and hash,
+// and the messages in flight.
+func state(m predict.Model) string {
+	var b strings.Builder
+	for n := range m.Nodes() {
+		if m.Live(n) {
+			st, _ := json.Marshal(m.State(n))
+			fmt.Fprintf(&b, "%s %x %s\n", m.Name(n), m.Hash(n), st)
+		}
+	}
+	for _, msg := range m.Messages() {
+		fmt.Fprintf(&b, "%d→%d %x %+v\n", msg.From, msg.Node, msg.Hash, msg.Msg)
+	}
+	return b.String()
 }

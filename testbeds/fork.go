@@ -1,0 +1,211 @@
+package testbeds
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+
+	"github.com/augur-dev/augur/predict"
+)
+
+// A Copier is a System that can be copied mid-run into a model for the
+// predictor (see Fork).
+type Copier[S any] interface {
+	System[S]
+	// Copy returns a copy of the system whose nodes run on sim. The copy
+	// may share the nodes' state with the original until Own.
+	Copy(sim *Sim) Copier[S]
+	// Own makes what a handler of node n may change (as Checkpoint saves
+	// it) private to this copy; the model calls it before every handler
+	// of n, so that copies cost one node each.
+	Own(n int)
+	// Hash returns a hash of live node n's local state (see
+	// predict.Model.Hash): it covers every variable of State(n) and what
+	// else decides how the node handles its next events, and leaves out
+	// timestamps and tick counters, as CrystalBall leaves out chosen
+	// variables.
+	Hash(n int) uint64
+}
+
+// Fork runs a fresh system of testbed name, whose injectable bugs are
+// bugs, with cfg for steps events (the warm-up's and the faults of cfg
+// included; no trace is written) and returns a copy of the state it
+// reached, for the predictor: its system, the messages in flight, the
+// live nodes and the partition. The copy has no faults of its own: the
+// predictor chooses every event.
+func Fork[S any](name string, bugs []string, cfg Config, steps int, newSystem func(*Sim) System[S]) (predict.Model, error) {
+	if cfg.Bug != "" && !slices.Contains(bugs, cfg.Bug) {
+		return nil, fmt.Errorf("%s: unknown bug %q (want one of %s)", name, cfg.Bug, strings.Join(bugs, ", "))
+	}
+	sim := NewSim(cfg)
+	sys := boot(sim, func() System[S] { return newSystem(sim) })
+	for range steps {
+		step(sim, sys)
+	}
+	c, ok := sys.(Copier[S])
+	if !ok {
+		return nil, fmt.Errorf("%s: its state cannot be copied for the predictor", name)
+	}
+	f := sim.fork()
+	m := &model[S]{sim: f, sys: c.Copy(f), clock: make([]int64, cfg.Nodes)}
+	for n := range m.clock {
+		m.sys.Own(n) // the copy shares nothing with a run that goes on
+		m.clock[n] = sim.now
+	}
+	return m, nil
+}
+
+// fork returns a scheduler for a copy of the run: the same time, live
+// nodes, partition and generator state, the messages in flight (in any
+// order: the predictor picks which goes next), and no faults, guard or
+// local records. A fork's live nodes and partition never change: it
+// shares them with its own forks.
+func (s *Sim) fork() *Sim {
+	pcg := *s.pcg
+	f := &Sim{cfg: s.cfg, pcg: &pcg, rng: rand.New(&pcg), now: s.now, model: true,
+		live: s.live, side: s.side, split: s.split}
+	if !s.model {
+		f.live, f.side = slices.Clone(s.live), slices.Clone(s.side)
+	}
+	f.cfg.Faults, f.cfg.Guard, f.cfg.Local = Faults{}, "", nil
+	f.q = make(queue, 0, len(s.q)+2)
+	for _, e := range s.q {
+		if e.kind == evMsg {
+			f.q = append(f.q, e)
+		}
+	}
+	return f
+}
+
+// model is a copy of a run for the predictor. Its scheduler's queue holds
+// the messages in flight; each node has a clock, which its timer events
+// advance by a tick.
+type model[S any] struct {
+	sim   *Sim
+	sys   Copier[S]
+	clock []int64
+}
+
+func (m *model[S]) Nodes() int        { return len(m.clock) }
+func (m *model[S]) Name(n int) string { return Name(n) }
+func (m *model[S]) Live(n int) bool   { return m.sim.live[n] }
+func (m *model[S]) Hash(n int) uint64 { return m.sys.Hash(n) }
+func (m *model[S]) State(n int) any   { st := m.sys.State(n); return &st }
+
+// Messages returns the messages in flight to live nodes.
+func (m *model[S]) Messages() []predict.Message {
+	msgs := make([]predict.Message, 0, len(m.sim.q))
+	for i, e := range m.sim.q {
+		if m.sim.live[e.to] {
+			msgs = append(msgs, predict.Message{CanDuplicate: !e.dup, Event: predict.Event{Kind: predict.Deliver,
+				Node: e.to, From: e.from, Index: i, Msg: e.msg, Hash: e.hash()}})
+		}
+	}
+	return msgs
+}
+
+// Apply makes ev happen: a handler runs at its node's clock.
+func (m *model[S]) Apply(ev predict.Event) {
+	s := m.sim
+	switch ev.Kind {
+	case predict.Deliver:
+		e := m.take(ev.Index)
+		if s.live[e.to] && !s.cut(e.from, e.to) {
+			s.now = m.clock[e.to]
+			m.sys.Own(e.to)
+			m.sys.Deliver(e.from, e.to, e.msg)
+		}
+	case predict.Drop:
+		m.take(ev.Index)
+	case predict.Duplicate:
+		d := *s.q[ev.Index]
+		d.dup = true
+		s.q = append(s.q, &d)
+	case predict.Timer:
+		m.clock[ev.Node] += TickEvery
+		s.now = m.clock[ev.Node]
+		m.sys.Own(ev.Node)
+		m.sys.Tick(ev.Node)
+	case predict.Reset:
+		// The node's connections reset with it: what was in flight to it
+		// is lost.
+		s.q = slices.DeleteFunc(s.q, func(e *event) bool { return e.to == ev.Node })
+		s.now = m.clock[ev.Node]
+		m.sys.Own(ev.Node)
+		m.sys.Crash(ev.Node)
+		m.sys.Restart(ev.Node)
+	}
+}
+
+// take removes the message at i from the messages in flight.
+func (m *model[S]) take(i int) *event {
+	e := m.sim.q[i]
+	m.sim.q = slices.Delete(m.sim.q, i, i+1)
+	return e
+}
+
+func (m *model[S]) Clone() predict.Model {
+	f := m.sim.fork()
+	return &model[S]{sim: f, sys: m.sys.Copy(f), clock: slices.Clone(m.clock)}
+}
+
+// hash returns a hash of a message's content, computed once.
+func (e *event) hash() uint64 {
+	if e.h == 0 {
+		var h Hasher
+		h.String(fmt.Sprintf("%T%+v", e.msg, e.msg))
+		e.h = h.Sum() | 1
+	}
+	return e.h
+}
+
+// A Hasher hashes the local state of a node, for Copier.Hash: each value
+// written is mixed in, in order. The zero value is ready to use, and the
+// hash is the same in every process.
+type Hasher struct{ h uint64 }
+
+// Int mixes in x.
+func (h *Hasher) Int(x int64) {
+	v := h.h ^ uint64(x)
+	v ^= v >> 30
+	v *= 0xbf58476d1ce4e5b9
+	v ^= v >> 27
+	v *= 0x94d049bb133111eb
+	h.h = (v ^ v>>31) + 0x9e3779b97f4a7c15
+}
+
+// Bool mixes in b.
+func (h *Hasher) Bool(b bool) {
+	if b {
+		h.Int(1)
+	} else {
+		h.Int(0)
+	}
+}
+
+// Ints mixes in the length of xs and its elements.
+func (h *Hasher) Ints(xs []int) {
+	h.Int(int64(len(xs)))
+	for _, x := range xs {
+		h.Int(int64(x))
+	}
+}
+
+// String mixes in s.
+func (h *Hasher) String(s string) {
+	h.Int(int64(len(s)))
+	for len(s) >= 8 {
+		h.Int(int64(s[0]) | int64(s[1])<<8 | int64(s[2])<<16 | int64(s[3])<<24 |
+			int64(s[4])<<32 | int64(s[5])<<40 | int64(s[6])<<48 | int64(s[7])<<56)
+		s = s[8:]
+	}
+	var w int64
+	for i := range len(s) {
+		w |= int64(s[i]) << (8 * i)
+	}
+	h.Int(w)
+}
+
+// Sum returns the hash of what was written.
+func (h *Hasher) Sum() uint64 { return h.h }
