@@ -127,23 +127,51 @@ func TestFastMatchesReferencePruned(t *testing.T) {
 }
 
 // TestFastManyNodes compares the evaluators on snapshots of more than 64
-// nodes, beyond the fast evaluator's bitmask of changed nodes.
+// nodes, beyond the fast evaluator's bitmask of changed nodes, and on 300
+// nodes with the two-node scopes' 89,700 bindings evaluated in blocks, as
+// a large cluster's are.
 func TestFastManyNodes(t *testing.T) {
-	c := evaltest.NewCase(11, 40)
-	c.Nodes = 70
-	spec, err := specs.Parse("random.yaml", []byte(c.Spec))
-	if err != nil {
-		t.Fatal(err)
+	for _, c := range []struct {
+		seed                         uint64
+		nodes, snapshots, scopeBytes int
+	}{{11, 70, 6, 0}, {13, 300, 3, 64 << 10}} {
+		t.Run(fmt.Sprintf("nodes=%d", c.nodes), func(t *testing.T) {
+			if c.scopeBytes > 0 {
+				defer evaluator.SetScopeBytes(c.scopeBytes)()
+			}
+			rc := evaltest.NewCase(c.seed, 40)
+			rc.Nodes = c.nodes
+			spec, err := specs.Parse("random.yaml", []byte(rc.Spec))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr := rc.Trace(t, c.seed, c.snapshots)
+			var small []string
+			for _, p := range rc.Props {
+				// At most nodes×(nodes-1) bindings, none evaluated
+				// binding by binding.
+				if !strings.Contains(p, "n2") && !strings.Contains(p, "exists") {
+					small = append(small, p)
+				}
+			}
+			rc.Props = small
+			sameStats(t, tr, rc.Compile(t, spec), evaluator.Options{Workers: 1})
+		})
 	}
-	tr := c.Trace(t, 11, 6)
-	var small []string
-	for _, p := range c.Props {
-		if !strings.Contains(p, "n2") { // at most 70×69 bindings
-			small = append(small, p)
+}
+
+// TestFastBlocks compares the evaluators when the fast one evaluates
+// its scopes in blocks of a few bindings, as it does when the bitsets of
+// every binding would not fit in its memory.
+func TestFastBlocks(t *testing.T) {
+	for _, bytes := range []int{1, 40, 300} {
+		for seed := range uint64(12) {
+			t.Run(fmt.Sprintf("bytes=%d/%d", bytes, seed), func(t *testing.T) {
+				defer evaluator.SetScopeBytes(bytes)()
+				runRandomCase(t, seed, 150, 40)
+			})
 		}
 	}
-	c.Props = small
-	sameStats(t, tr, c.Compile(t, spec), evaluator.Options{Workers: 1})
 }
 
 // TestFastWorkers checks that the fast evaluator's results do not depend

@@ -26,7 +26,11 @@
 // consecutive snapshots, which mostly share their rows, it evaluates an
 // atom again only at the bindings of the nodes whose values it reads
 // changed, and counts a property again only when one of its bitsets
-// changed. Properties with exists, or with an iterator over an element's
+// changed. A scope whose bitsets over every binding would not fit in a
+// fixed budget (two nodes of a cluster of thousands have millions of
+// bindings) is evaluated in blocks of bindings instead, each counted and
+// forgotten, so that memory does not grow with the number of nodes.
+// Properties with exists, or with an iterator over an element's
 // container, are evaluated binding by binding as the reference does.
 //
 // # Semantics

@@ -1,6 +1,7 @@
 package evaluator
 
 import (
+	"fmt"
 	"maps"
 	"math"
 	"math/bits"
@@ -83,9 +84,24 @@ type scopeRun struct {
 	last   []int32  // its bindings at the previous snapshot
 	bits   []uint64 // atom a's bitset at bits[a*nw:]
 	tmp    []uint64
-	dirty  []int32 // properties to count again at this snapshot
-	owed   []int32 // properties that fail and may still take witnesses
-	tables []*nodeTable
+	dirty  []int32      // properties to count again at this snapshot
+	owed   []int32      // properties that fail and may still take witnesses
+	tables []*nodeTable // by number of nodes, up to 64
+	big    *nodeTable   // the table of the last number of nodes above 64
+
+	// A scope whose bitsets over every binding would take more than
+	// scopeBytes is evaluated in blocks of bindings (see walkBindings).
+	blocked bool     // the current snapshot is evaluated in blocks
+	total   int      // bindings of the blocks so far
+	counts  []pcount // by scope property: its counts over the blocks so far
+	fail    []int32  // by scope property, nslots each: its first failing binding
+}
+
+// pcount is a property's counts over some bindings.
+type pcount struct {
+	holds  int64
+	pats   [1 << MaxPatternLiterals]int64
+	failed bool // fail holds its first failing binding
 }
 
 // nodeTable holds the bindings of a node-only scope for one number of
@@ -93,8 +109,20 @@ type scopeRun struct {
 type nodeTable struct {
 	n, nb int
 	bind  []int32
-	masks []uint64 // at (slot*n + position)*nw: the bindings that put the node at position in slot
+	masks []uint64 // at (slot*n + position)*nw: the bindings that put the node at position in slot; nil above 64 nodes
 }
+
+// maxMasked is the largest number of nodes whose tables keep masks. The
+// masks serve to evaluate again only the bindings of the nodes that
+// changed, which the engine tracks up to 64 nodes (fast.moved); they take
+// slots·n·⌈bindings/64⌉ words, which grows with the cube of n.
+const maxMasked = 64
+
+// scopeBytes bounds the memory a scope's bindings and bitsets take per
+// engine: with more bindings than fit (see blockLimit), the engine
+// evaluates them in blocks, and the memory stays the same however many
+// nodes there are.
+var scopeBytes = 16 << 20
 
 // prun is a property's run: the snapshots since start share its counts.
 type prun struct {
@@ -255,7 +283,9 @@ func (e *fast) evalSnapshot(s *trace.Snapshot) error {
 	}
 	for k, sc := range e.pl.scopes {
 		if sr := &e.scopes[k]; len(sr.props) > 0 {
-			e.evalScope(sc, sr, s)
+			if err := e.evalScope(sc, sr, s); err != nil {
+				return err
+			}
 		}
 	}
 	if len(e.fallback) > 0 {
@@ -474,9 +504,19 @@ func (e *fast) atomAt(a *fatom, bnd []int32) bool {
 }
 
 // evalScope evaluates the task's properties of one scope on s.
-func (e *fast) evalScope(sc *scope, sr *scopeRun, s *trace.Snapshot) {
+func (e *fast) evalScope(sc *scope, sr *scopeRun, s *trace.Snapshot) error {
 	var tb *nodeTable
+	limit := e.blockLimit(sc)
 	if sc.nodeOnly {
+		nb, ok := nodeBindings(sc, len(e.rows))
+		switch {
+		case !ok:
+			return fmt.Errorf("evaluator: %d nodes give more than 2^62 bindings per snapshot to %s", len(e.rows), e.pl.prog.Props[sc.props[0].index].Text)
+		case nb > limit:
+			e.walkBindings(sc, sr, limit)
+			e.endBlocks(sc, sr, s)
+			return nil
+		}
 		tb = e.table(sc, sr)
 		if tb != sr.table {
 			sr.valid = false
@@ -486,7 +526,10 @@ func (e *fast) evalScope(sc *scope, sr *scopeRun, s *trace.Snapshot) {
 		// Bindings that differ from the previous snapshot's come from
 		// rows that changed, so that moved is not 0 and every atom is
 		// evaluated again; only their number matters here.
-		sr.last, sr.own = sr.own, e.enumerate(sc, 0, e.cur[:sc.nslots], sr.last[:0])
+		if e.walkBindings(sc, sr, limit) {
+			e.endBlocks(sc, sr, s)
+			return nil
+		}
 		if len(sr.own) != len(sr.last) {
 			sr.valid = false
 		}
@@ -494,7 +537,7 @@ func (e *fast) evalScope(sc *scope, sr *scopeRun, s *trace.Snapshot) {
 	}
 	if sr.nb == 0 {
 		e.endRuns(sc, sr) // vacuous
-		return
+		return nil
 	}
 	switch {
 	case !sr.valid || e.moved == ^uint64(0):
@@ -512,6 +555,119 @@ func (e *fast) evalScope(sc *scope, sr *scopeRun, s *trace.Snapshot) {
 	}
 	sr.dirty = sr.dirty[:0]
 	e.witnesses(sc, sr, s)
+	return nil
+}
+
+// blockLimit returns the number of bindings of sc whose bitsets and
+// bindings fit in scopeBytes; at least 1.
+func (e *fast) blockLimit(sc *scope) int {
+	per := 4*sc.nslots + (len(sc.atoms)+7)/8 // a binding, and a bit per atom
+	if sc.nodeOnly && len(e.rows) <= maxMasked {
+		per += sc.nslots * maxMasked / 8 // its bits in the masks
+	}
+	return max(1, scopeBytes/per)
+}
+
+// nodeBindings returns the number of bindings of a node-only scope over
+// n nodes, and false if it is beyond 2^62.
+func nodeBindings(sc *scope, n int) (int, bool) {
+	nb := 1
+	for _, q := range sc.quants {
+		for k := range len(q.group) {
+			if n-k <= 0 {
+				return 0, true
+			}
+			hi, lo := bits.Mul64(uint64(nb), uint64(n-k))
+			if hi != 0 || lo > 1<<62 {
+				return 0, false
+			}
+			nb = int(lo)
+		}
+	}
+	return nb, true
+}
+
+// walkBindings enumerates the bindings of sc into sr.own, keeping those
+// of the previous snapshot in sr.last. If there are more than limit, it
+// evaluates them in blocks of limit as it goes instead (to be completed
+// by endBlocks) and reports true.
+func (e *fast) walkBindings(sc *scope, sr *scopeRun, limit int) bool {
+	ns := sc.nslots
+	buf := sr.last[:0]
+	sr.blocked = false
+	e.walk(sc, 0, e.cur[:ns], func(b []int32) {
+		if len(buf) == limit*ns {
+			if !sr.blocked {
+				e.startBlocks(sc, sr)
+			}
+			e.block(sc, sr, buf)
+			buf = buf[:0]
+		}
+		buf = append(buf, b...)
+	})
+	if sr.blocked {
+		e.block(sc, sr, buf)
+		sr.last = buf[:0]
+		return true
+	}
+	sr.last, sr.own = sr.own, buf
+	return false
+}
+
+// startBlocks begins the evaluation of the current snapshot in blocks:
+// the scope's bitsets no longer hold the previous snapshot's.
+func (e *fast) startBlocks(sc *scope, sr *scopeRun) {
+	sr.blocked, sr.valid, sr.table = true, false, nil
+	sr.nb, sr.total = 0, 0
+	if len(sr.counts) < len(sc.props) {
+		sr.counts = make([]pcount, len(sc.props))
+		sr.fail = make([]int32, len(sc.props)*sc.nslots)
+	}
+	for _, j := range sr.props {
+		sr.counts[j] = pcount{}
+	}
+}
+
+// block evaluates the atoms at a block of bindings and adds the counts
+// of the properties to sr.counts.
+func (e *fast) block(sc *scope, sr *scopeRun, bind []int32) {
+	ns := sc.nslots
+	nb := len(bind) / ns
+	if nb == 0 {
+		return
+	}
+	sr.nb, sr.bind, sr.nw = nb, bind, bitset.Words(nb)
+	if n := len(sc.atoms) * sr.nw; len(sr.bits) < n {
+		sr.bits = make([]uint64, n)
+	}
+	for _, a := range sr.atoms {
+		e.evalAtom(sc, sr, &sc.atoms[a], sr.bits[int(a)*sr.nw:][:sr.nw])
+	}
+	for _, j := range sr.props {
+		pp := &sc.props[j]
+		holds, pats := e.count(sr, pp)
+		c := &sr.counts[j]
+		c.holds += holds
+		for k := range c.pats {
+			c.pats[k] += pats[k]
+		}
+		if holds < int64(nb) && !c.failed {
+			b := e.firstFail(sr, pp)
+			copy(sr.fail[int(j)*ns:][:ns], bind[b*ns:])
+			c.failed = true
+		}
+	}
+	sr.total += nb
+}
+
+// endBlocks counts the properties of a scope evaluated in blocks.
+func (e *fast) endBlocks(sc *scope, sr *scopeRun, s *trace.Snapshot) {
+	for _, j := range sr.props {
+		c := &sr.counts[j]
+		e.settle(sr, &sc.props[j], j, c.holds, sr.total, c.pats)
+	}
+	e.witnesses(sc, sr, s)
+	sr.blocked = false
 }
 
 // evalAll evaluates every atom at every binding, and marks every property
@@ -635,52 +791,72 @@ func (e *fast) touch(sc *scope, sr *scopeRun, a int32) {
 }
 
 // table returns the bindings of a node-only scope over the current
-// number of nodes.
+// number of nodes. Tables of up to maxMasked nodes are kept, with masks;
+// of more, only the last.
 func (e *fast) table(sc *scope, sr *scopeRun) *nodeTable {
 	n := len(e.rows)
+	if n > maxMasked {
+		if sr.big == nil || sr.big.n != n {
+			sr.big = nil // its memory may serve the new one
+			sr.big = e.newTable(sc, n)
+		}
+		return sr.big
+	}
 	for len(sr.tables) <= n {
 		sr.tables = append(sr.tables, nil)
 	}
-	if tb := sr.tables[n]; tb != nil {
+	if sr.tables[n] == nil {
+		sr.tables[n] = e.newTable(sc, n)
+	}
+	return sr.tables[n]
+}
+
+// newTable enumerates the bindings of a node-only scope over the n
+// current nodes, with masks if n is at most maxMasked.
+func (e *fast) newTable(sc *scope, n int) *nodeTable {
+	ns := sc.nslots
+	var bind []int32
+	e.walk(sc, 0, e.cur[:ns], func(b []int32) { bind = append(bind, b...) })
+	tb := &nodeTable{n: n, nb: len(bind) / ns, bind: bind}
+	if n > maxMasked {
 		return tb
 	}
-	bind := e.enumerate(sc, 0, make([]int32, sc.nslots), nil)
-	tb := &nodeTable{n: n, nb: len(bind) / sc.nslots, bind: bind}
 	nw := bitset.Words(tb.nb)
-	tb.masks = make([]uint64, sc.nslots*n*nw)
+	tb.masks = make([]uint64, ns*n*nw)
 	for b := range tb.nb {
-		for s := range sc.nslots {
-			p := int(bind[b*sc.nslots+s])
+		for s := range ns {
+			p := int(bind[b*ns+s])
 			bitset.Set(tb.masks[(s*n+p)*nw:], b)
 		}
 	}
-	sr.tables[n] = tb
 	return tb
 }
 
-// enumerate appends the bindings of quantifiers q… to out, in the order of
-// the reference evaluator, with cur holding the slots bound so far.
-func (e *fast) enumerate(sc *scope, q int, cur, out []int32) []int32 {
+// walk calls visit with each binding of quantifiers q…, in the order of
+// the reference evaluator, cur holding the slots bound so far.
+func (e *fast) walk(sc *scope, q int, cur []int32, visit func([]int32)) {
 	if q == len(sc.quants) {
-		return append(out, cur...)
+		visit(cur)
+		return
 	}
 	pq := &sc.quants[q]
 	if pq.dom < 0 {
-		return e.assign(sc, q, 0, cur, out)
+		e.assign(sc, q, 0, cur, visit)
+		return
 	}
 	n := len(e.rows[cur[pq.owner]].doms[pq.dom].vals)
 	for j := range n {
 		cur[pq.slot] = int32(j)
-		out = e.enumerate(sc, q+1, cur, out)
+		e.walk(sc, q+1, cur, visit)
 	}
-	return out
 }
 
 // assign binds the slots k… of node group q to distinct nodes.
-func (e *fast) assign(sc *scope, q, k int, cur, out []int32) []int32 {
+func (e *fast) assign(sc *scope, q, k int, cur []int32, visit func([]int32)) {
 	g := sc.quants[q].group
 	if k == len(g) {
-		return e.enumerate(sc, q+1, cur, out)
+		e.walk(sc, q+1, cur, visit)
+		return
 	}
 next:
 	for p := range e.rows {
@@ -690,9 +866,8 @@ next:
 			}
 		}
 		cur[g[k]] = int32(p)
-		out = e.assign(sc, q, k+1, cur, out)
+		e.assign(sc, q, k+1, cur, visit)
 	}
-	return out
 }
 
 // evalAtom evaluates a at every binding of the scope into out.
@@ -700,7 +875,7 @@ func (e *fast) evalAtom(sc *scope, sr *scopeRun, a *fatom, out []uint64) {
 	clear(out)
 	ns, nb := sc.nslots, sr.nb
 	if a.row >= 0 {
-		if tb := sr.table; sc.nodeOnly {
+		if tb := sr.table; tb != nil && tb.masks != nil {
 			// OR the bindings of the nodes where the atom holds, a word
 			// at a time.
 			for p, r := range e.rows {
@@ -728,8 +903,14 @@ func (e *fast) evalAtom(sc *scope, sr *scopeRun, a *fatom, out []uint64) {
 }
 
 // recount counts a property whose atoms changed on the current snapshot.
-// If its counts changed, its run ends and a new one starts.
 func (e *fast) recount(sr *scopeRun, pp *pprop, j int32) {
+	holds, pats := e.count(sr, pp)
+	e.settle(sr, pp, j, holds, sr.nb, pats)
+}
+
+// count returns the number of the scope's current bindings at which pp
+// holds, and its literal patterns if it keeps them.
+func (e *fast) count(sr *scopeRun, pp *pprop) (int64, [1 << MaxPatternLiterals]int64) {
 	nb, nw := sr.nb, sr.nw
 	tail := bitset.Tail(nb)
 	var holds int64
@@ -803,6 +984,12 @@ func (e *fast) recount(sr *scopeRun, pp *pprop, j int32) {
 		}
 		holds = int64(nb) - pats[0]
 	}
+	return holds, pats
+}
+
+// settle gives a property its counts on the current snapshot: if they
+// changed, its run ends and a new one starts.
+func (e *fast) settle(sr *scopeRun, pp *pprop, j int32, holds int64, nb int, pats [1 << MaxPatternLiterals]int64) {
 	ru := &e.runs[pp.index]
 	if ru.start < 0 || ru.holds != holds || ru.nb != int64(nb) || ru.pats != pats {
 		e.flush(pp)
@@ -905,7 +1092,7 @@ func (e *fast) witnesses(sc *scope, sr *scopeRun, s *trace.Snapshot) {
 			ru.owed = false
 			continue
 		}
-		e.witness(sc, sr, pp, s, st, e.task.wits[pp.index])
+		e.witness(sc, sr, j, s, st, e.task.wits[pp.index])
 		if st.witnesses() < e.task.wits[pp.index] {
 			owed = append(owed, j)
 		} else {
@@ -924,20 +1111,30 @@ func (e *fast) or(sr *scopeRun, pp *pprop, w int) uint64 {
 	return or
 }
 
-// witness records the first binding at which pp fails in st.
-func (e *fast) witness(sc *scope, sr *scopeRun, pp *pprop, s *trace.Snapshot, st *Stats, max int) {
-	b := -1
+// firstFail returns the first of the scope's current bindings at which
+// pp fails; there must be one.
+func (e *fast) firstFail(sr *scopeRun, pp *pprop) int {
 	for w := range sr.nw {
 		fail := ^e.or(sr, pp, w)
 		if w == sr.nw-1 {
 			fail &= bitset.Tail(sr.nb)
 		}
 		if fail != 0 {
-			b = w<<6 + bits.TrailingZeros64(fail)
-			break
+			return w<<6 + bits.TrailingZeros64(fail)
 		}
 	}
-	bnd := sr.bind[b*sc.nslots:][:sc.nslots]
+	panic("evaluator: no failing binding")
+}
+
+// witness records the first binding at which property j fails in st.
+func (e *fast) witness(sc *scope, sr *scopeRun, j int32, s *trace.Snapshot, st *Stats, max int) {
+	var bnd []int32
+	if sr.blocked {
+		bnd = sr.fail[int(j)*sc.nslots:][:sc.nslots]
+	} else {
+		b := e.firstFail(sr, &sc.props[j])
+		bnd = sr.bind[b*sc.nslots:][:sc.nslots]
+	}
 	slots := e.slots[:sc.nslots]
 	for _, q := range sc.quants {
 		if q.dom < 0 {

@@ -150,3 +150,31 @@ func TestAddRepeated(t *testing.T) {
 		}
 	}
 }
+
+// TestNodeBindings checks the count of a node-only scope's bindings and
+// that it refuses counts beyond 2^62 rather than wrap.
+func TestNodeBindings(t *testing.T) {
+	sc := func(groups ...int) *scope {
+		s := &scope{nodeOnly: true}
+		for _, k := range groups {
+			s.quants = append(s.quants, pquant{group: make([]int32, k), dom: -1})
+		}
+		return s
+	}
+	for _, c := range []struct {
+		sc     *scope
+		n, nb  int
+		inside bool
+	}{
+		{sc(2), 2000, 2000 * 1999, true},
+		{sc(1, 2), 10, 10 * 10 * 9, true},
+		{sc(3), 2, 0, true},
+		{sc(5), 10000, 0, false},
+		{sc(4), 10000, 10000 * 9999 * 9998 * 9997, true},
+	} {
+		nb, ok := nodeBindings(c.sc, c.n)
+		if nb != c.nb || ok != c.inside {
+			t.Errorf("%d groups over %d nodes: %d, %v; want %d, %v", len(c.sc.quants), c.n, nb, ok, c.nb, c.inside)
+		}
+	}
+}
