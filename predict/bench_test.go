@@ -9,6 +9,7 @@ import (
 	"github.com/augur-dev/augur/predict"
 	"github.com/augur-dev/augur/testbeds"
 	"github.com/augur-dev/augur/testbeds/chord"
+	"github.com/augur-dev/augur/testbeds/etcdraft"
 	"github.com/augur-dev/augur/testbeds/paxos"
 	"github.com/augur-dev/augur/testbeds/randtree"
 )
@@ -17,11 +18,12 @@ import (
 // testbeds, 1,000 steps into a bug-free run of seed 1 under their default
 // faults, with their ground-truth checks: the states explored per second
 // and the depth reached within a budget (the depth bound is out of
-// reach).
+// reach). etcd raft is forked by replay: each state runs the 1,000 steps
+// again.
 //
 //	go test -run - -bench Explore -benchtime 3x ./predict
 func BenchmarkExplore(b *testing.B) {
-	for _, tb := range []testbeds.Testbed{chord.Testbed, paxos.Testbed, randtree.Testbed} {
+	for _, tb := range []testbeds.Testbed{chord.Testbed, etcdraft.Testbed, paxos.Testbed, randtree.Testbed} {
 		c, err := checker.Open("../testdata/guard/" + tb.Name + ".yaml")
 		if err != nil {
 			b.Fatal(err)

@@ -34,26 +34,81 @@ type Copier[S any] interface {
 // reached, for the predictor: its system, the messages in flight, the
 // live nodes and the partition. The copy has no faults of its own: the
 // predictor chooses every event.
+//
+// A system that is a Copier is copied. Any other is forked by replay:
+// each copy is the run's configuration, its length and the events the
+// predictor applied since, and the first read of a copy runs all that
+// again from the seed, so that a copy costs the steps of the run so far.
+// Its node hashes hash the exposed states.
 func Fork[S any](name string, bugs []string, cfg Config, steps int, newSystem func(*Sim) System[S]) (predict.Model, error) {
 	if cfg.Bug != "" && !slices.Contains(bugs, cfg.Bug) {
 		return nil, fmt.Errorf("%s: unknown bug %q (want one of %s)", name, cfg.Bug, strings.Join(bugs, ", "))
 	}
-	sim := NewSim(cfg)
-	sys := boot(sim, func() System[S] { return newSystem(sim) })
-	for range steps {
+	r := &replay[S]{cfg: cfg, steps: steps, newSystem: newSystem}
+	m := r.get()
+	c, ok := m.sys.(Copier[S])
+	if !ok {
+		return r, nil
+	}
+	f := m.sim.fork()
+	cp := &model[S]{sim: f, sys: c.Copy(f), clock: m.clock}
+	for n := range cp.clock {
+		cp.own(n) // the copy shares nothing with a run that goes on
+	}
+	return cp, nil
+}
+
+// replay is a copy of a run, for the predictor, made by running it again:
+// the run's configuration and length, and the events applied since. It is
+// run, into a model, when first read.
+type replay[S any] struct {
+	cfg       Config
+	steps     int
+	newSystem func(*Sim) System[S]
+	path      []predict.Event
+	m         *model[S] // nil until read
+}
+
+// get returns the model of r, running it first if needed.
+func (r *replay[S]) get() *model[S] {
+	if r.m != nil {
+		return r.m
+	}
+	sim := NewSim(r.cfg)
+	sys := boot(sim, func() System[S] { return r.newSystem(sim) })
+	for range r.steps {
 		step(sim, sys)
 	}
-	c, ok := sys.(Copier[S])
-	if !ok {
-		return nil, fmt.Errorf("%s: its state cannot be copied for the predictor", name)
+	r.m = &model[S]{sim: sim.fork(), sys: sys, clock: make([]int64, r.cfg.Nodes)}
+	for n := range r.m.clock {
+		r.m.clock[n] = sim.now
 	}
-	f := sim.fork()
-	m := &model[S]{sim: f, sys: c.Copy(f), clock: make([]int64, cfg.Nodes)}
-	for n := range m.clock {
-		m.sys.Own(n) // the copy shares nothing with a run that goes on
-		m.clock[n] = sim.now
+	// The system, which holds sim, goes on as the fork: the messages in
+	// flight, no faults.
+	*sim = *r.m.sim
+	r.m.sim = sim
+	for _, e := range r.path {
+		r.m.Apply(e)
 	}
-	return m, nil
+	return r.m
+}
+
+func (r *replay[S]) Nodes() int                  { return r.cfg.Nodes }
+func (r *replay[S]) Name(n int) string           { return Name(n) }
+func (r *replay[S]) Live(n int) bool             { return r.get().Live(n) }
+func (r *replay[S]) State(n int) any             { return r.get().State(n) }
+func (r *replay[S]) Hash(n int) uint64           { return r.get().Hash(n) }
+func (r *replay[S]) Messages() []predict.Message { return r.get().Messages() }
+
+func (r *replay[S]) Apply(e predict.Event) {
+	r.path = append(r.path, e)
+	if r.m != nil {
+		r.m.Apply(e)
+	}
+}
+
+func (r *replay[S]) Clone() predict.Model {
+	return &replay[S]{cfg: r.cfg, steps: r.steps, newSystem: r.newSystem, path: slices.Clone(r.path)}
 }
 
 // fork returns a scheduler for a copy of the run: the same time, live
@@ -80,18 +135,36 @@ func (s *Sim) fork() *Sim {
 
 // model is a copy of a run for the predictor. Its scheduler's queue holds
 // the messages in flight; each node has a clock, which its timer events
-// advance by a tick.
+// advance by a tick. Its system is a Copier, or a replay's own run.
 type model[S any] struct {
 	sim   *Sim
-	sys   Copier[S]
+	sys   System[S]
 	clock []int64
 }
 
 func (m *model[S]) Nodes() int        { return len(m.clock) }
 func (m *model[S]) Name(n int) string { return Name(n) }
 func (m *model[S]) Live(n int) bool   { return m.sim.live[n] }
-func (m *model[S]) Hash(n int) uint64 { return m.sys.Hash(n) }
 func (m *model[S]) State(n int) any   { st := m.sys.State(n); return &st }
+
+// Hash returns the Copier's hash of node n, or else a hash of the state
+// it exposes.
+func (m *model[S]) Hash(n int) uint64 {
+	if c, ok := m.sys.(Copier[S]); ok {
+		return c.Hash(n)
+	}
+	var h Hasher
+	h.String(fmt.Sprintf("%+v", m.sys.State(n)))
+	return h.Sum()
+}
+
+// own makes node n's state private to m, when its system is a Copier (a
+// replay's run is its own).
+func (m *model[S]) own(n int) {
+	if c, ok := m.sys.(Copier[S]); ok {
+		c.Own(n)
+	}
+}
 
 // Messages returns the messages in flight to live nodes.
 func (m *model[S]) Messages() []predict.Message {
@@ -113,7 +186,7 @@ func (m *model[S]) Apply(ev predict.Event) {
 		e := m.take(ev.Index)
 		if s.live[e.to] && !s.cut(e.from, e.to) {
 			s.now = m.clock[e.to]
-			m.sys.Own(e.to)
+			m.own(e.to)
 			m.sys.Deliver(e.from, e.to, e.msg)
 		}
 	case predict.Drop:
@@ -125,14 +198,14 @@ func (m *model[S]) Apply(ev predict.Event) {
 	case predict.Timer:
 		m.clock[ev.Node] += TickEvery
 		s.now = m.clock[ev.Node]
-		m.sys.Own(ev.Node)
+		m.own(ev.Node)
 		m.sys.Tick(ev.Node)
 	case predict.Reset:
 		// The node's connections reset with it: what was in flight to it
 		// is lost.
 		s.q = slices.DeleteFunc(s.q, func(e *event) bool { return e.to == ev.Node })
 		s.now = m.clock[ev.Node]
-		m.sys.Own(ev.Node)
+		m.own(ev.Node)
 		m.sys.Crash(ev.Node)
 		m.sys.Restart(ev.Node)
 	}
@@ -145,9 +218,10 @@ func (m *model[S]) take(i int) *event {
 	return e
 }
 
+// Clone copies m, whose system is a Copier.
 func (m *model[S]) Clone() predict.Model {
 	f := m.sim.fork()
-	return &model[S]{sim: f, sys: m.sys.Copy(f), clock: slices.Clone(m.clock)}
+	return &model[S]{sim: f, sys: m.sys.(Copier[S]).Copy(f), clock: slices.Clone(m.clock)}
 }
 
 // hash returns a hash of a message's content, computed once.

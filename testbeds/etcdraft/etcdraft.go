@@ -33,6 +33,7 @@ import (
 	pb "go.etcd.io/raft/v3/raftpb"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/augur-dev/augur/predict"
 	"github.com/augur-dev/augur/testbeds"
 )
 
@@ -54,6 +55,7 @@ var Testbed = testbeds.Testbed{
 	Bugs:   bugs,
 	Faults: testbeds.DefaultFaults(),
 	Run:    Run,
+	Fork:   Fork,
 }
 
 // Raft timing in ticks.
@@ -130,6 +132,14 @@ func Run(cfg testbeds.Config, dir string) (testbeds.Stats, error) {
 		return testbeds.Stats{}, fmt.Errorf("etcdraft: %d nodes", cfg.Nodes)
 	}
 	return testbeds.Record("etcdraft", bugs, cfg, dir, func(sim *testbeds.Sim) testbeds.System[State] { return newCluster(sim, cfg) })
+}
+
+// Fork runs the testbed with cfg for steps events and returns a copy of
+// the state it reached, for the predictor. A RawNode cannot be copied: the
+// copy is forked by replay (see testbeds.Fork), and each copy the
+// predictor makes runs the steps again.
+func Fork(cfg testbeds.Config, steps int) (predict.Model, error) {
+	return testbeds.Fork("etcdraft", bugs, cfg, steps, func(sim *testbeds.Sim) testbeds.System[State] { return newCluster(sim, cfg) })
 }
 
 func newCluster(sim *testbeds.Sim, cfg testbeds.Config) *cluster {

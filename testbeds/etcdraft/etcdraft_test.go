@@ -29,3 +29,7 @@ func TestGuard(t *testing.T) {
 		t.Errorf("blocked by %v, want apply-committed", g.BlockedBy)
 	}
 }
+
+func TestPredict(t *testing.T) {
+	testbedtest.Predict(t, Testbed, BugLostVote, 2, "../../testdata/guard/etcdraft.yaml")
+}
