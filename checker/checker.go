@@ -149,10 +149,9 @@ func scalarStart(path string, n *yaml.Node) diag.Position {
 	return pos
 }
 
-// Write writes f to path atomically; an existing file is replaced only
-// if overwrite is set.
-func (f *File) Write(path string, overwrite bool) error {
-	return safefile.Write(path, 0o644, overwrite, func(w io.Writer) error {
+// Write writes f to path atomically, replacing an existing file.
+func (f *File) Write(path string) error {
+	return safefile.Write(path, 0o644, func(w io.Writer) error {
 		enc := yaml.NewEncoder(w)
 		enc.SetIndent(2)
 		if err := enc.Encode(f); err != nil {

@@ -171,7 +171,7 @@ func Write(path string, s *Stats) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	defer rec.Release()
-	err = safefile.Write(path, 0o644, true, func(w io.Writer) error {
+	err = safefile.Write(path, 0o644, func(w io.Writer) error {
 		return encode(w, rec, ipc.WithZstd())
 	})
 	if err != nil {

@@ -1,10 +1,7 @@
 package ingest
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -192,27 +189,8 @@ func noSnapshots(out string, inputs []string) error {
 // checkOutput fails early if out exists and may not be replaced, before
 // any input is read.
 func checkOutput(out string, overwrite bool) error {
-	fi, err := os.Lstat(out)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
+	if err := trace.CheckTarget(out, overwrite); err != nil {
 		return fmt.Errorf("collect %s: %w", out, unwrapPathError(err))
-	}
-	if !overwrite {
-		return fmt.Errorf("collect %s: output already exists (set Overwrite to replace it)", out)
-	}
-	if !fi.IsDir() {
-		return fmt.Errorf("collect %s: output exists and is not a trace directory; not replacing it", out)
-	}
-	entries, err := os.ReadDir(out)
-	if err != nil {
-		return fmt.Errorf("collect %s: %w", out, unwrapPathError(err))
-	}
-	if len(entries) > 0 {
-		if _, err := os.Stat(filepath.Join(out, trace.ManifestFile)); err != nil {
-			return fmt.Errorf("collect %s: output exists and is not a trace directory (no %s); not replacing it", out, trace.ManifestFile)
-		}
 	}
 	return nil
 }

@@ -240,7 +240,7 @@ func TestCollectJSONLOverwrite(t *testing.T) {
 		wantErr string
 		want    string // dump of out afterwards; "" means unchanged
 	}{
-		{"exists", v2, Options{}, "output already exists", ""},
+		{"exists", v2, Options{}, "already exists", ""},
 		{"bad input", bad, Options{Overwrite: true}, `bad.jsonl:2: nodes.n1.a: string, but earlier lines`, ""},
 		{"bad input, one pass", bad, Options{Overwrite: true, Schema: schema}, `bad.jsonl:2: nodes.n1.a: string, but the schema's type is int64`, ""},
 		{"replace", v2, Options{Overwrite: true}, "", "schema a:int64\nstate 0 n1 ts=1 a=2\nsnapshot 1 ts=1 tags=[] n1@0\nsnapshot 2 ts=2 tags=[] n1@0\n"},

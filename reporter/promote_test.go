@@ -36,7 +36,7 @@ func TestPromote(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.Write(out, false); err != nil {
+	if err := f.Write(out); err != nil {
 		t.Fatal(err)
 	}
 	back, err := checker.Load(out)

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -33,7 +34,7 @@ type Snapshot struct {
 type Options struct {
 	System    string // name of the traced system, recorded in the manifest
 	CreatedBy string // producer, recorded in the manifest
-	Overwrite bool   // replace an existing trace directory
+	Overwrite bool   // replace an existing trace directory or empty directory (see CheckTarget)
 	BatchRows int    // rows per Arrow record batch; 0 means 4096
 }
 
@@ -79,8 +80,8 @@ func Create(dir string, schema Schema, opts Options) (*Writer, error) {
 			return nil, fmt.Errorf("create trace %s: variable %s: %w", dir, c.Name, err)
 		}
 	}
-	if _, err := os.Stat(dir); err == nil && !opts.Overwrite {
-		return nil, fmt.Errorf("create trace %s: already exists", dir)
+	if err := CheckTarget(dir, opts.Overwrite); err != nil {
+		return nil, fmt.Errorf("create trace %s: %w", dir, err)
 	}
 	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(dir)), "."+filepath.Base(dir)+".tmp-")
 	if err != nil {
@@ -223,9 +224,9 @@ func (w *Writer) Close() error {
 		w.Abort()
 		return fmt.Errorf("write trace %s: %w", w.dir, err)
 	}
-	if _, err := os.Stat(w.dir); err == nil && !w.opts.Overwrite {
+	if err := CheckTarget(w.dir, w.opts.Overwrite); err != nil {
 		w.Abort()
-		return fmt.Errorf("write trace %s: already exists", w.dir)
+		return fmt.Errorf("write trace %s: %w", w.dir, err)
 	}
 	if err := replaceDir(w.tmp, w.dir); err != nil {
 		w.Abort()
@@ -242,6 +243,34 @@ func (w *Writer) Abort() {
 		}
 	}
 	os.RemoveAll(w.tmp)
+}
+
+// CheckTarget returns an error if a trace may not be written at dir:
+// something exists there and overwrite is not set, or it is neither a
+// trace directory (one holding a manifest) nor an empty directory, which
+// are the only things a trace replaces.
+func CheckTarget(dir string, overwrite bool) error {
+	info, err := os.Lstat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	case !overwrite:
+		return errors.New("already exists (set Overwrite to replace it)")
+	case !info.IsDir():
+		return errors.New("exists and is not a trace directory; not replacing it")
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	if len(entries) > 0 {
+		if _, err := os.Stat(filepath.Join(dir, ManifestFile)); err != nil {
+			return fmt.Errorf("exists and is not a trace directory (no %s); not replacing it", ManifestFile)
+		}
+	}
+	return nil
 }
 
 // replaceDir renames tmp to dir, replacing an existing dir.

@@ -2,20 +2,19 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/augur-dev/augur/ingest"
+	"github.com/augur-dev/augur/internal/clobber"
 	"github.com/augur-dev/augur/specs"
 )
 
 func newCollectCmd() *cobra.Command {
 	var (
 		out, system, spec string
-		force             bool
 		local             ingest.Options
 	)
 	cmd := &cobra.Command{
@@ -45,18 +44,18 @@ it is a consistent cut. A node is live from its first state until it leaves
 cuts that are not complete are counted. A torn end of an input, as left by
 a killed writer, is a warning.`,
 		Example: `  augur collect run.jsonl -o run.trace
-  augur collect part1.jsonl part2.jsonl -o run.trace --system etcd-raft --force
+  augur collect part1.jsonl part2.jsonl -o run.trace --system etcd-raft
   augur collect n1.arrow n2.arrow n3.arrow -o run.trace --fail-after 50 --collapse`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
 				return fmt.Errorf("collect: -o NAME.trace is required")
 			}
-			if _, err := os.Stat(out); err == nil && !force {
-				return fmt.Errorf("collect: %s already exists (use --force to replace it)", out)
+			if err := clobber.Check(out, append([]string{spec}, args...)...); err != nil {
+				return err
 			}
 			opts := local
-			opts.System, opts.Overwrite, opts.CreatedBy = system, force, "augur "+version()
+			opts.System, opts.Overwrite, opts.CreatedBy = system, true, "augur "+version()
 			if spec != "" {
 				s, err := specs.Load(spec)
 				if err != nil {
@@ -105,7 +104,7 @@ a killed writer, is a warning.`,
 	f.StringVarP(&out, "output", "o", "", "trace directory to write (NAME.trace)")
 	f.StringVar(&system, "system", "", "system name for the manifest (default: the spec's, or the output name)")
 	f.StringVar(&spec, "spec", "", "spec whose variable types fix the column types instead of inference")
-	f.BoolVarP(&force, "force", "f", false, "replace an existing trace")
+	deprecateForce(f)
 	f.Uint64Var(&local.FailAfter, "fail-after", 0, "node-local input: a node is not live more than this logical time after its latest record (0: until it leaves)")
 	f.BoolVar(&local.Collapse, "collapse", false, "node-local input: drop snapshots identical to the one before")
 	f.BoolVar(&local.Lenient, "lenient", false, "node-local input: skip and count bad records instead of failing")

@@ -71,7 +71,7 @@ func TestTestbedRunFlags(t *testing.T) {
 	runF := func(o *testbedRunOptions) error { got = o; return nil }
 	execute(t, newTestbedRunCmd(runF), "paxos", "-o", "p.trace", "--bug", "last-promise", "--seed", "7", "--steps", "300", "--faults", "drop=0.1", "--reset-after", "-1", "-f")
 	want := testbedRunOptions{name: "paxos", out: "p.trace", faults: "drop=0.1",
-		cfg: testbeds.Config{Steps: 300, Seed: 7, Bug: "last-promise", ResetAfter: -1, Overwrite: true}}
+		cfg: testbeds.Config{Steps: 300, Seed: 7, Bug: "last-promise", ResetAfter: -1}}
 	got.stderr = nil
 	if !reflect.DeepEqual(*got, want) {
 		t.Errorf("got %+v\nwant %+v", *got, want)

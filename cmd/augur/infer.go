@@ -12,6 +12,7 @@ import (
 
 	"github.com/augur-dev/augur/cluster"
 	"github.com/augur-dev/augur/evaluator"
+	"github.com/augur-dev/augur/internal/clobber"
 	"github.com/augur-dev/augur/internal/progress"
 	"github.com/augur-dev/augur/internal/safefile"
 	"github.com/augur-dev/augur/pipeline"
@@ -123,6 +124,11 @@ system normally behaves, and are ranked after the others.`,
 // runInfer writes the report of o.spec over o.trace, or with --stats the
 // partial stats of one shard.
 func runInfer(ctx context.Context, o *inferOptions) error {
+	for _, out := range []string{o.output, o.stats} {
+		if err := clobber.Check(out, o.spec, o.trace, o.baseline); err != nil {
+			return err
+		}
+	}
 	if o.stats != "" || o.sharded {
 		if o.baseline != "" {
 			return fmt.Errorf("--baseline does not apply to shards: use it with augur report")
@@ -174,5 +180,5 @@ func writeReport(stdout io.Writer, rep *reporter.Report, format, output string) 
 	if output == "" {
 		return rep.Write(stdout, format)
 	}
-	return safefile.Write(output, 0o644, true, func(w io.Writer) error { return rep.Write(w, format) })
+	return safefile.Write(output, 0o644, func(w io.Writer) error { return rep.Write(w, format) })
 }

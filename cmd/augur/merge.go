@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/augur-dev/augur/cluster"
+	"github.com/augur-dev/augur/internal/clobber"
 )
 
 // mergeOptions are augur merge's arguments and flags.
@@ -44,6 +45,9 @@ Make the report with 'augur report'.`,
 func runMerge(o *mergeOptions) error {
 	if o.output == "" {
 		return fmt.Errorf("give the merged stats file with -o STATS")
+	}
+	if err := clobber.Check(o.output, o.parts...); err != nil {
+		return err
 	}
 	parts := make([]*cluster.Stats, len(o.parts))
 	for i, path := range o.parts {

@@ -237,7 +237,7 @@ func runMonitor(ctx context.Context, o *monitorOptions) error {
 	if o.addrFile != "" {
 		// Once written, the signals are caught, and requests wait in the
 		// listener's queue until the monitor serves them.
-		err := safefile.Write(o.addrFile, 0o644, true, func(w io.Writer) error {
+		err := safefile.Write(o.addrFile, 0o644, func(w io.Writer) error {
 			_, err := io.WriteString(w, addr+"\n")
 			return err
 		})

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -9,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/augur-dev/augur/internal/safefile"
+	"github.com/augur-dev/augur/internal/clobber"
 	"github.com/augur-dev/augur/reporter"
 )
 
@@ -18,7 +17,6 @@ type promoteOptions struct {
 	report            string
 	output            string
 	almost, invariant string
-	force             bool
 	stdout            io.Writer
 }
 
@@ -49,7 +47,7 @@ language is welcome, exists included.`,
 	f.StringVar(&o.almost, "select", "", "ranks of almost-invariants to promote, e.g. 1,3")
 	f.StringVar(&o.invariant, "invariants", "", "ranks of invariants to promote")
 	f.StringVarP(&o.output, "output", "o", "", "checks file to write")
-	f.BoolVarP(&o.force, "force", "f", false, "replace an existing checks file")
+	deprecateForce(f)
 	return cmd
 }
 
@@ -65,6 +63,9 @@ func runPromote(o *promoteOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := clobber.Check(o.output, o.report); err != nil {
+		return err
+	}
 	rep, err := reporter.ReadFile(o.report)
 	if err != nil {
 		return err
@@ -73,10 +74,7 @@ func runPromote(o *promoteOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := f.Write(o.output, o.force); err != nil {
-		if errors.Is(err, safefile.ErrExists) {
-			return fmt.Errorf("%w (use --force to replace it, hand-written checks included)", err)
-		}
+	if err := f.Write(o.output); err != nil {
 		return err
 	}
 	fmt.Fprintf(o.stdout, "%s: %d checks\n", o.output, len(f.Checks))

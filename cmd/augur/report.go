@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/augur-dev/augur/cluster"
+	"github.com/augur-dev/augur/internal/clobber"
 	"github.com/augur-dev/augur/pipeline"
 	"github.com/augur-dev/augur/reporter"
 )
@@ -49,6 +50,9 @@ were computed from this spec, this trace and this pool, and ranks them as
 }
 
 func runReport(ctx context.Context, o *reportOptions) error {
+	if err := clobber.Check(o.infer.output, o.infer.spec, o.infer.trace, o.stats); err != nil {
+		return err
+	}
 	o.infer.evaluator, o.infer.quiet = "fast", true
 	po, err := o.infer.pipelineOptions()
 	if err != nil {

@@ -7,10 +7,13 @@ import (
 	"io"
 	"os"
 	"runtime/pprof"
+	"slices"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/augur-dev/augur/diag"
+	"github.com/augur-dev/augur/internal/clobber"
 )
 
 // Exit codes.
@@ -33,9 +36,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var cpuprofile string
 	root.PersistentFlags().StringVar(&cpuprofile, "cpuprofile", "", "write a CPU profile (pprof) to this file")
 	var profile *os.File
-	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
 		if cpuprofile == "" {
 			return nil
+		}
+		// Any file on the command line may be an input.
+		files := slices.Clone(args)
+		cmd.Flags().Visit(func(f *pflag.Flag) {
+			if f.Name != "cpuprofile" {
+				files = append(files, f.Value.String())
+			}
+		})
+		if err := clobber.Check(cpuprofile, files...); err != nil {
+			return err
 		}
 		f, err := os.Create(cpuprofile)
 		if err != nil {
@@ -114,6 +127,14 @@ errors.`,
 		newVersionCmd(),
 	)
 	return root
+}
+
+// deprecateForce keeps the --force of the commands that used to refuse an
+// existing output, so that old command lines still run: every command now
+// replaces an existing output (see the README's Reliability).
+func deprecateForce(f *pflag.FlagSet) {
+	f.BoolP("force", "f", false, "")
+	f.MarkDeprecated("force", "an existing output is always replaced, atomically; inputs never are")
 }
 
 // plural returns "1 thing" or "n things".

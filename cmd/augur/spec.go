@@ -2,12 +2,12 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
+	"github.com/augur-dev/augur/internal/clobber"
 	"github.com/augur-dev/augur/internal/safefile"
 	"github.com/augur-dev/augur/pipeline"
 	"github.com/augur-dev/augur/specs"
@@ -27,7 +27,6 @@ func newSpecCmd() *cobra.Command {
 type specInitOptions struct {
 	trace  string
 	output string
-	force  bool
 	stdout io.Writer
 }
 
@@ -54,11 +53,14 @@ containers to iterate, and add derived variables and predicates.`,
 		},
 	}
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "write the spec to this file instead of stdout")
-	cmd.Flags().BoolVarP(&o.force, "force", "f", false, "replace an existing spec file")
+	deprecateForce(cmd.Flags())
 	return cmd
 }
 
 func runSpecInit(o *specInitOptions) error {
+	if err := clobber.Check(o.output, o.trace); err != nil {
+		return err
+	}
 	tr, err := trace.Open(o.trace)
 	if err != nil {
 		return err
@@ -72,14 +74,10 @@ func runSpecInit(o *specInitOptions) error {
 		_, err = o.stdout.Write(b.Bytes())
 		return err
 	}
-	err = safefile.Write(o.output, 0o644, o.force, func(w io.Writer) error {
+	return safefile.Write(o.output, 0o644, func(w io.Writer) error {
 		_, err := w.Write(b.Bytes())
 		return err
 	})
-	if errors.Is(err, safefile.ErrExists) {
-		return fmt.Errorf("%w (use --force to replace it)", err)
-	}
-	return err
 }
 
 // specCheckOptions are augur spec check's arguments.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/augur-dev/augur/internal/clobber"
 	"github.com/augur-dev/augur/testbeds"
 	"github.com/augur-dev/augur/testbeds/catalog"
 )
@@ -111,7 +112,7 @@ the same seed to see how many inconsistencies the check alone prevents
 	f.StringVar(&o.cfg.Bug, "bug", "", "the bug to inject (see augur testbed list)")
 	f.StringVar(&o.cfg.Guard, "guard", "", "a checks file every change of a node's state must pass (CrystalBall's immediate safety check)")
 	f.StringVarP(&o.out, "output", "o", "", "the trace to write")
-	f.BoolVarP(&o.cfg.Overwrite, "force", "f", false, "replace an existing trace")
+	deprecateForce(f)
 	return cmd
 }
 
@@ -136,6 +137,10 @@ func runTestbed(o *testbedRunOptions) error {
 	if cfg.Faults, err = testbeds.ParseFaults(o.faults, tb.Faults); err != nil {
 		return err
 	}
+	if err := clobber.Check(o.out, cfg.Guard); err != nil {
+		return err
+	}
+	cfg.Overwrite = true
 	st, err := tb.Run(cfg, o.out)
 	if err != nil {
 		return err

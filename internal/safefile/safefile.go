@@ -5,22 +5,18 @@ package safefile
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 )
 
-// ErrExists is returned by Write when the target exists and overwriting
-// was not asked for.
-var ErrExists = errors.New("already exists")
-
 // Write writes what write produces to path. A regular file at path is
-// replaced only if overwrite is set, and keeps its permissions; a new
-// file gets perm. A target that is not a regular file (/dev/null,
-// /dev/stdout, a pipe) is written in place.
-func Write(path string, perm fs.FileMode, overwrite bool, write func(io.Writer) error) error {
+// replaced, atomically, and keeps its permissions; a new file gets perm.
+// A target that is not a regular file (/dev/null, /dev/stdout, a pipe) is
+// written in place. Whether path may be written at all is for
+// clobber.Check to say.
+func Write(path string, perm fs.FileMode, write func(io.Writer) error) error {
 	info, err := os.Stat(path)
 	switch {
 	case err == nil && !info.Mode().IsRegular():
@@ -33,8 +29,6 @@ func Write(path string, perm fs.FileMode, overwrite bool, write func(io.Writer) 
 			return err
 		}
 		return f.Close()
-	case err == nil && !overwrite:
-		return fmt.Errorf("%s: %w", path, ErrExists)
 	case err == nil:
 		perm = info.Mode().Perm()
 	case !errors.Is(err, fs.ErrNotExist):

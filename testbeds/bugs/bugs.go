@@ -282,7 +282,7 @@ func runOne(ctx context.Context, dir string, tb testbeds.Testbed, bug string, se
 			return Score{}, err
 		}
 		if o.Keep != "" {
-			err := safefile.Write(filepath.Join(dir, file), 0o644, true, func(w io.Writer) error { return rep.Write(w, "json") })
+			err := safefile.Write(filepath.Join(dir, file), 0o644, func(w io.Writer) error { return rep.Write(w, "json") })
 			if err != nil {
 				return Score{}, err
 			}

@@ -148,7 +148,7 @@ func runOne(ctx context.Context, seed int64, dir string, o RunOptions) (*Result,
 		return nil, err
 	}
 	if o.Keep != "" {
-		if err := safefile.Write(filepath.Join(dir, "report.json"), 0o644, true, func(w io.Writer) error { return rep.Write(w, "json") }); err != nil {
+		if err := safefile.Write(filepath.Join(dir, "report.json"), 0o644, func(w io.Writer) error { return rep.Write(w, "json") }); err != nil {
 			return nil, err
 		}
 	}

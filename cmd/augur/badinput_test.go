@@ -1,0 +1,199 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// badInputs are command lines that must fail with exit status 2 and an
+// error matching stderr (what is wrong, and where), and leave every file
+// byte-identical. Each runs in a fresh copy of the fixture directory (see
+// fixture) to which files and symlinks are added.
+var badInputs = []struct {
+	name     string
+	files    map[string]string // name → content, added to the fixture
+	symlinks map[string]string // name → target
+	args     string            // split on spaces
+	stderr   string            // a regular expression
+}{
+	// Outputs never overwrite an input or write inside a trace (issue 12, item 1).
+	{name: "infer -o the spec", args: "infer spec.yaml run.trace -q -o spec.yaml", stderr: `output spec.yaml: it is the input spec.yaml`},
+	{name: "infer -o the spec, another spelling", args: "infer spec.yaml run.trace -q -o run.trace/../spec.yaml", stderr: `it is the input spec.yaml`},
+	{name: "infer -o a link to the spec", symlinks: map[string]string{"link.yaml": "spec.yaml"}, args: "infer spec.yaml run.trace -q -o link.yaml", stderr: `output link.yaml: it is the input spec.yaml`},
+	{name: "infer --stats inside the trace", args: "infer spec.yaml run.trace -q --stats run.trace/states.arrow", stderr: `output run.trace/states.arrow: it lies inside the input run.trace`},
+	{name: "infer -o the manifest", args: "infer spec.yaml run.trace -q --format json -o run.trace/manifest.json", stderr: `output run.trace/manifest.json: it lies inside the input run.trace`},
+	{name: "infer -o inside another trace", args: "infer spec.yaml run.trace -q --baseline run.trace -o other.trace/r.json", stderr: `it lies inside the trace directory .*other.trace`},
+	{name: "infer -o the baseline", args: "infer spec.yaml run.trace -q --baseline other.trace -o other.trace", stderr: `output other.trace: it is the input other.trace`},
+	{name: "merge -o a part", args: "merge p0.arrow p1.arrow -o p0.arrow", stderr: `output p0.arrow: it is the input p0.arrow`},
+	{name: "report -o the stats", args: "report spec.yaml run.trace stats.arrow -o stats.arrow", stderr: `output stats.arrow: it is the input stats.arrow`},
+	{name: "promote -o the report", args: "promote report.json --select 1 -o report.json --force", stderr: `output report.json: it is the input report.json`},
+	{name: "spec init -o inside the trace", args: "spec init run.trace -o run.trace/spec.yaml --force", stderr: `output run.trace/spec.yaml: it lies inside the input run.trace`},
+	{name: "collect -o the input", args: "collect run.jsonl -o run.jsonl --force", stderr: `output run.jsonl: it is the input run.jsonl`},
+	{name: "collect -o the spec", args: "collect run.jsonl --spec spec.yaml -o spec.yaml", stderr: `output spec.yaml: it is the input spec.yaml`},
+	{name: "collect -o inside a trace", args: "collect run.jsonl -o run.trace/nested.trace", stderr: `it lies inside the trace directory .*run.trace`},
+	{name: "collect -o a directory", args: "collect run.jsonl -o notes", stderr: `collect notes: exists and is not a trace directory`},
+	{name: "collect -o a directory holding the input", files: map[string]string{"in/run.jsonl": "{}\n"}, args: "collect in/run.jsonl -o in", stderr: `output in: the input in/run.jsonl lies inside it`},
+	{name: "testbed -o the guard", args: "testbed run randtree --steps 10 --guard checks.yaml -o checks.yaml", stderr: `output checks.yaml: it is the input checks.yaml`},
+	{name: "testbed -o a directory", args: "testbed run randtree --steps 10 -o notes --force", stderr: `create trace notes: exists and is not a trace directory`},
+	{name: "cpuprofile over the spec", args: "infer spec.yaml run.trace -q --cpuprofile spec.yaml", stderr: `output spec.yaml: it is the input spec.yaml`},
+}
+
+// TestBadInput runs badInputs.
+func TestBadInput(t *testing.T) {
+	fix := fixture(t)
+	for _, tt := range badInputs {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			copyTree(t, fix, dir)
+			for name, content := range tt.files {
+				writeFile(t, filepath.Join(dir, name), content)
+			}
+			for name, target := range tt.symlinks {
+				if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			before := sums(t, dir)
+			t.Chdir(dir)
+			var stdout, stderr bytes.Buffer
+			code := run(context.Background(), strings.Fields(tt.args), &stdout, &stderr)
+			if code != exitError {
+				t.Errorf("augur %s: exit %d, want %d\nstderr: %s", tt.args, code, exitError, stderr.String())
+			}
+			if !regexp.MustCompile(tt.stderr).MatchString(stderr.String()) {
+				t.Errorf("augur %s: stderr %q does not match %q", tt.args, stderr.String(), tt.stderr)
+			}
+			if after := sums(t, dir); !maps.Equal(before, after) {
+				t.Errorf("augur %s changed files:\nbefore %v\nafter  %v", tt.args, slices.Sorted(maps.Keys(before)), slices.Sorted(maps.Keys(after)))
+			}
+		})
+	}
+}
+
+// TestOutputsReplaced checks the one policy on existing outputs: every
+// command replaces an output it wrote before, --force or not.
+func TestOutputsReplaced(t *testing.T) {
+	dir := t.TempDir()
+	copyTree(t, fixture(t), dir)
+	t.Chdir(dir)
+	for _, args := range []string{
+		"collect run.jsonl -o run.trace",
+		"collect run.jsonl -o run.trace --force",
+		"infer spec.yaml run.trace -q --format json -o report.json",
+		"merge p0.arrow p1.arrow -o stats.arrow",
+		"report spec.yaml run.trace stats.arrow -o report.txt",
+		"report spec.yaml run.trace stats.arrow -o report.txt",
+		"promote report.json --select 1 -o checks.yaml",
+		"spec init run.trace -o spec2.yaml",
+		"spec init run.trace -o spec2.yaml",
+		"testbed run randtree --steps 10 -o tb.trace",
+		"testbed run randtree --steps 10 -o tb.trace",
+	} {
+		augur(t, strings.Fields(args)...)
+	}
+	if entries, _ := os.ReadDir(dir); slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return strings.Contains(e.Name(), ".tmp-") }) {
+		t.Errorf("temporary files left in %s: %v", dir, entries)
+	}
+}
+
+// fixture returns a new directory, the working directory of t until it
+// ends, holding the inputs of every command: spec.yaml, run.jsonl,
+// run.trace and other.trace, the stats of the whole trace (stats.arrow)
+// and of two shards (p0.arrow, p1.arrow), a JSON report, a checks file,
+// and a directory that is not a trace (notes).
+func fixture(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, f := range [][2]string{{"../../testdata/small.yaml", "spec.yaml"}, {"../../testdata/small.jsonl", "run.jsonl"}} {
+		data, err := os.ReadFile(f[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(dir, f[1]), string(data))
+	}
+	writeFile(t, filepath.Join(dir, "notes", "todo.txt"), "keep me\n")
+	t.Chdir(dir)
+	for _, args := range []string{
+		"collect run.jsonl -o run.trace",
+		"collect run.jsonl -o other.trace",
+		"infer spec.yaml run.trace -q --stats stats.arrow",
+		"infer spec.yaml run.trace -q --shard 0/2 --stats p0.arrow",
+		"infer spec.yaml run.trace -q --shard 1/2 --stats p1.arrow",
+		"infer spec.yaml run.trace -q --format json -o report.json",
+		"promote report.json --select 1 -o checks.yaml",
+	} {
+		augur(t, strings.Fields(args)...)
+	}
+	return dir
+}
+
+// writeFile writes content to path, making its directory.
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// copyTree copies the regular files and directories under src to dst.
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		writeFile(t, filepath.Join(dst, rel), string(data))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// sums returns the SHA-256 of every file under dir, by path, and "dir"
+// for every directory, "link → target" for every symbolic link.
+func sums(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		switch {
+		case d.IsDir():
+			out[rel] = "dir"
+		case d.Type()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(path)
+			out[rel] = "link → " + target
+			return err
+		default:
+			data, err := os.ReadFile(path)
+			out[rel] = fmt.Sprintf("%x", sha256.Sum256(data))
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}

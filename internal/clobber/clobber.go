@@ -1,0 +1,105 @@
+// Package clobber decides whether a command may write an output where it
+// was asked to: never over one of its inputs, never over a directory that
+// holds an input, and never inside a trace directory. Files are compared
+// by identity (device and inode), not by name, so that a symbolic link,
+// a hard link or another spelling of a path does not get past the check.
+package clobber
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/augur-dev/augur/trace"
+)
+
+// ErrConflict is wrapped by every error of Check.
+var ErrConflict = errors.New("refusing to write there")
+
+// Check returns an error naming the conflict if writing (or replacing)
+// out could destroy one of inputs or write inside a trace directory. An
+// empty out (stdout) and empty inputs are ignored; inputs that do not
+// exist cannot conflict.
+func Check(out string, inputs ...string) error {
+	if out == "" {
+		return nil
+	}
+	conflict := func(format string, args ...any) error {
+		return fmt.Errorf("output %s: %s: %w", out, fmt.Sprintf(format, args...), ErrConflict)
+	}
+	if outInfo, err := os.Stat(out); err == nil {
+		for _, in := range inputs {
+			if in == "" {
+				continue
+			}
+			if info, err := os.Stat(in); err == nil && os.SameFile(info, outInfo) {
+				return conflict("it is the input %s", in)
+			}
+			if outInfo.IsDir() && within(in, outInfo) {
+				return conflict("the input %s lies inside it", in)
+			}
+		}
+	}
+	for _, dir := range ancestors(out) {
+		info, err := os.Stat(dir)
+		if err != nil || !info.IsDir() {
+			continue
+		}
+		for _, in := range inputs {
+			if in == "" {
+				continue
+			}
+			if inInfo, err := os.Stat(in); err == nil && os.SameFile(info, inInfo) {
+				return conflict("it lies inside the input %s", in)
+			}
+		}
+		if isTrace(dir) {
+			return conflict("it lies inside the trace directory %s", dir)
+		}
+	}
+	return nil
+}
+
+// within reports whether path lies inside the directory dir.
+func within(path string, dir os.FileInfo) bool {
+	for _, a := range ancestors(path) {
+		if info, err := os.Stat(a); err == nil && os.SameFile(info, dir) {
+			return true
+		}
+	}
+	return false
+}
+
+// ancestors returns the directories that hold path, innermost first, with
+// symbolic links in the part that exists resolved.
+func ancestors(path string) []string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil
+	}
+	dir := filepath.Dir(abs)
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	var out []string
+	for {
+		out = append(out, dir)
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return out
+		}
+		dir = parent
+	}
+}
+
+// isTrace reports whether dir is a trace directory: it holds a manifest
+// and a states file (a manifest alone is common in other projects).
+func isTrace(dir string) bool {
+	for _, name := range []string{trace.ManifestFile, trace.StatesFile} {
+		if info, err := os.Stat(filepath.Join(dir, name)); err != nil || !info.Mode().IsRegular() {
+			return false
+		}
+	}
+	return true
+}
