@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -49,6 +50,24 @@ type Options struct {
 	// Allocator holds the batches read from Arrow streams; nil means
 	// memory.DefaultAllocator.
 	Allocator memory.Allocator
+
+	// Stop, if not nil, interrupts the collection when it is closed (give
+	// a context's Done channel): the error is ErrInterrupted, and nothing
+	// is left at the output.
+	Stop <-chan struct{}
+}
+
+// ErrInterrupted is the error of a collection that Options.Stop stopped.
+var ErrInterrupted = errors.New("interrupted")
+
+// interrupted returns ErrInterrupted once o.Stop is closed.
+func (o *Options) interrupted() error {
+	select {
+	case <-o.Stop:
+		return ErrInterrupted
+	default:
+		return nil
+	}
 }
 
 // traceOptions returns the options of the trace written at out: the
@@ -138,7 +157,7 @@ func CollectJSONL(out string, inputs []string, opts Options) (*Result, error) {
 	}
 	if inferred {
 		in := newInferrer()
-		n, err := scanInputs(inputs, in.record)
+		n, err := scanInputs(inputs, &opts, in.record)
 		if err != nil {
 			return nil, err
 		}
@@ -152,7 +171,7 @@ func CollectJSONL(out string, inputs []string, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("collect %s: %w", out, err)
 	}
 	sw := newSnapshotWriter(w, schema, inferred)
-	n, err := scanInputs(inputs, sw.record)
+	n, err := scanInputs(inputs, &opts, sw.record)
 	if err == nil && n == 0 {
 		err = noSnapshots(out, inputs)
 	}
@@ -187,10 +206,11 @@ func noSnapshots(out string, inputs []string) error {
 }
 
 // checkOutput fails early if out exists and may not be replaced, before
-// any input is read.
+// any input is read, and removes what killed collections left.
 func checkOutput(out string, overwrite bool) error {
 	if err := trace.CheckTarget(out, overwrite); err != nil {
 		return fmt.Errorf("collect %s: %w", out, unwrapPathError(err))
 	}
+	trace.RemoveStale(out)
 	return nil
 }

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -291,5 +292,34 @@ func TestCollectJSONLOverwrite(t *testing.T) {
 	os.Mkdir(empty, 0o755)
 	if _, err := CollectJSONL(empty, v1, Options{Overwrite: true}); err != nil {
 		t.Errorf("overwrite empty dir: %v", err)
+	}
+}
+
+// TestCollectInterrupted checks that a closed Options.Stop stops both
+// kinds of input with ErrInterrupted, writing nothing.
+func TestCollectInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	global := filepath.Join(dir, "global.jsonl")
+	local := filepath.Join(dir, "local.jsonl")
+	for name, content := range map[string]string{
+		global: `{"snapshot": 0, "nodes": {"a": {"x": 1}}}` + "\n",
+		local:  `{"node": "a", "ts": 1, "state": {"x": 1}}` + "\n",
+	} {
+		if err := os.WriteFile(name, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stop := make(chan struct{})
+	close(stop)
+	for _, in := range []string{global, local} {
+		for _, schema := range []trace.Schema{nil, {{Name: "x", Type: arrow.PrimitiveTypes.Int64}}} {
+			out := filepath.Join(dir, "out.trace")
+			if _, err := Collect(out, []string{in}, Options{Stop: stop, Schema: schema}); !errors.Is(err, ErrInterrupted) {
+				t.Errorf("%s, schema %v: err = %v, want ErrInterrupted", filepath.Base(in), schema, err)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+				t.Errorf("%s, schema %v: left %v", filepath.Base(in), schema, entries)
+			}
+		}
 	}
 }

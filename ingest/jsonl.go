@@ -149,8 +149,9 @@ func isInteger(n json.Number) bool {
 
 // scanInputs reads the inputs in order as one stream of global-snapshot
 // records and calls fn for each. It checks that snapshot numbers strictly
-// increase. The record passed to fn is reused.
-func scanInputs(inputs []string, fn func(at pos, rec *record) error) (int, error) {
+// increase, and stops with ErrInterrupted once opts.Stop is closed. The
+// record passed to fn is reused.
+func scanInputs(inputs []string, opts *Options, fn func(at pos, rec *record) error) (int, error) {
 	var (
 		rec     record
 		n       int
@@ -166,6 +167,10 @@ func scanInputs(inputs []string, fn func(at pos, rec *record) error) (int, error
 		lr := newLineReader(name, f)
 		lr.buf = scratch
 		for {
+			if err := opts.interrupted(); err != nil {
+				f.Close()
+				return n, err
+			}
 			line, err := lr.next()
 			if err == io.EOF {
 				break

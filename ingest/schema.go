@@ -128,6 +128,9 @@ func (b *builder) infer(in *inferrer, name string) error {
 	}
 	defer lines.close()
 	for {
+		if err := b.opts.interrupted(); err != nil {
+			return err
+		}
 		r, err := lines.next()
 		if err == io.EOF || errors.Is(err, errTorn) {
 			return nil // the second pass warns of a torn line

@@ -69,6 +69,9 @@ func (h *sourceHeap) Pop() any {
 // is an error, or under Lenient skipped and counted.
 func (b *builder) read(s *source) (*localRecord, error) {
 	for {
+		if err := b.opts.interrupted(); err != nil {
+			return nil, err
+		}
 		r, err := b.readRaw(s)
 		if fe, ok := err.(*fatalError); ok {
 			return nil, fe.err

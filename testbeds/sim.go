@@ -14,6 +14,7 @@ package testbeds
 
 import (
 	"container/heap"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -131,7 +132,14 @@ type Config struct {
 	Local func(node string) (collector.Sink, error)
 
 	Overwrite bool // replace an existing trace
+	// Stop, if not nil, interrupts the run when it is closed (give a
+	// context's Done channel): the error is ErrInterrupted, and no trace
+	// is written.
+	Stop <-chan struct{}
 }
+
+// ErrInterrupted is the error of a run that Config.Stop stopped.
+var ErrInterrupted = errors.New("interrupted")
 
 // Command is the augur command line that runs testbed name with c.
 func (c Config) Command(name string) string {
@@ -447,6 +455,12 @@ func run[S any](s *Sim, newSystem func() System[S], dir string, opts trace.Optio
 		tags  []string
 	)
 	for s.stats.Snapshots < s.cfg.Steps {
+		select {
+		case <-s.cfg.Stop:
+			rec.Abort()
+			return s.stats, ErrInterrupted
+		default:
+		}
 		if sys == nil {
 			sys, warm, after = boot(s, newSystem), Warmup, -1
 		}

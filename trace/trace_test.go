@@ -285,3 +285,36 @@ func readTrace(tr *trace.Trace) error {
 	}
 	return nil
 }
+
+// TestStaleTemporaryDirs checks that a writer removes the temporary
+// directories of its destination that killed writers left, and keeps
+// those of live writers.
+func TestStaleTemporaryDirs(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "run.trace")
+	stale := filepath.Join(dir, ".run.trace.tmp-123")
+	other := filepath.Join(dir, ".other.trace.tmp-123")
+	for _, d := range []string{stale, other} {
+		if err := os.MkdirAll(filepath.Join(d, "sub"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	live, err := trace.Create(out, testSchema, trace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.Abort()
+	w, err := trace.Create(out, testSchema, trace.Options{Overwrite: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Abort()
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if len(names) != 2 || names[0] != ".other.trace.tmp-123" || !strings.HasPrefix(names[1], ".run.trace.tmp-") || names[1] == filepath.Base(stale) {
+		t.Errorf("left %v, want the other destination's and the live writer's", names)
+	}
+}

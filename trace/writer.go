@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -49,6 +50,7 @@ const batchRowsKey = "augur.batch_rows"
 // either complete or absent.
 type Writer struct {
 	dir, tmp  string
+	lock      *os.File // held on tmp, so that another writer does not take it for stale
 	opts      Options
 	schema    Schema
 	states    *arrowFile
@@ -83,17 +85,22 @@ func Create(dir string, schema Schema, opts Options) (*Writer, error) {
 	if err := CheckTarget(dir, opts.Overwrite); err != nil {
 		return nil, fmt.Errorf("create trace %s: %w", dir, err)
 	}
-	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(dir)), "."+filepath.Base(dir)+".tmp-")
+	RemoveStale(dir)
+	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(dir)), tmpPrefix(dir))
 	if err != nil {
+		return nil, fmt.Errorf("create trace %s: %w", dir, err)
+	}
+	w := &Writer{dir: dir, tmp: tmp, opts: opts, schema: schema, nodes: map[string]uint32{}}
+	if w.lock, err = lockDir(tmp); err != nil && !errors.Is(err, errors.ErrUnsupported) {
+		w.Abort()
 		return nil, fmt.Errorf("create trace %s: %w", dir, err)
 	}
 	// MkdirTemp makes the directory private; a trace is as readable as
 	// any directory the user makes.
 	if err := os.Chmod(tmp, 0o755); err != nil {
-		os.RemoveAll(tmp)
+		w.Abort()
 		return nil, fmt.Errorf("create trace %s: %w", dir, err)
 	}
-	w := &Writer{dir: dir, tmp: tmp, opts: opts, schema: schema, nodes: map[string]uint32{}}
 	fields := []arrow.Field{
 		{Name: "node", Type: arrow.BinaryTypes.String},
 		{Name: "ts", Type: arrow.PrimitiveTypes.Uint64},
@@ -232,7 +239,41 @@ func (w *Writer) Close() error {
 		w.Abort()
 		return fmt.Errorf("write trace %s: %w", w.dir, err)
 	}
+	w.unlock()
 	return nil
+}
+
+// tmpPrefix is the name prefix of the temporary directories of the
+// writers of dir.
+func tmpPrefix(dir string) string { return "." + filepath.Base(filepath.Clean(dir)) + ".tmp-" }
+
+// RemoveStale removes the temporary directories that writers of dir
+// killed before they could clean up left behind: those no live writer
+// holds a lock on. Create calls it; a writer that reads its input first
+// may call it earlier.
+func RemoveStale(dir string) {
+	parent := filepath.Dir(filepath.Clean(dir))
+	entries, err := os.ReadDir(parent)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), tmpPrefix(dir)) {
+			continue
+		}
+		path := filepath.Join(parent, e.Name())
+		if lock, err := lockDir(path); err == nil {
+			os.RemoveAll(path)
+			lock.Close()
+		}
+	}
+}
+
+func (w *Writer) unlock() {
+	if w.lock != nil {
+		w.lock.Close()
+		w.lock = nil
+	}
 }
 
 // Abort discards everything written so far.
@@ -243,6 +284,7 @@ func (w *Writer) Abort() {
 		}
 	}
 	os.RemoveAll(w.tmp)
+	w.unlock()
 }
 
 // CheckTarget returns an error if a trace may not be written at dir:

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -56,6 +57,7 @@ a killed writer, is a warning.`,
 			}
 			opts := local
 			opts.System, opts.Overwrite, opts.CreatedBy = system, true, "augur "+version()
+			opts.Stop = cmd.Context().Done()
 			if spec != "" {
 				s, err := specs.Load(spec)
 				if err != nil {
@@ -72,6 +74,9 @@ a killed writer, is a warning.`,
 				opts.System = strings.TrimSuffix(filepath.Base(out), ".trace")
 			}
 			res, err := ingest.Collect(out, args, opts)
+			if errors.Is(err, ingest.ErrInterrupted) {
+				return fmt.Errorf("collect %s: interrupted; nothing written", out)
+			}
 			if err != nil {
 				return err
 			}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"os"
 	"path/filepath"
@@ -111,7 +112,7 @@ func TestTestbedRunGuardErrors(t *testing.T) {
 		out := filepath.Join(dir, "run.trace")
 		o := &testbedRunOptions{name: tt.testbed, out: out, stderr: io.Discard,
 			cfg: testbeds.Config{Steps: 10, Seed: 1, Guard: tt.guard}}
-		err := runTestbed(o)
+		err := runTestbed(context.Background(), o)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("--guard %s: error %v, want one naming %q", filepath.Base(tt.guard), err, tt.want)
 		}

@@ -1,11 +1,14 @@
 package main
 
 import (
-	"context"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -14,7 +17,7 @@ var update = flag.Bool("update", false, "update the expected output in testdata/
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"augur": func() { os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr)) },
+		"augur": func() { os.Exit(runMain(os.Args[1:])) },
 	})
 }
 
@@ -32,6 +35,24 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:           "testdata/script",
 		UpdateScripts: *update,
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// sleep DURATION
+			"sleep": func(ts *testscript.TestScript, neg bool, args []string) {
+				d, err := time.ParseDuration(args[0])
+				ts.Check(err)
+				time.Sleep(d)
+			},
+			// snapshots N FILE writes N global snapshots of two nodes.
+			"snapshots": func(ts *testscript.TestScript, neg bool, args []string) {
+				n, err := strconv.Atoi(args[0])
+				ts.Check(err)
+				var b strings.Builder
+				for i := range n {
+					fmt.Fprintf(&b, `{"snapshot":%d,"nodes":{"a":{"x":%d},"b":{"x":%d}}}`+"\n", i, i, i%7)
+				}
+				ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(b.String()), 0o644))
+			},
+		},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("TESTDATA", testdata)
 			env.Setenv("SPECS", specs)

@@ -75,6 +75,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	case errors.Is(err, errViolations):
 		return exitViolation
+	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
+		fmt.Fprintln(stderr, "augur: interrupted; nothing written")
+		return exitError
 	}
 	fmt.Fprintf(stderr, "augur: %v\n", err)
 	// A positioned error list (specs, properties, checks) names its first

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -100,7 +102,7 @@ the same seed to see how many inconsistencies the check alone prevents
 			if runF != nil {
 				return runF(o)
 			}
-			return runTestbed(o)
+			return runTestbed(cmd.Context(), o)
 		},
 	}
 	f := cmd.Flags()
@@ -116,7 +118,7 @@ the same seed to see how many inconsistencies the check alone prevents
 	return cmd
 }
 
-func runTestbed(o *testbedRunOptions) error {
+func runTestbed(ctx context.Context, o *testbedRunOptions) error {
 	tb, err := catalog.Lookup(o.name)
 	if err != nil {
 		return fmt.Errorf("testbed run: %w", err)
@@ -140,8 +142,11 @@ func runTestbed(o *testbedRunOptions) error {
 	if err := clobber.Check(o.out, cfg.Guard); err != nil {
 		return err
 	}
-	cfg.Overwrite = true
+	cfg.Overwrite, cfg.Stop = true, ctx.Done()
 	st, err := tb.Run(cfg, o.out)
+	if errors.Is(err, testbeds.ErrInterrupted) {
+		return fmt.Errorf("testbed run %s: interrupted; nothing written", o.out)
+	}
 	if err != nil {
 		return err
 	}
