@@ -76,7 +76,7 @@ func ParseFaults(s string, base Faults) (Faults, error) {
 			continue
 		}
 		p, err := strconv.ParseFloat(v, 64)
-		if err != nil || p < 0 || p > 1 {
+		if err != nil || !(p >= 0 && p <= 1) { // NaN too
 			return f, fmt.Errorf("faults: %s=%s: want a probability", k, v)
 		}
 		switch k {

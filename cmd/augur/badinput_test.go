@@ -46,6 +46,21 @@ var badInputs = []struct {
 	{name: "testbed -o the guard", args: "testbed run randtree --steps 10 --guard checks.yaml -o checks.yaml", stderr: `output checks.yaml: it is the input checks.yaml`},
 	{name: "testbed -o a directory", args: "testbed run randtree --steps 10 -o notes --force", stderr: `create trace notes: exists and is not a trace directory`},
 	{name: "cpuprofile over the spec", args: "infer spec.yaml run.trace -q --cpuprofile spec.yaml", stderr: `output spec.yaml: it is the input spec.yaml`},
+
+	// Flags are validated (item 9).
+	{name: "infer --workers -3", args: "infer spec.yaml run.trace -q --workers -3", stderr: `invalid argument "-3" for "--workers" flag: must be at least 0`},
+	{name: "infer --top -5", args: "infer spec.yaml run.trace -q --top -5", stderr: `invalid argument "-5" for "--top" flag: must be at least 0`},
+	{name: "infer --block 0", args: "infer spec.yaml run.trace -q --shard 0/2 --block 0 --stats s.arrow", stderr: `"--block" flag: must be at least 1`},
+	{name: "report --top -1", args: "report spec.yaml run.trace stats.arrow --top -1", stderr: `"--top" flag: must be at least 0`},
+	{name: "check --max-witnesses -1", args: "check checks.yaml run.trace --max-witnesses -1", stderr: `invalid argument "-1" for "--max-witnesses" flag: must be at least 0`},
+	{name: "check --workers x", args: "check checks.yaml run.trace --workers x", stderr: `invalid argument "x" for "--workers" flag: not an integer`},
+	{name: "collect --window -5", args: "collect run.jsonl -o new.trace --window -5", stderr: `invalid argument "-5" for "--window" flag: must be at least 0`},
+	{name: "score --top 0", args: "score report.json -k 0", stderr: `"-k, --top" flag: must be at least 1`},
+	{name: "testbed --faults drop=NaN", args: "testbed run randtree --steps 10 --faults drop=NaN -o new.trace", stderr: `faults: drop=NaN: want a probability`},
+	{name: "testbed --faults crash=Inf", args: "testbed run randtree --steps 10 --faults crash=+Inf -o new.trace", stderr: `faults: crash=\+Inf: want a probability`},
+	{name: "testbed --steps 0", args: "testbed run randtree --steps 0 -o new.trace", stderr: `"--steps" flag: must be at least 1`},
+	{name: "testbed --reset-after -2", args: "testbed run randtree --reset-after -2 -o new.trace", stderr: `"--reset-after" flag: must be at least -1`},
+	{name: "bench --workers 0", args: "bench --workers 0", stderr: `--workers 0: want at least 1`},
 }
 
 // TestBadInput runs badInputs.

@@ -59,10 +59,10 @@ DIR, for augur infer or a scale run.`,
 		},
 	}
 	f := cmd.Flags()
-	f.IntVar(&o.nodes, "nodes", 5, "nodes of the etcd raft cluster")
-	f.IntVar(&o.snapshots, "snapshots", 1000, "snapshots of the trace")
+	intFlagP(f, &o.nodes, "nodes", "", 5, 1, "nodes of the etcd raft cluster")
+	intFlagP(f, &o.snapshots, "snapshots", "", 1000, 1, "snapshots of the trace")
 	f.Uint64Var(&o.seed, "seed", 1, "seed of the run")
-	f.IntVar(&o.props, "props", 4000, "properties evaluated, spread evenly over the generated pool (0: all)")
+	intFlagP(f, &o.props, "props", "", 4000, 0, "properties evaluated, spread evenly over the generated pool (0: all)")
 	f.IntSliceVar(&o.workers, "workers", []int{1}, "worker counts to time each evaluator with")
 	f.StringSliceVar(&o.evaluators, "evaluators", []string{"reference", "fast"}, "evaluators to time")
 	f.StringVar(&o.keep, "keep", "", "write the spec and the trace into this directory and keep them")

@@ -57,10 +57,10 @@ than 2 almost-invariants that fail in steady state. Tune on the dev seeds
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.seeds, "seeds", "dev", "seeds: dev (from 1), heldout (from 1,000,001) or a range A-B")
-	f.IntVar(&o.systems, "systems", 50, "systems to run from the dev or heldout seeds")
+	intFlagP(f, &o.systems, "systems", "", 50, 1, "systems to run from the dev or heldout seeds")
 	f.BoolVar(&o.full, "full", false, "traces of 2,000 to 20,000 snapshots instead of 2,000 to 3,000")
 	f.StringVar(&o.format, "format", "text", "output format: text or json")
-	f.IntVar(&o.workers, "workers", 0, "goroutines evaluating snapshots (default: number of CPUs)")
+	intFlagP(f, &o.workers, "workers", "", 0, 0, "goroutines evaluating snapshots (default: number of CPUs)")
 	f.StringVar(&o.keep, "keep", "", "keep each system's spec, trace and JSON report in DIR/SEED")
 	return cmd
 }

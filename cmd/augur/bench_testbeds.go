@@ -59,9 +59,9 @@ seeds (1 to 10) only; the heldout seeds (41 to 50) are for reporting.`,
 	f := cmd.Flags()
 	f.StringVar(&o.seeds, "seeds", "dev", "seeds: dev (1 to 10), heldout (41 to 50) or a range A-B")
 	f.StringSliceVar(&o.testbeds, "testbeds", nil, "the testbeds to run (default: all)")
-	f.IntVar(&o.steps, "steps", bugs.DefaultSteps, "snapshots per run")
+	intFlagP(f, &o.steps, "steps", "", bugs.DefaultSteps, 1, "snapshots per run")
 	f.StringVar(&o.format, "format", "text", "output format: text or json")
-	f.IntVar(&o.workers, "workers", 0, "goroutines evaluating snapshots (default: number of CPUs)")
+	intFlagP(f, &o.workers, "workers", "", 0, 0, "goroutines evaluating snapshots (default: number of CPUs)")
 	f.StringVar(&o.keep, "keep", "", "keep each run's spec, trace and JSON reports in DIR")
 	return cmd
 }

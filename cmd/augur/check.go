@@ -48,8 +48,8 @@ checks file, else a spec made from the trace's own variables.`,
 	fl := cmd.Flags()
 	fl.StringVar(&o.spec, "spec", "", "spec the checks are written against")
 	fl.StringVar(&o.format, "format", "text", "output format: text or json")
-	fl.IntVar(&o.maxWitnesses, "max-witnesses", 20, "violating snapshots shown per check, with their first violating binding (all are counted)")
-	fl.IntVar(&o.workers, "workers", 0, "goroutines evaluating snapshots (default: number of CPUs)")
+	intFlagP(fl, &o.maxWitnesses, "max-witnesses", "", 20, 0, "violating snapshots shown per check, with their first violating binding (all are counted)")
+	intFlagP(fl, &o.workers, "workers", "", 0, 0, "goroutines evaluating snapshots (default: number of CPUs)")
 	return cmd
 }
 

@@ -113,6 +113,6 @@ a killed writer, is a warning.`,
 	f.Uint64Var(&local.FailAfter, "fail-after", 0, "node-local input: a node is not live more than this logical time after its latest record (0: until it leaves)")
 	f.BoolVar(&local.Collapse, "collapse", false, "node-local input: drop snapshots identical to the one before")
 	f.BoolVar(&local.Lenient, "lenient", false, "node-local input: skip and count bad records instead of failing")
-	f.IntVar(&local.Window, "window", 0, "node-local input: out-of-order window of an input, in records (default 4096)")
+	intFlagP(f, &local.Window, "window", "", 0, 0, "node-local input: out-of-order window of an input, in records (default 4096)")
 	return cmd
 }

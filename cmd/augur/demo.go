@@ -57,7 +57,7 @@ commands on them.`,
 	f.StringVar(&o.keep, "keep", "", "keep the demo's spec and trace in this directory")
 	f.StringVar(&o.bug, "bug", "apply-uncommitted", "the bug to inject into etcd raft (see augur testbed list)")
 	f.Uint64Var(&o.seed, "seed", 1, "seed of the run")
-	f.IntVar(&o.steps, "steps", 20000, "snapshots to record")
+	intFlagP(f, &o.steps, "steps", "", 20000, 1, "snapshots to record")
 	return cmd
 }
 

@@ -43,9 +43,9 @@ type inferOptions struct {
 func (o *inferOptions) addFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&o.format, "format", "text", "output format: "+strings.Join(reporter.Formats, ", "))
-	f.IntVar(&o.top, "top", 0, "entries per list (default: the spec's report.size)")
+	intFlagP(f, &o.top, "top", "", 0, 0, "entries per list (default: the spec's report.size)")
 	f.StringVar(&o.evaluator, "evaluator", "fast", "evaluator: fast or reference")
-	f.IntVar(&o.workers, "workers", 0, "goroutines evaluating snapshots (default: number of CPUs)")
+	intFlagP(f, &o.workers, "workers", "", 0, 0, "goroutines evaluating snapshots (default: number of CPUs)")
 	f.BoolVar(&o.noFilter, "no-filter", false, "evaluate every property on every snapshot (no pruning)")
 	f.StringVarP(&o.output, "output", "o", "", "write the report to this file instead of stdout")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress on stderr")
@@ -115,8 +115,8 @@ system normally behaves, and are ranked after the others.`,
 	o.addFlags(cmd)
 	f := cmd.Flags()
 	f.StringVar(&o.selector.Shard, "shard", "", "evaluate shard x of N (x/N, 0 ≤ x < N) and write partial stats to --stats")
-	f.IntVar(&o.selector.Shards, "shards", 0, "number of shards N, the index coming from $JOB_COMPLETION_INDEX (Kubernetes Indexed Jobs)")
-	f.IntVar(&o.selector.Block, "block", evaluator.DefaultShardBlock, "shard x evaluates the snapshots S with (S / block) mod N == x")
+	intFlagP(f, &o.selector.Shards, "shards", "", 0, 0, "number of shards N, the index coming from $JOB_COMPLETION_INDEX (Kubernetes Indexed Jobs)")
+	intFlagP(f, &o.selector.Block, "block", "", evaluator.DefaultShardBlock, 1, "shard x evaluates the snapshots S with (S / block) mod N == x")
 	f.StringVar(&o.stats, "stats", "", "write the (partial) stats to this Arrow file instead of a report; no filtering (merge with augur merge, report with augur report)")
 	return cmd
 }

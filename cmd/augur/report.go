@@ -44,7 +44,7 @@ were computed from this spec, this trace and this pool, and ranks them as
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.infer.format, "format", "text", "output format: "+strings.Join(reporter.Formats, ", "))
-	f.IntVar(&o.infer.top, "top", 0, "entries per list (default: the spec's report.size)")
+	intFlagP(f, &o.infer.top, "top", "", 0, 0, "entries per list (default: the spec's report.size)")
 	f.StringVarP(&o.infer.output, "output", "o", "", "write the report to this file instead of stdout")
 	return cmd
 }

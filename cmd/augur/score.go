@@ -44,7 +44,7 @@ with --tag.`,
 			return runScore(o)
 		},
 	}
-	cmd.Flags().IntVarP(&o.k, "top", "k", 10, "the number of top properties scored")
+	intFlagP(cmd.Flags(), &o.k, "top", "k", 10, 1, "the number of top properties scored")
 	cmd.Flags().StringSliceVar(&o.tags, "tag", nil, "a bug tag to score even if no reported property is violated in its snapshots")
 	return cmd
 }

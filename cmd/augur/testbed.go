@@ -106,11 +106,11 @@ the same seed to see how many inconsistencies the check alone prevents
 		},
 	}
 	f := cmd.Flags()
-	f.IntVar(&o.cfg.Nodes, "nodes", 0, "number of nodes (default: the testbed's, see augur testbed list)")
-	f.IntVar(&o.cfg.Steps, "steps", 20000, "snapshots to record, one per scheduler event (warm-ups are not recorded)")
+	intFlagP(f, &o.cfg.Nodes, "nodes", "", 0, 1, "number of nodes (default: the testbed's, see augur testbed list)")
+	intFlagP(f, &o.cfg.Steps, "steps", "", 20000, 1, "snapshots to record, one per scheduler event (warm-ups are not recorded)")
 	f.Uint64Var(&o.cfg.Seed, "seed", 1, "seed of the run")
 	f.StringVar(&o.faults, "faults", "", "faults over the testbed's defaults: name=value,… (drop, dup, reorder, maxdelay, partition, heal, crash, crashat, down) or none")
-	f.IntVar(&o.cfg.ResetAfter, "reset-after", testbeds.DefaultResetAfter, "snapshots recorded after a ground-truth violation before a fresh system boots (-1: never)")
+	intFlagP(f, &o.cfg.ResetAfter, "reset-after", "", testbeds.DefaultResetAfter, -1, "snapshots recorded after a ground-truth violation before a fresh system boots (-1: never)")
 	f.StringVar(&o.cfg.Bug, "bug", "", "the bug to inject (see augur testbed list)")
 	f.StringVar(&o.cfg.Guard, "guard", "", "a checks file every change of a node's state must pass (CrystalBall's immediate safety check)")
 	f.StringVarP(&o.out, "output", "o", "", "the trace to write")
@@ -132,9 +132,6 @@ func runTestbed(ctx context.Context, o *testbedRunOptions) error {
 	}
 	if !o.nodesGiven {
 		cfg.Nodes = tb.Nodes
-	}
-	if cfg.Nodes < 1 || cfg.Steps < 1 {
-		return fmt.Errorf("testbed run: --nodes and --steps must be positive")
 	}
 	if cfg.Faults, err = testbeds.ParseFaults(o.faults, tb.Faults); err != nil {
 		return err
