@@ -75,9 +75,11 @@
 //     becomes uint64 if all its values are non-negative integers, and is an
 //     error otherwise; an integer beyond uint64 is an error;
 //   - a number with a fraction or an exponent is float64, and a field that
-//     holds both integers and such numbers is float64 (integers beyond 2^53
-//     lose precision there);
-//   - a string is utf8, true and false are bool;
+//     holds both integers and such numbers is float64, unless one of the
+//     integers is beyond 2^53, which float64 would round: that is an error
+//     (a spec that says float64 accepts the rounding);
+//   - a string is utf8, true and false are bool; a line that is not valid
+//     UTF-8 is an error;
 //   - an array is list<T>, T merged over all elements of all values;
 //   - an object is a struct whose fields are the union of the keys seen,
 //     sorted by name; a missing field is null;

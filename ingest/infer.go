@@ -40,9 +40,9 @@ type shape struct {
 	kind  kind
 	first site // first non-null value
 
-	// For kindNumber: the first integer, float, negative integer and
-	// integer beyond int64.
-	intAt, floatAt, negAt, bigAt site
+	// For kindNumber: the first integer, float, negative integer,
+	// integer beyond int64, and integer that float64 would round.
+	intAt, floatAt, negAt, bigAt, inexactAt site
 
 	elem   *shape            // kindList: the merged elements; nil while all lists were empty
 	fields map[string]*shape // kindObject
@@ -237,6 +237,9 @@ func (in *inferrer) number(s *shape, n json.Number) error {
 		if s.bigAt.seen() {
 			return in.errorf("float %s, but %s hold integers beyond int64 (a uint64 column holds only integers)", n, in.earlier(s.bigAt))
 		}
+		if s.inexactAt.seen() {
+			return in.errorf("float %s, but %s hold integers that float64 would round (beyond 2^53; write them as strings, or fix the column's type in a spec)", n, in.earlier(s.inexactAt))
+		}
 		if !s.floatAt.seen() {
 			s.floatAt = in.site()
 		}
@@ -246,6 +249,14 @@ func (in *inferrer) number(s *shape, n json.Number) error {
 		return err
 	}
 	if i, err := strconv.ParseInt(string(n), 10, 64); err == nil {
+		if int64(float64(i)) != i {
+			if s.floatAt.seen() {
+				return in.errorf("integer %s is beyond 2^53, but %s hold floats (float64 would round it to %.0f)", n, in.earlier(s.floatAt), float64(i))
+			}
+			if !s.inexactAt.seen() {
+				s.inexactAt = in.site()
+			}
+		}
 		if i < 0 {
 			if s.bigAt.seen() {
 				return in.errorf("negative integer %s, but %s hold integers beyond int64 (a uint64 column holds only non-negative integers)", n, in.earlier(s.bigAt))

@@ -93,6 +93,16 @@ func TestCollectJSONLErrors(t *testing.T) {
 		want:   `in1.jsonl:1: nodes.n1.a[1]: integer 9223372036854775808 is beyond int64, but earlier values on this line (nodes.n1.a[0]) hold floats (float64 would round it)`,
 		file:   "in1.jsonl", line: 1, field: "nodes.n1.a[1]",
 	}, {
+		name:   "float after an integer beyond 2^53",
+		inputs: []string{`{"snapshot": 1, "nodes": {"n1": {"a": 9007199254740993}}}` + "\n" + `{"snapshot": 2, "nodes": {"n1": {"a": 0.5}}}`},
+		want:   `in1.jsonl:2: nodes.n1.a: float 0.5, but earlier lines (first at line 1: nodes.n1.a) hold integers that float64 would round (beyond 2^53; write them as strings, or fix the column's type in a spec)`,
+		file:   "in1.jsonl", line: 2, field: "nodes.n1.a",
+	}, {
+		name:   "integer beyond 2^53 after a float",
+		inputs: []string{`{"snapshot": 1, "nodes": {"n1": {"a": 1.5}, "n2": {"a": -9007199254740993}}}`},
+		want:   `in1.jsonl:1: nodes.n2.a: integer -9007199254740993 is beyond 2^53, but earlier values on this line (nodes.n1.a) hold floats (float64 would round it to -9007199254740992)`,
+		file:   "in1.jsonl", line: 1, field: "nodes.n2.a",
+	}, {
 		name:   "integer beyond uint64",
 		inputs: []string{`{"snapshot": 1, "nodes": {"n1": {"a": 18446744073709551616}}}`},
 		want:   `in1.jsonl:1: nodes.n1.a: integer 18446744073709551616 is out of the range of int64 and uint64 (write it as a string or a float)`,

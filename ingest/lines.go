@@ -69,8 +69,21 @@ func (lr *lineReader) next() ([]byte, error) {
 }
 
 // decodeLine decodes one JSON value from line, with numbers as
-// json.Number. The error is an *Error with column and excerpt.
+// json.Number. The error is an *Error with column and excerpt. Invalid
+// UTF-8 is an error: encoding/json would turn it into U+FFFD.
 func decodeLine(at pos, line []byte) (any, error) {
+	if !utf8.Valid(line) {
+		i := 0
+		for i < len(line) {
+			r, n := utf8.DecodeRune(line[i:])
+			if r == utf8.RuneError && n == 1 {
+				break
+			}
+			i += n
+		}
+		return nil, &Error{Pos: diag.Position{Filename: at.file, Line: at.line, Column: i + 1},
+			Msg: fmt.Sprintf("invalid UTF-8 (byte %#x) near %s", line[i], excerpt(line, i))}
+	}
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.UseNumber()
 	var v any

@@ -47,6 +47,14 @@ var badInputs = []struct {
 	{name: "testbed -o a directory", args: "testbed run randtree --steps 10 -o notes --force", stderr: `create trace notes: exists and is not a trace directory`},
 	{name: "cpuprofile over the spec", args: "infer spec.yaml run.trace -q --cpuprofile spec.yaml", stderr: `output spec.yaml: it is the input spec.yaml`},
 
+	// JSONL is never silently altered (item 7).
+	{name: "collect invalid UTF-8", files: map[string]string{"bad.jsonl": "{\"snapshot\": 0, \"nodes\": {\"a\": {\"s\": \"ok\"}}}\n{\"snapshot\": 1, \"nodes\": {\"a\": {\"s\": \"\xff\"}}}\n"},
+		args: "collect bad.jsonl -o new.trace", stderr: `bad.jsonl:2:39: invalid UTF-8 \(byte 0xff\)`},
+	{name: "collect node-local invalid UTF-8", files: map[string]string{"n1.jsonl": "{\"node\": \"n\xc3\", \"ts\": 1, \"state\": {\"x\": 1}}\n"},
+		args: "collect n1.jsonl -o new.trace", stderr: `n1.jsonl:1:\d+: invalid UTF-8`},
+	{name: "collect an integer beyond 2^53, then a float", files: map[string]string{"big.jsonl": "{\"snapshot\": 0, \"nodes\": {\"a\": {\"x\": 9007199254740993}}}\n{\"snapshot\": 1, \"nodes\": {\"a\": {\"x\": 0.5}}}\n"},
+		args: "collect big.jsonl -o new.trace", stderr: `big.jsonl:2: nodes.a.x: float 0.5, but earlier lines .* hold integers that float64 would round`},
+
 	// Flags are validated (item 9).
 	{name: "infer --workers -3", args: "infer spec.yaml run.trace -q --workers -3", stderr: `invalid argument "-3" for "--workers" flag: must be at least 0`},
 	{name: "infer --top -5", args: "infer spec.yaml run.trace -q --top -5", stderr: `invalid argument "-5" for "--top" flag: must be at least 0`},
