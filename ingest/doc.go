@@ -79,7 +79,7 @@
 //     integers is beyond 2^53, which float64 would round: that is an error
 //     (a spec that says float64 accepts the rounding);
 //   - a string is utf8, true and false are bool; a line that is not valid
-//     UTF-8 is an error;
+//     UTF-8 is an error, and so is a key given twice in one object;
 //   - an array is list<T>, T merged over all elements of all values;
 //   - an object is a struct whose fields are the union of the keys seen,
 //     sorted by name; a missing field is null;

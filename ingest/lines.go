@@ -107,6 +107,10 @@ func decodeLine(at pos, line []byte) (any, error) {
 		return nil, &Error{Pos: diag.Position{Filename: at.file, Line: at.line, Column: col},
 			Msg: fmt.Sprintf("malformed JSON: data after the object near %s (one object per line)", excerpt(line, col-1))}
 	}
+	if i, field := duplicateKey(line[:off]); i >= 0 {
+		return nil, &Error{Pos: diag.Position{Filename: at.file, Line: at.line, Column: i + 1}, Field: field,
+			Msg: "appears twice in one object (only one value may be given)"}
+	}
 	return v, nil
 }
 

@@ -54,6 +54,10 @@ var badInputs = []struct {
 		args: "collect n1.jsonl -o new.trace", stderr: `n1.jsonl:1:\d+: invalid UTF-8`},
 	{name: "collect an integer beyond 2^53, then a float", files: map[string]string{"big.jsonl": "{\"snapshot\": 0, \"nodes\": {\"a\": {\"x\": 9007199254740993}}}\n{\"snapshot\": 1, \"nodes\": {\"a\": {\"x\": 0.5}}}\n"},
 		args: "collect big.jsonl -o new.trace", stderr: `big.jsonl:2: nodes.a.x: float 0.5, but earlier lines .* hold integers that float64 would round`},
+	{name: "collect a node given twice", files: map[string]string{"dup.jsonl": "{\"snapshot\": 0, \"nodes\": {\"a\": {\"x\": 1}, \"a\": {\"x\": 2}}}\n"},
+		args: "collect dup.jsonl -o new.trace", stderr: `dup.jsonl:1:42: nodes.a: appears twice in one object`},
+	{name: "collect a node-local key given twice", files: map[string]string{"n1.jsonl": "{\"node\": \"n1\", \"ts\": 1, \"state\": {\"x\": 1, \"x\": 2}}\n"},
+		args: "collect n1.jsonl -o new.trace", stderr: `n1.jsonl:1:\d+: state.x: appears twice in one object`},
 
 	// Flags are validated (item 9).
 	{name: "infer --workers -3", args: "infer spec.yaml run.trace -q --workers -3", stderr: `invalid argument "-3" for "--workers" flag: must be at least 0`},
