@@ -254,6 +254,8 @@ var invalidTests = []struct {
 	{"forall x in nodes: " + strings.Repeat("(", MaxDepth+1) + "x" + strings.Repeat(")", MaxDepth+1),
 		CodeNestingDepth, "1:120"},
 	{"forall x in nodes: x" + strings.Repeat(" or x", MaxLiterals), CodeTooLarge, "1:5140"},
+	{nested(MaxVars + 1), CodeNestingDepth, "1:189"},
+	{"forall a, b, c, d, e, f, g, h, i in nodes: a", CodeNestingDepth, "1:32"},
 	{"forall x in nodes: x == \"" + strings.Repeat("a", MaxSize) + "\"", CodeTooLarge, "1:65537"},
 }
 
@@ -288,6 +290,7 @@ func TestParseLimits(t *testing.T) {
 	ok := []string{
 		"forall x in nodes: " + strings.Repeat("(", MaxDepth) + "x" + strings.Repeat(")", MaxDepth),
 		"forall x in nodes: x" + strings.Repeat(" or x", MaxLiterals-1),
+		nested(MaxVars),
 		"forall x in nodes: x == \"" + strings.Repeat("a", MaxSize-len(`forall x in nodes: x == ""`)) + "\"",
 	}
 	for _, src := range ok {
@@ -348,4 +351,15 @@ func TestSpans(t *testing.T) {
 	if a := p.Matrix[0].Atom; a.Pos() != 19 || a.End() != 26 {
 		t.Errorf("span of %v = [%d, %d), want [19, 26)", a, a.Pos(), a.End())
 	}
+}
+
+// nested returns a property of n nested quantifiers, the first over the
+// nodes and each other over the peers of the one before.
+func nested(n int) string {
+	var b strings.Builder
+	b.WriteString("forall v0 in nodes: ")
+	for i := 1; i < n; i++ {
+		fmt.Fprintf(&b, "forall v%d in v%d.peers: ", i, i-1)
+	}
+	return b.String() + "v0 == v0"
 }

@@ -59,6 +59,10 @@ var badInputs = []struct {
 	{name: "collect a node-local key given twice", files: map[string]string{"n1.jsonl": "{\"node\": \"n1\", \"ts\": 1, \"state\": {\"x\": 1, \"x\": 2}}\n"},
 		args: "collect n1.jsonl -o new.trace", stderr: `n1.jsonl:1:\d+: state.x: appears twice in one object`},
 
+	// Quantifier nesting is capped (item 5).
+	{name: "check 21 nested quantifiers", files: map[string]string{"deep.yaml": "checks:\n  - name: deep\n    property: \"forall v0 in nodes: forall v1 in v0.peers: forall v2 in v1.peers: forall v3 in v2.peers: forall v4 in v3.peers: forall v5 in v4.peers: forall v6 in v5.peers: forall v7 in v6.peers: forall v8 in v7.peers: forall v9 in v8.peers: forall v10 in v9.peers: forall v11 in v10.peers: forall v12 in v11.peers: forall v13 in v12.peers: forall v14 in v13.peers: forall v15 in v14.peers: forall v16 in v15.peers: forall v17 in v16.peers: forall v18 in v17.peers: forall v19 in v18.peers: forall v20 in v19.peers: v0.term >= 0\"\n"},
+		args: "check deep.yaml run.trace", stderr: `deep.yaml:3:\d+: more than 8 quantified variables`},
+
 	// Flags are validated (item 9).
 	{name: "infer --workers -3", args: "infer spec.yaml run.trace -q --workers -3", stderr: `invalid argument "-3" for "--workers" flag: must be at least 0`},
 	{name: "infer --top -5", args: "infer spec.yaml run.trace -q --top -5", stderr: `invalid argument "-5" for "--top" flag: must be at least 0`},
