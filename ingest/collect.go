@@ -40,7 +40,9 @@ type Options struct {
 	Collapse bool
 	// Lenient skips bad records (malformed lines, out-of-order
 	// timestamps, type conflicts, a node's records in a second input) and
-	// counts them in Result.Skipped, instead of failing.
+	// counts them in Result.Skipped, instead of failing. An Arrow stream
+	// damaged in the middle is read up to the damage and named, with the
+	// offset and the bytes lost, in Result.Lost.
 	Lenient bool
 	// Window is the out-of-order window of each input, in records: a
 	// record may come up to Window records after records of other nodes
@@ -91,10 +93,15 @@ type Result struct {
 	Schema    trace.Schema // the state variables, inferred or from Options
 
 	// Node-local input only.
-	Incomplete int     // cuts dropped because a live node had no record at or after them
-	Collapsed  int     // snapshots dropped by Options.Collapse
-	Skipped    int     // bad records skipped under Options.Lenient
-	Warnings   []error // torn ends of inputs and skipped records (the first 100), as *Error
+	Incomplete int // cuts dropped because a live node had no record at or after them
+	Collapsed  int // snapshots dropped by Options.Collapse
+	Skipped    int // bad records skipped under Options.Lenient
+	// Lost names, under Options.Lenient, each Arrow stream damaged in the
+	// middle: a stream cannot be resynchronised after a bad message, so
+	// its records from the damage's offset to its end are lost. Each is
+	// an *Error naming the file, the offset and the bytes not read.
+	Lost     []error
+	Warnings []error // torn ends of inputs and skipped records (the first 100), as *Error
 }
 
 // Collect reads the inputs and writes the trace directory out. The

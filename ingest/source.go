@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 
 	"github.com/augur-dev/augur/collector"
@@ -143,9 +144,9 @@ func (b *builder) readRaw(s *source) (*localRecord, error) {
 			if err := s.arrow.Err(); err != nil {
 				if b.opts.Lenient {
 					// A stream cannot be resynchronised after a bad
-					// message: keep what came before it.
-					b.res.Skipped++
-					b.warn(err)
+					// message: keep what came before it, and say
+					// how much is lost.
+					b.res.Lost = append(b.res.Lost, lostRest(s.name, err))
 					return nil, nil
 				}
 				return nil, err
@@ -202,4 +203,21 @@ func (b *builder) check(s *source, r *localRecord) error {
 	r.seq = s.seq
 	s.seq++
 	return nil
+}
+
+// lostRest returns the error of a stream that err cut short: the file,
+// the offset of the damage and the bytes from there to the end, whose
+// records are not read.
+func lostRest(name string, err error) error {
+	e := &Error{Pos: diag.Position{Filename: name}, Err: err}
+	var at *Error
+	if errors.As(err, &at) {
+		e.Pos.Offset, e.Err = at.Pos.Offset, errors.New(at.Msg)
+	}
+	if fi, serr := os.Stat(name); serr == nil {
+		e.Msg = fmt.Sprintf("the records in the last %d bytes of the stream are lost (not read past a bad message)", fi.Size()-int64(e.Pos.Offset))
+	} else {
+		e.Msg = "the records after this offset are lost (not read past a bad message)"
+	}
+	return e
 }

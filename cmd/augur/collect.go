@@ -83,6 +83,9 @@ a killed writer, is a warning.`,
 			for _, w := range res.Warnings {
 				fmt.Fprintf(cmd.ErrOrStderr(), "augur: warning: %v\n", w)
 			}
+			for _, l := range res.Lost {
+				fmt.Fprintf(cmd.ErrOrStderr(), "augur: warning: %v\n", l)
+			}
 			if n := res.Skipped - len(res.Warnings); n > 0 {
 				fmt.Fprintf(cmd.ErrOrStderr(), "augur: warning: %d more bad records skipped\n", n)
 			}
@@ -95,6 +98,9 @@ a killed writer, is a warning.`,
 			}
 			if res.Skipped > 0 {
 				extra = append(extra, fmt.Sprintf("%d bad records skipped", res.Skipped))
+			}
+			if len(res.Lost) > 0 {
+				extra = append(extra, fmt.Sprintf("the ends of %s lost", plural(int64(len(res.Lost)), "damaged stream")))
 			}
 			note := ""
 			if len(extra) > 0 {
