@@ -47,6 +47,20 @@ var badInputs = []struct {
 	{name: "testbed -o a directory", args: "testbed run randtree --steps 10 -o notes --force", stderr: `create trace notes: exists and is not a trace directory`},
 	{name: "cpuprofile over the spec", args: "infer spec.yaml run.trace -q --cpuprofile spec.yaml", stderr: `output spec.yaml: it is the input spec.yaml`},
 
+	// Malformed inputs of every kind: an error naming the file and where.
+	{name: "collect malformed JSONL", files: map[string]string{"bad.jsonl": "{\"snapshot\": 0, \"nodes\": {\"a\": {\"x\": }}}\n"},
+		args: "collect bad.jsonl -o new.trace", stderr: `bad.jsonl:1:\d+: malformed JSON`},
+	{name: "spec with an unknown type", files: map[string]string{"bad.yaml": "variables:\n  term: Nope\n"},
+		args: "spec check bad.yaml", stderr: `bad.yaml:2:9: variable term: unknown type Nope`},
+	{name: "check of an unknown variable", files: map[string]string{"bad.yaml": "checks:\n  - name: typo\n    property: \"forall n0 in nodes: n0.nope == 1\"\n"},
+		args: "check bad.yaml run.trace --spec spec.yaml", stderr: `bad.yaml:3:\d+: unknown variable nope`},
+	{name: "report of stats that are not stats", files: map[string]string{"bad.arrow": "ARROW1 not stats"},
+		args: "report spec.yaml run.trace bad.arrow", stderr: `bad.arrow: not an Arrow IPC file`},
+	{name: "merge of a damaged part", files: map[string]string{"p1.arrow": "ARROW1\x00\x00 damaged"},
+		args: "merge p0.arrow p1.arrow -o m.arrow", stderr: `p1.arrow: not an Arrow IPC file`},
+	{name: "infer of a damaged trace", files: map[string]string{"run.trace/states.arrow": "ARROW1 not the file the manifest describes"},
+		args: "infer spec.yaml run.trace -q", stderr: `states.arrow: SHA-256 .* does not match the manifest`},
+
 	// JSONL is never silently altered (item 7).
 	{name: "collect invalid UTF-8", files: map[string]string{"bad.jsonl": "{\"snapshot\": 0, \"nodes\": {\"a\": {\"s\": \"ok\"}}}\n{\"snapshot\": 1, \"nodes\": {\"a\": {\"s\": \"\xff\"}}}\n"},
 		args: "collect bad.jsonl -o new.trace", stderr: `bad.jsonl:2:39: invalid UTF-8 \(byte 0xff\)`},
