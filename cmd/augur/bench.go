@@ -91,7 +91,7 @@ func runBench(ctx context.Context, o *benchOptions) error {
 	}
 	defer cleanup()
 	start := time.Now()
-	w, err := benchWorkload(dir, o)
+	w, err := benchWorkload(ctx, dir, o)
 	if err != nil {
 		return err
 	}
@@ -133,8 +133,8 @@ func runBench(ctx context.Context, o *benchOptions) error {
 // benchWorkload records a run of the etcd raft testbed into dir with
 // the spec beside it, and prepares o.props properties of the pool its
 // spec generates, taken evenly from it.
-func benchWorkload(dir string, o *benchOptions) (*pipeline.Pipeline, error) {
-	specPath, tracePath, _, err := catalog.Record(dir, "bench", etcdraft.Testbed, testbeds.Config{Nodes: o.nodes, Steps: o.snapshots, Seed: o.seed})
+func benchWorkload(ctx context.Context, dir string, o *benchOptions) (*pipeline.Pipeline, error) {
+	specPath, tracePath, _, err := catalog.Record(dir, "bench", etcdraft.Testbed, testbeds.Config{Nodes: o.nodes, Steps: o.snapshots, Seed: o.seed, Stop: ctx.Done()})
 	if err != nil {
 		return nil, err
 	}
