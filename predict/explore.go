@@ -1,6 +1,7 @@
 package predict
 
 import (
+	"slices"
 	"time"
 
 	"github.com/augur-dev/augur/checker"
@@ -255,4 +256,39 @@ func (e *explorer) path(s *state, vs []checker.Violation) Path {
 		evs[i], evs[j] = evs[j], evs[i]
 	}
 	return Path{Events: evs, Violations: vs, names: e.names}
+}
+
+// Filters is CrystalBall's execution steering's choice: it searches from
+// m (as Explore does, with opts) and returns the messages whose delivery
+// starts a violating path, each once, as Deliver events of m, to be
+// dropped instead of delivered. A message is returned only when a second
+// search, from m with the message dropped, finds no violation: a filter
+// must not itself lead to one. It returns the first search's result too.
+func Filters(m Model, c *checker.Checker, opts Options) ([]Event, *Result, error) {
+	res, err := Explore(m, c, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	var filters []Event
+	for _, p := range res.Paths {
+		if len(p.Events) == 0 || p.Events[0].Kind != Deliver {
+			continue
+		}
+		first := p.Events[0]
+		if slices.ContainsFunc(filters, func(e Event) bool { return e.Index == first.Index }) {
+			continue
+		}
+		dropped := m.Clone()
+		drop := first
+		drop.Kind = Drop
+		dropped.Apply(drop)
+		after, err := Explore(dropped, c, opts)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(after.Paths) == 0 {
+			filters = append(filters, first)
+		}
+	}
+	return filters, res, nil
 }

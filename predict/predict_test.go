@@ -192,3 +192,40 @@ func TestBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestFilters checks the choice of steering: the delivery that starts a
+// violating path is filtered when dropping it leads to no violation, and
+// is not when another path still leads to one (here a second copy of the
+// message).
+func TestFilters(t *testing.T) {
+	c := compile(t, "forall n0 in nodes: n0.y < 3")
+	for _, tt := range []struct {
+		name   string
+		copies int
+		want   int // filters
+	}{
+		{"one copy", 1, 1},
+		{"two copies", 2, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m := newRing(2, 4, true)
+			m.nodes[0].X = 3
+			for range tt.copies {
+				m.add(Message{Event: Event{Kind: Deliver, From: 0, Node: 1, Msg: int64(3), Hash: 3}})
+			}
+			filters, res, err := Filters(m, c, Options{Depth: 3, Budget: 10 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Paths) == 0 || len(res.Paths[0].Events) != 1 {
+				t.Fatalf("%d paths; want the delivery of 3 first", len(res.Paths))
+			}
+			if len(filters) != tt.want {
+				t.Fatalf("filters %v, want %d", filters, tt.want)
+			}
+			if tt.want > 0 && (filters[0].Kind != Deliver || filters[0].Index != 0 || filters[0].Msg != int64(3)) {
+				t.Errorf("filter %+v, want the delivery of message 0", filters[0])
+			}
+		})
+	}
+}

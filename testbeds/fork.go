@@ -46,16 +46,22 @@ func Fork[S any](name string, bugs []string, cfg Config, steps int, newSystem fu
 	}
 	r := &replay[S]{cfg: cfg, steps: steps, newSystem: newSystem}
 	m := r.get()
-	c, ok := m.sys.(Copier[S])
-	if !ok {
-		return r, nil
+	if c, ok := m.sys.(Copier[S]); ok {
+		return copyModel(m.sim, c), nil
 	}
-	f := m.sim.fork()
-	cp := &model[S]{sim: f, sys: c.Copy(f), clock: m.clock}
-	for n := range cp.clock {
-		cp.own(n) // the copy shares nothing with a run that goes on
+	return r, nil
+}
+
+// copyModel returns a copy of the run of sim and sys that shares nothing
+// with it, which may go on.
+func copyModel[S any](sim *Sim, sys Copier[S]) *model[S] {
+	f := sim.fork()
+	m := &model[S]{sim: f, sys: sys.Copy(f), clock: make([]int64, len(sim.live))}
+	for n := range m.clock {
+		m.own(n)
+		m.clock[n] = sim.now
 	}
-	return cp, nil
+	return m
 }
 
 // replay is a copy of a run, for the predictor, made by running it again:

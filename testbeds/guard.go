@@ -40,25 +40,35 @@ type guard struct {
 // openGuard compiles the checks file at path for testbed name, whose
 // spec it must be written against.
 func openGuard(name, path string, nodes int) (*guard, error) {
+	c, err := openChecks("guard", name, path)
+	if err != nil {
+		return nil, err
+	}
+	return &guard{snap: c.NewSnapshot(), cur: make([]any, nodes)}, nil
+}
+
+// openChecks compiles the checks file at path for testbed name, whose
+// spec it must be written against; errors start with what.
+func openChecks(what, name, path string) (*checker.Checker, error) {
 	f, err := checker.Load(path)
 	if err != nil {
-		return nil, fmt.Errorf("guard: %w", err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	if f.Spec == "" {
-		return nil, fmt.Errorf("guard: %s names no spec (want spec: the spec of %s)", path, name)
+		return nil, fmt.Errorf("%s: %s names no spec (want spec: the spec of %s)", what, path, name)
 	}
 	spec, err := specs.Load(f.Spec)
 	if err != nil {
-		return nil, fmt.Errorf("guard: %s: spec: %w", path, err)
+		return nil, fmt.Errorf("%s: %s: spec: %w", what, path, err)
 	}
 	if spec.System != name {
-		return nil, fmt.Errorf("guard: %s is written against the spec of %q, not of testbed %s", path, spec.System, name)
+		return nil, fmt.Errorf("%s: %s is written against the spec of %q, not of testbed %s", what, path, spec.System, name)
 	}
 	c, err := checker.Compile(spec, f)
 	if err != nil {
-		return nil, fmt.Errorf("guard: %w", err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	return &guard{snap: c.NewSnapshot(), cur: make([]any, nodes)}, nil
+	return c, nil
 }
 
 // set makes state (a pointer to the system's state) node n's state.

@@ -123,6 +123,16 @@ type Config struct {
 	// must pass, "" for none: CrystalBall's immediate safety check (see
 	// Checkpointer and Sim.Allow).
 	Guard string
+	// Steer is a checks file that steers the run, "" for none:
+	// CrystalBall's execution steering. Every PredictEvery steps (0 means
+	// DefaultPredictEvery) a search of at most SteerStates states (0
+	// means DefaultSteerStates) predicts from a copy of the run, and the
+	// messages whose delivery starts a violating path are dropped until
+	// the next prediction, when dropping them leads to no predicted
+	// violation (predict.Filters). The system must be a Copier.
+	Steer        string
+	PredictEvery int
+	SteerStates  int
 	// Local, when not nil, makes every node also write its node-local
 	// records, what a deployed node would write with collector.Node, to
 	// the sink Local returns for its name (n1, n2, …): its state after
@@ -149,6 +159,15 @@ func (c Config) Command(name string) string {
 	}
 	if c.Guard != "" {
 		cmd += " --guard " + c.Guard
+	}
+	if c.Steer != "" {
+		cmd += " --steer " + c.Steer
+	}
+	if c.Steer != "" && c.PredictEvery > 0 {
+		cmd += fmt.Sprintf(" --predict-every %d", c.PredictEvery)
+	}
+	if c.Steer != "" && c.SteerStates > 0 {
+		cmd += fmt.Sprintf(" --budget %d", c.SteerStates)
 	}
 	return cmd
 }
@@ -232,9 +251,10 @@ type Sim struct {
 	side     []bool // the side of each node while partitioned
 	split    bool
 	stats    Stats
-	g        *guard // nil without Config.Guard
-	loc      *local // nil without Config.Local
-	model    bool   // a fork for the predictor: q is unordered
+	g        *guard    // nil without Config.Guard
+	loc      *local    // nil without Config.Local
+	steer    *steering // nil without Config.Steer
+	model    bool      // a fork for the predictor: q is unordered
 }
 
 // Stats count what happened in a run; Steps counts every event handled,
@@ -251,6 +271,9 @@ type Stats struct {
 	// violated check of a refusal counts).
 	Checked, Blocked int
 	BlockedBy        map[string]int
+	// With steering: the predictions made, the filters they installed,
+	// and the messages the filters dropped.
+	Predictions, Filters, Filtered int
 }
 
 // NewSim returns the scheduler of a run with cfg.
@@ -403,6 +426,10 @@ func step[S any](s *Sim, sys System[S]) {
 	switch e.kind {
 	case evMsg:
 		s.inflight--
+		if s.steer != nil && s.steer.filtered[e] {
+			s.stats.Filtered++
+			break
+		}
 		if s.live[e.to] && !s.cut(e.from, e.to) {
 			s.stats.Delivered++
 			if s.loc != nil {
@@ -463,6 +490,11 @@ func run[S any](s *Sim, newSystem func() System[S], dir string, opts trace.Optio
 		}
 		if sys == nil {
 			sys, warm, after = boot(s, newSystem), Warmup, -1
+		}
+		if s.steer != nil && s.stats.Steps%s.steer.every == 0 {
+			if err := predictNow(s, sys); err != nil {
+				return s.stats, abort(s, rec, err)
+			}
 		}
 		step(s, sys)
 		s.stats.Steps++
@@ -548,6 +580,12 @@ func Record[S any](name string, bugs []string, cfg Config, dir string, newSystem
 	if cfg.Guard != "" {
 		var err error
 		if sim.g, err = openGuard(name, cfg.Guard, cfg.Nodes); err != nil {
+			return Stats{}, err
+		}
+	}
+	if cfg.Steer != "" {
+		var err error
+		if sim.steer, err = openSteering(name, cfg); err != nil {
 			return Stats{}, err
 		}
 	}

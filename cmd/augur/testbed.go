@@ -87,7 +87,16 @@ that lost its volatile state; entries the store would apply against a
 check are not applied. The run prints how many changes were checked and
 refused, and by which check; compare its bug tags with an unguarded run of
 the same seed to see how many inconsistencies the check alone prevents
-(the two runs part ways at the first refusal).`,
+(the two runs part ways at the first refusal).
+
+--steer CHECKS runs it with CrystalBall's execution steering (Chord,
+Paxos and RandTree, whose state can be copied): every --predict-every
+steps, consequence prediction explores up to --budget states from a copy
+of the run (messages delivered, dropped or duplicated, timers, resets, to
+depth 4); a message whose delivery starts a predicted violation is dropped
+until the next prediction, when a prediction from the state without it
+finds no violation. The run prints the predictions made, the filters
+installed and the messages they dropped.`,
 		Example: `  augur testbed run etcdraft --bug lost-vote -o run.trace
   augur testbed run chord --bug pred-self --seed 3 -o run.trace
   augur testbed run randtree --nodes 9 --steps 5000 -o good.trace
@@ -113,6 +122,9 @@ the same seed to see how many inconsistencies the check alone prevents
 	intFlagP(f, &o.cfg.ResetAfter, "reset-after", "", testbeds.DefaultResetAfter, -1, "snapshots recorded after a ground-truth violation before a fresh system boots (-1: never)")
 	f.StringVar(&o.cfg.Bug, "bug", "", "the bug to inject (see augur testbed list)")
 	f.StringVar(&o.cfg.Guard, "guard", "", "a checks file every change of a node's state must pass (CrystalBall's immediate safety check)")
+	f.StringVar(&o.cfg.Steer, "steer", "", "a checks file that steers the run (CrystalBall's execution steering; Chord, Paxos, RandTree)")
+	intFlagP(f, &o.cfg.PredictEvery, "predict-every", "", 0, 0, fmt.Sprintf("with --steer: steps between predictions (0: %d)", testbeds.DefaultPredictEvery))
+	intFlagP(f, &o.cfg.SteerStates, "budget", "", 0, 0, fmt.Sprintf("with --steer: states a prediction explores, a count rather than a time so that the run repeats from its seed (0: %d)", testbeds.DefaultSteerStates))
 	f.StringVarP(&o.out, "output", "o", "", "the trace to write")
 	deprecateForce(f)
 	return cmd
@@ -151,6 +163,9 @@ func runTestbed(ctx context.Context, o *testbedRunOptions) error {
 		o.out, st.Snapshots, st.Episodes, st.Sent, st.Dropped, st.Duplicated, st.Crashes, st.Partitions, st.Elapsed.Seconds())
 	for _, t := range slices.Sorted(maps.Keys(st.Tagged)) {
 		fmt.Fprintf(o.stderr, "  %s: %d snapshots\n", t, st.Tagged[t])
+	}
+	if cfg.Steer != "" {
+		fmt.Fprintf(o.stderr, "  steer %s: %d predictions, %d filters installed, %d messages filtered\n", cfg.Steer, st.Predictions, st.Filters, st.Filtered)
 	}
 	if cfg.Guard != "" {
 		fmt.Fprintf(o.stderr, "  guard %s: %d changes blocked of %d checked\n", cfg.Guard, st.Blocked, st.Checked)

@@ -133,3 +133,7 @@ func TestGuard(t *testing.T) {
 func TestPredict(t *testing.T) {
 	testbedtest.Predict(t, Testbed, BugPredSelf, 1, "../../testdata/guard/chord.yaml")
 }
+
+func TestSteer(t *testing.T) {
+	testbedtest.Steer(t, Testbed, BugPredSelf, 1, 3000, "../../testdata/guard/chord.yaml", 2)
+}

@@ -136,3 +136,7 @@ func TestGuard(t *testing.T) {
 func TestPredict(t *testing.T) {
 	testbedtest.Predict(t, Testbed, BugStaleChild, 1, "../../testdata/guard/randtree.yaml")
 }
+
+func TestSteer(t *testing.T) {
+	testbedtest.Steer(t, Testbed, BugStaleChild, 1, 3000, "../../testdata/guard/randtree.yaml", 2)
+}

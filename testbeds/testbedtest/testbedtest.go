@@ -288,3 +288,42 @@ func state(m predict.Model) string {
 	}
 	return b.String()
 }
+
+// Steer runs tb with bug from seed for steps with and without steering by
+// checks (a checks file, with the default prediction interval and
+// budget), and checks that steering filtered messages, that the steered
+// run reached fewer bug-tagged snapshots and repeats exactly from its
+// seed, and that steering bug-free runs of seeds 1 to clean (of a third
+// as many steps) tags nothing.
+func Steer(t *testing.T, tb testbeds.Testbed, bug string, seed uint64, steps int, checks string, clean uint64) {
+	t.Helper()
+	plain := run(t, tb, bug, seed, steps, filepath.Join(t.TempDir(), "run.trace"))
+	steer := func(bug string, seed uint64, steps int, dir string) testbeds.Stats {
+		cfg := config(tb, bug, seed, steps)
+		cfg.Steer = checks
+		return runConfig(t, tb, cfg, dir)
+	}
+	a, b := filepath.Join(t.TempDir(), "a.trace"), filepath.Join(t.TempDir(), "b.trace")
+	steered := steer(bug, seed, steps, a)
+	tag := "bug:" + bug
+	t.Logf("%s seed %d: %d bug-tagged snapshots, %d steered: %d predictions, %d filters installed, %d messages filtered",
+		bug, seed, plain.Tagged[tag], steered.Tagged[tag], steered.Predictions, steered.Filters, steered.Filtered)
+	if steered.Filtered == 0 || plain.Predictions != 0 {
+		t.Errorf("%d messages filtered steered, %d predictions plain; want some and none", steered.Filtered, plain.Predictions)
+	}
+	if steered.Tagged[tag] >= plain.Tagged[tag] {
+		t.Errorf("%d bug-tagged snapshots steered, %d without; want fewer", steered.Tagged[tag], plain.Tagged[tag])
+	}
+	steer(bug, seed, steps, b)
+	for _, f := range DiffTraces(t, a, b) {
+		t.Errorf("steered twice from one seed, different %s", f)
+	}
+	for s := uint64(1); s <= clean; s++ {
+		st := steer("", s, steps/3, filepath.Join(t.TempDir(), "clean.trace"))
+		for tag, n := range st.Tagged {
+			if tag != "steady" {
+				t.Errorf("bug-free seed %d steered: %d snapshots tagged %s", s, n, tag)
+			}
+		}
+	}
+}
