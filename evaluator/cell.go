@@ -3,7 +3,6 @@ package evaluator
 import (
 	"cmp"
 	"encoding/binary"
-	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -56,6 +55,7 @@ type cell struct {
 	bits  uint64  // kInt, kUint, kFloat: the number's bits; kBool: 0 or 1
 	mem   []int32 // kList, kMap when members are needed: sorted ids of the members (elements, keys) that are neither null nor NaN
 	id    int32   // kList, kMap, and scalars whose id is needed: the equality class; 0 if not interned
+	xid   int32   // if needExact: the class of values equal to this one in representation too (-1 for null); 0 if there is none (an opaque value)
 	size  int32   // kList, kMap: number of members
 	kind  cellKind
 	flags uint8
@@ -97,10 +97,13 @@ func (in *interner) intern(key []byte) int32 {
 	return id
 }
 
-// cell prepares v. needID interns a scalar too (containers and structs
-// always are); needMem computes the members of a container.
-func (in *interner) cell(v any, needID, needMem bool) cell {
+// cell prepares v with what n asks: containers and structs are always
+// interned.
+func (in *interner) cell(v any, n needs) cell {
 	c := cell{v: v}
+	if n&needExact != 0 {
+		c.xid = in.exact(v)
+	}
 	switch x := v.(type) {
 	case nil:
 		c.kind = kNull
@@ -120,22 +123,38 @@ func (in *interner) cell(v any, needID, needMem bool) cell {
 		c.kind = kString
 	case []any:
 		c.kind, c.size = kList, int32(len(x))
-		needID = true
+		n |= needID
 	case map[string]any:
 		c.kind, c.size = kMap, int32(len(x))
-		needID = true
+		n |= needID
 	default:
 		c.kind = kOther
 		return c
 	}
-	if needID || needMem {
-		in.buf, c.flags = encode(in.buf[:0], v)
+	if n&(needID|needMem) != 0 {
+		in.buf, c.flags = encode(in.buf[:0], v, false)
 		c.id = in.intern(in.buf)
 	}
-	if needMem {
+	if n&needMem != 0 {
 		c.mem, c.flags = in.members(v, c.flags)
 	}
 	return c
+}
+
+// exact returns the id of v's class of values equal in representation
+// too: -1 for null, 0 for a value that is not a trace value. A predicate
+// may tell int64(2) from uint64(2) and 2.0, or 0.0 from -0.0, which the
+// equality classes of id do not; its result is a function of these.
+func (in *interner) exact(v any) int32 {
+	if v == nil {
+		return -1
+	}
+	var f uint8
+	in.buf, f = encode(in.buf[:0], v, true)
+	if f&fOpaque != 0 {
+		return 0
+	}
+	return in.intern(in.buf)
 }
 
 // members returns the sorted ids of the members of a container that are
@@ -148,7 +167,7 @@ func (in *interner) members(v any, flags uint8) ([]int32, uint8) {
 		mem = make([]int32, 0, len(x))
 		for _, e := range x {
 			var f uint8
-			in.elem, f = encode(in.elem[:0], e)
+			in.elem, f = encode(in.elem[:0], e, false)
 			if e == nil || f&fNaN != 0 {
 				flags |= fBadMember
 				continue
@@ -158,7 +177,7 @@ func (in *interner) members(v any, flags uint8) ([]int32, uint8) {
 	case map[string]any:
 		mem = make([]int32, 0, len(x))
 		for k := range x {
-			in.elem, _ = encode(in.elem[:0], k)
+			in.elem, _ = encode(in.elem[:0], k, false)
 			mem = append(mem, in.intern(in.elem))
 		}
 	}
@@ -168,8 +187,11 @@ func (in *interner) members(v any, flags uint8) ([]int32, uint8) {
 
 // encode appends the canonical encoding of v to b: numbers by
 // mathematical value (an integral float64 as the integer), sets already
-// normalized, maps by sorted keys.
-func encode(b []byte, v any) ([]byte, uint8) {
+// normalized, maps by sorted keys. If exact, numbers are encoded by type
+// and bits instead ('I', 'U', 'D', which the canonical encoding never
+// uses), so that equal encodings are the same value in the same
+// representation.
+func encode(b []byte, v any, exact bool) ([]byte, uint8) {
 	switch x := v.(type) {
 	case nil:
 		return append(b, 'z'), 0
@@ -179,6 +201,9 @@ func encode(b []byte, v any) ([]byte, uint8) {
 		}
 		return append(b, 'F'), 0
 	case int64:
+		if exact {
+			return binary.LittleEndian.AppendUint64(append(b, 'I'), uint64(x)), 0
+		}
 		var f uint8
 		if !exactInt(x) {
 			f = fBig
@@ -188,6 +213,9 @@ func encode(b []byte, v any) ([]byte, uint8) {
 		}
 		return binary.LittleEndian.AppendUint64(append(b, 'u'), uint64(x)), f
 	case uint64:
+		if exact {
+			return binary.LittleEndian.AppendUint64(append(b, 'U'), x), 0
+		}
 		var f uint8
 		if !exactUint(x) {
 			f = fBig
@@ -195,6 +223,8 @@ func encode(b []byte, v any) ([]byte, uint8) {
 		return binary.LittleEndian.AppendUint64(append(b, 'u'), x), f
 	case float64:
 		switch {
+		case exact:
+			return binary.LittleEndian.AppendUint64(append(b, 'D'), math.Float64bits(x)), fFloat
 		case math.IsNaN(x):
 			return append(b, 'N'), fFloat | fNaN
 		case x == math.Trunc(x) && x >= -(1<<63) && x < 0:
@@ -211,19 +241,24 @@ func encode(b []byte, v any) ([]byte, uint8) {
 		var flags uint8
 		for _, e := range x {
 			var f uint8
-			b, f = encode(b, e)
+			b, f = encode(b, e, exact)
 			flags |= f
 		}
 		return b, flags
 	case map[string]any:
 		b = binary.AppendUvarint(append(b, 'm'), uint64(len(x)))
-		keys := slices.Sorted(maps.Keys(x))
+		var stack [8]string // structs have few fields: no allocation
+		keys := stack[:0]
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
 		var flags uint8
 		for _, k := range keys {
 			b = binary.AppendUvarint(b, uint64(len(k)))
 			b = append(b, k...)
 			var f uint8
-			b, f = encode(b, x[k])
+			b, f = encode(b, x[k], exact)
 			flags |= f
 		}
 		return b, flags

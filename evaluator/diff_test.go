@@ -174,6 +174,37 @@ func TestFastBlocks(t *testing.T) {
 	}
 }
 
+// TestFastMemo checks that memoizing predicates changes nothing in the
+// fast evaluator's results, failures included (which the reference,
+// evaluating fewer atoms, does not match: it stops at a binding's first
+// literal that holds).
+func TestFastMemo(t *testing.T) {
+	for seed := range uint64(20) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			c := evaltest.NewCase(seed, 150)
+			spec, err := specs.Parse("random.yaml", []byte(c.Spec))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr := c.Trace(t, seed, 60)
+			prog := c.Compile(t, spec)
+			opts := evaluator.Options{Kind: evaluator.Fast, Workers: 2}
+			want, err := evaluator.Run(context.Background(), tr, prog, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer evaluator.SetMemoSize(0)()
+			got, err := evaluator.Run(context.Background(), tr, prog, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("results differ without the memo:\nwith    %+v\nwithout %+v", want.Failures, got.Failures)
+			}
+		})
+	}
+}
+
 // TestFastWorkers checks that the fast evaluator's results do not depend
 // on the number of workers.
 func TestFastWorkers(t *testing.T) {

@@ -22,7 +22,10 @@
 // bitsets (a negated literal is XORed with ones), and its literal patterns
 // come from popcounts of ANDs. Values are prepared once per state row:
 // numbers unboxed, containers and structs interned to integers so that ==,
-// in and subset compare integers, single-node atoms evaluated. Between
+// in and subset compare integers, single-node atoms evaluated. A user
+// predicate is a function of its arguments: its results are memoized by
+// the ids of their exact values (bounded, across bindings and snapshots),
+// so that expr's machine runs once per distinct argument tuple. Between
 // consecutive snapshots, which mostly share their rows, it evaluates an
 // atom again only at the bindings of the nodes whose values it reads
 // changed, and counts a property again only when one of its bitsets

@@ -8,3 +8,11 @@ func SetScopeBytes(n int) (restore func()) {
 	scopeBytes = n
 	return func() { scopeBytes = old }
 }
+
+// SetMemoSize sets the number of predicate evaluations an engine
+// memoizes (0: none), and returns a function that restores it.
+func SetMemoSize(n int) (restore func()) {
+	old := memoSize
+	memoSize = n
+	return func() { memoSize = old }
+}

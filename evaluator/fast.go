@@ -9,6 +9,7 @@ import (
 
 	"github.com/augur-dev/augur/grammar"
 	"github.com/augur-dev/augur/internal/bitset"
+	"github.com/augur-dev/augur/specs"
 	"github.com/augur-dev/augur/trace"
 )
 
@@ -54,6 +55,8 @@ type fast struct {
 	slots      []any      // a binding, for witnesses
 	cur        []int32    // a binding being enumerated
 	args       []any      // predicate arguments
+	argc       []*cell    // their cells
+	memo       map[callKey]callResult
 }
 
 // frow is a prepared state row.
@@ -151,6 +154,7 @@ func newFast(tr *trace.Trace, prog *Program, pl *plan) (*fast, error) {
 		ref:      ref,
 		in:       newInterner(),
 		cache:    map[uint32]*frow{},
+		memo:     map[callKey]callResult{},
 		next:     map[uint32]*frow{},
 		colMoved: make([]uint64, len(pl.cols)),
 		scopes:   make([]scopeRun, len(pl.scopes)),
@@ -172,7 +176,7 @@ func newFast(tr *trace.Trace, prog *Program, pl *plan) (*fast, error) {
 func (e *fast) prepareConsts() {
 	e.consts = e.consts[:0]
 	for _, v := range e.pl.consts {
-		e.consts = append(e.consts, e.in.cell(v, true, true))
+		e.consts = append(e.consts, e.in.cell(v, needID|needMem|needExact))
 	}
 }
 
@@ -190,6 +194,7 @@ func (e *fast) start(t *task) {
 	if e.in.bytes > internBudget {
 		e.in.reset()
 		clear(e.cache)
+		clear(e.memo) // keyed by ids
 		e.prepareConsts()
 	}
 	for k, sc := range e.pl.scopes {
@@ -383,7 +388,7 @@ func (e *fast) prepare(ns *nodeState) *frow {
 	}
 	for c := range pl.cols {
 		col := &pl.cols[c]
-		r.cells[c] = e.in.cell(fieldsOf(ns.vals[col.variable], col.fields), col.needID, col.needMem)
+		r.cells[c] = e.in.cell(fieldsOf(ns.vals[col.variable], col.fields), col.needs)
 	}
 	for d := range pl.doms {
 		dom := &pl.doms[d]
@@ -402,7 +407,7 @@ func (e *fast) prepare(ns *nodeState) *frow {
 			pe := &dom.elems[k]
 			cs := make([]cell, len(vals))
 			for j, v := range vals {
-				cs[j] = e.in.cell(fieldsOf(v, pe.fields), pe.needID, pe.needMem)
+				cs[j] = e.in.cell(fieldsOf(v, pe.fields), pe.needs)
 			}
 			fd.cells[k] = cs
 		}
@@ -425,9 +430,9 @@ func (e *fast) rowAtom(a *fatom, r *frow) bool {
 		return &e.consts[o.col]
 	}
 	if a.kind == atomCall {
-		e.args = e.args[:0]
+		e.argc = e.argc[:0]
 		for k := range a.args {
-			e.args = append(e.args, get(&a.args[k]).v)
+			e.argc = append(e.argc, get(&a.args[k]))
 		}
 		return e.call(a)
 	}
@@ -438,14 +443,71 @@ func (e *fast) rowAtom(a *fatom, r *frow) bool {
 	return test(a, x, y)
 }
 
-// call evaluates the predicate of a on e.args; a failure is false, and
-// counted.
+// callKey identifies a predicate's evaluation: the predicate, and the
+// exact ids of its arguments.
+type callKey struct {
+	pred *specs.Predicate
+	args [maxMemoArgs]int32
+}
+
+// maxMemoArgs is the number of arguments up to which a predicate's results
+// are memoized.
+const maxMemoArgs = 4
+
+// callResult is a memoized evaluation of a predicate.
+type callResult struct {
+	ok  bool
+	err error
+}
+
+// memoSize bounds the evaluations an engine memoizes; past it, it forgets
+// them all and starts again.
+var memoSize = 1 << 18
+
+// call evaluates the predicate of a on the cells e.argc; a failure is
+// false, and counted. A predicate is a function of its arguments' values,
+// so its results are memoized by their exact ids, across bindings and
+// snapshots: most argument tuples recur (nodes agree, and keep their
+// states), and an evaluation in expr's machine costs a hundred times a
+// lookup.
 func (e *fast) call(a *fatom) bool {
+	key, memo := callKey{pred: a.pred}, memoSize > 0 && len(e.argc) <= maxMemoArgs
+	for k, c := range e.argc {
+		if !memo || c.xid == 0 {
+			memo = false
+			break
+		}
+		key.args[k] = c.xid
+	}
+	if memo {
+		if r, ok := e.memo[key]; ok {
+			if r.err != nil {
+				e.setArgs()
+				e.ref.fails.add(r.err, e.ref.snap, input{args: e.args})
+			}
+			return r.ok
+		}
+	}
+	e.setArgs()
 	ok, err := a.pred.Eval(e.args)
 	if err != nil {
 		e.ref.fails.add(err, e.ref.snap, input{args: e.args})
 	}
+	if memo {
+		if len(e.memo) >= memoSize {
+			clear(e.memo)
+		}
+		e.memo[key] = callResult{ok, err}
+	}
 	return ok
+}
+
+// setArgs sets e.args to the values of the cells e.argc.
+func (e *fast) setArgs() {
+	e.args = e.args[:0]
+	for _, c := range e.argc {
+		e.args = append(e.args, c.v)
+	}
 }
 
 // test evaluates an atom other than a call on its operands.
@@ -490,9 +552,9 @@ func (e *fast) cellAt(o *fop, bnd []int32) *cell {
 // atomAt evaluates an atom that reads more than one node at a binding.
 func (e *fast) atomAt(a *fatom, bnd []int32) bool {
 	if a.kind == atomCall {
-		e.args = e.args[:0]
+		e.argc = e.argc[:0]
 		for k := range a.args {
-			e.args = append(e.args, e.cellAt(&a.args[k], bnd).v)
+			e.argc = append(e.argc, e.cellAt(&a.args[k], bnd))
 		}
 		return e.call(a)
 	}

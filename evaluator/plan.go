@@ -29,9 +29,17 @@ type plan struct {
 type pcol struct {
 	variable int
 	fields   []string
-	needID   bool // intern scalars too (operand x of x in S)
-	needMem  bool // members of the container (S of x in S, subset)
+	needs    needs
 }
+
+// needs says what the atoms ask of a column's cells besides the value.
+type needs uint8
+
+const (
+	needID    needs = 1 << iota // intern scalars too (operand x of x in S)
+	needMem                     // members of the container (S of x in S, subset)
+	needExact                   // an id of the value's exact representation (predicate arguments, see cell.xid)
+)
 
 // pdom is a container iterators range over: a node column, and the paths
 // from its elements (elements of lists and sets, keys of maps).
@@ -41,8 +49,8 @@ type pdom struct {
 }
 
 type pelem struct {
-	fields          []string
-	needID, needMem bool
+	fields []string
+	needs  needs
 }
 
 // scope is a quantifier prefix and the atoms and properties over it.
@@ -246,16 +254,12 @@ func (b *planner) operand(o operand, iters map[int32]pquant) fop {
 }
 
 // need records what the atoms ask of an operand's cells.
-func (b *planner) need(o fop, id, mem bool) {
+func (b *planner) need(o fop, n needs) {
 	switch o.src {
 	case opNode:
-		c := &b.plan.cols[o.col]
-		c.needID = c.needID || id
-		c.needMem = c.needMem || mem
+		b.plan.cols[o.col].needs |= n
 	case opElem:
-		e := &b.plan.doms[o.dom].elems[o.col]
-		e.needID = e.needID || id
-		e.needMem = e.needMem || mem
+		b.plan.doms[o.dom].elems[o.col].needs |= n
 	}
 }
 
@@ -276,11 +280,15 @@ func (b *planner) atom(sc *scope, a *atom, iters map[int32]pquant) int32 {
 	}
 	switch a.kind {
 	case atomIn:
-		b.need(fa.args[0], true, false)
-		b.need(fa.args[1], false, true)
+		b.need(fa.args[0], needID)
+		b.need(fa.args[1], needMem)
 	case atomSubset:
-		b.need(fa.args[0], false, true)
-		b.need(fa.args[1], false, true)
+		b.need(fa.args[0], needMem)
+		b.need(fa.args[1], needMem)
+	case atomCall:
+		for _, o := range fa.args {
+			b.need(o, needExact)
+		}
 	}
 	known := b.atoms[sc]
 	if known == nil {

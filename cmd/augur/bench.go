@@ -26,6 +26,7 @@ type benchOptions struct {
 	workers    []int
 	evaluators []string
 	keep       string
+	workload   string
 	stdout     io.Writer
 }
 
@@ -45,10 +46,19 @@ worker), and how much faster fast is than reference; it also checks that
 the evaluators agree.
 
 With --keep DIR the spec (bench.yaml) and the trace (bench.trace) stay in
-DIR, for augur infer or a scale run.`,
+DIR, for augur infer or a scale run.
+
+With --workload predicate the workload is instead a seeded replicated log
+(logs of up to 40 {term, index} entries) whose spec declares a
+three-argument predicate, agree(a, upto, b): the entries of log a up to
+index upto agree in term with log b. Its pool is timed, and that of the
+same spec without the predicate, and bench prints how much longer the
+predicate's takes (the spec files are predicate.yaml and plain.yaml, the
+trace log.trace).`,
 		Example: `  augur bench
   augur bench --nodes 16 --snapshots 500 --props 2000 --workers 1,2
-  augur bench --nodes 16 --snapshots 860000 --evaluators fast --keep /tmp/scale`,
+  augur bench --nodes 16 --snapshots 860000 --evaluators fast --keep /tmp/scale
+  augur bench --workload predicate --snapshots 4000 --props 0 --evaluators fast`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.stdout = cmd.OutOrStdout()
@@ -66,6 +76,7 @@ DIR, for augur infer or a scale run.`,
 	f.IntSliceVar(&o.workers, "workers", []int{1}, "worker counts to time each evaluator with")
 	f.StringSliceVar(&o.evaluators, "evaluators", []string{"reference", "fast"}, "evaluators to time")
 	f.StringVar(&o.keep, "keep", "", "write the spec and the trace into this directory and keep them")
+	f.StringVar(&o.workload, "workload", "etcdraft", "etcdraft, or predicate: a replicated log whose spec has a three-argument predicate, timed with it and without")
 	cmd.AddCommand(newBenchQualityCmd(nil), newBenchTestbedsCmd(nil))
 	return cmd
 }
@@ -85,11 +96,17 @@ func runBench(ctx context.Context, o *benchOptions) error {
 			return fmt.Errorf("--workers %d: want at least 1", w)
 		}
 	}
+	if o.workload != "etcdraft" && o.workload != "predicate" {
+		return fmt.Errorf("--workload %s: want etcdraft or predicate", o.workload)
+	}
 	dir, cleanup, err := workDir(o.keep, "augur-bench-")
 	if err != nil {
 		return err
 	}
 	defer cleanup()
+	if o.workload == "predicate" {
+		return runBenchPredicate(ctx, o, kinds, dir)
+	}
 	start := time.Now()
 	w, err := benchWorkload(ctx, dir, o)
 	if err != nil {
@@ -98,10 +115,25 @@ func runBench(ctx context.Context, o *benchOptions) error {
 	defer w.Close()
 	fmt.Fprintf(stdout, "workload: etcd raft testbed, %d nodes, %d snapshots, %d states, %d properties, seed %d (prepared in %s)\n",
 		o.nodes, w.Trace.NumSnapshots(), w.Trace.NumStates(), len(w.Program.Props), o.seed, round(time.Since(start)))
-
-	timings, err := w.Time(ctx, kinds, o.workers)
-	if err != nil {
+	times, err := timeWorkload(ctx, stdout, w, kinds, o.workers)
+	if err != nil || times[evaluator.Reference] == nil || times[evaluator.Fast] == nil {
 		return err
+	}
+	var ratios []string
+	for _, workers := range o.workers {
+		ref, fast := times[evaluator.Reference][workers], times[evaluator.Fast][workers]
+		ratios = append(ratios, fmt.Sprintf("%.1f× at %s", ref.Seconds()/fast.Seconds(), plural(int64(workers), "worker")))
+	}
+	fmt.Fprintf(stdout, "fast/reference: %s; results identical\n", strings.Join(ratios, ", "))
+	return nil
+}
+
+// timeWorkload times w with each evaluator and worker count, prints a
+// table of the times and throughputs, and returns the times.
+func timeWorkload(ctx context.Context, stdout io.Writer, w *pipeline.Pipeline, kinds []evaluator.Kind, workers []int) (map[evaluator.Kind]map[int]time.Duration, error) {
+	timings, err := w.Time(ctx, kinds, workers)
+	if err != nil {
+		return nil, err
 	}
 	evals := float64(w.Trace.NumSnapshots()) * float64(len(w.Program.Props))
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -115,18 +147,47 @@ func runBench(ctx context.Context, o *benchOptions) error {
 		rate := evals / t.Time.Seconds()
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t\n", t.Kind, t.Workers, round(t.Time), si(rate), si(rate/float64(t.Workers)))
 	}
-	if err := tw.Flush(); err != nil {
+	return times, tw.Flush()
+}
+
+// runBenchPredicate times the replicated-log workload with its predicate
+// and without, and prints how much longer the predicate's pool takes.
+func runBenchPredicate(ctx context.Context, o *benchOptions, kinds []evaluator.Kind, dir string) error {
+	start := time.Now()
+	withPred, plain, tracePath, err := writeLogWorkload(ctx, dir, o.nodes, o.snapshots, o.seed)
+	if err != nil {
 		return err
 	}
-	if times[evaluator.Reference] == nil || times[evaluator.Fast] == nil {
-		return nil
+	var times [2]map[evaluator.Kind]map[int]time.Duration
+	for i, spec := range []string{withPred, plain} {
+		if i > 0 {
+			start = time.Now()
+		}
+		w, err := pipeline.Open(spec, tracePath)
+		if err != nil {
+			return err
+		}
+		defer w.Close()
+		if err := w.Sample(o.props); err != nil {
+			return err
+		}
+		what := "with the predicate agree"
+		if i == 1 {
+			what = "without it"
+		}
+		fmt.Fprintf(o.stdout, "workload: replicated log %s, %d nodes, %d snapshots, %d states, %d properties, seed %d (prepared in %s)\n",
+			what, o.nodes, w.Trace.NumSnapshots(), w.Trace.NumStates(), len(w.Program.Props), o.seed, round(time.Since(start)))
+		if times[i], err = timeWorkload(ctx, o.stdout, w, kinds, o.workers); err != nil {
+			return err
+		}
 	}
 	var ratios []string
-	for _, workers := range o.workers {
-		ref, fast := times[evaluator.Reference][workers], times[evaluator.Fast][workers]
-		ratios = append(ratios, fmt.Sprintf("%.1f× at %s", ref.Seconds()/fast.Seconds(), plural(int64(workers), "worker")))
+	for _, k := range kinds {
+		for _, workers := range o.workers {
+			ratios = append(ratios, fmt.Sprintf("%.1f× %s at %s", times[0][k][workers].Seconds()/times[1][k][workers].Seconds(), k, plural(int64(workers), "worker")))
+		}
 	}
-	fmt.Fprintf(stdout, "fast/reference: %s; results identical\n", strings.Join(ratios, ", "))
+	fmt.Fprintf(o.stdout, "with the predicate/without: %s\n", strings.Join(ratios, ", "))
 	return nil
 }
 

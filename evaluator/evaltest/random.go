@@ -133,6 +133,12 @@ predicates:
   - name: sum3
     params: [{a: Num}, {b: Num}]
     expr: "a + b > 3"
+  - name: inv
+    params: [{a: Real}]
+    expr: "1 / a > 0"
+  - name: head
+    params: [{a: list<Num>}, {b: Num}]
+    expr: "a[0] == b"
 `
 
 // Case is a random spec and properties made from a seed, and the
@@ -297,6 +303,11 @@ func (c *Case) randomAtom(r *rand.Rand, paths []operandPath, byType map[string][
 		if p.typ == "Num" && r.IntN(5) == 0 {
 			return fmt.Sprintf("sum3(%s, %s)", p.text, q.text)
 		}
+		if p.typ == "Real" && r.IntN(5) == 0 {
+			// 1/-0 is -Inf: the result tells -0 from 0, and an int64
+			// from a float64.
+			return fmt.Sprintf("inv(%s)", p.text)
+		}
 		if r.IntN(5) == 0 {
 			return "set(" + p.text + ")"
 		}
@@ -311,6 +322,10 @@ func (c *Case) randomAtom(r *rand.Rand, paths []operandPath, byType map[string][
 		}
 		return fmt.Sprintf("%s %s %s", p.text, ops[r.IntN(len(ops))], y)
 	case "list<Num>", "set<Name>", "set<Real>", "list<Entry>", "map<Num>", "list<set<Name>>":
+		if ns := byType["Num"]; p.typ == "list<Num>" && len(ns) > 0 && r.IntN(4) == 0 {
+			// Fails on an empty or null list.
+			return fmt.Sprintf("head(%s, %s)", p.text, ns[r.IntN(len(ns))].text)
+		}
 		switch r.IntN(4) {
 		case 0:
 			return "empty(" + p.text + ")"
