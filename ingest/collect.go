@@ -41,8 +41,8 @@ type Options struct {
 	// Lenient skips bad records (malformed lines, out-of-order
 	// timestamps, type conflicts, a node's records in a second input) and
 	// counts them in Result.Skipped, instead of failing. An Arrow stream
-	// damaged in the middle is read up to the damage and named, with the
-	// offset and the bytes lost, in Result.Lost.
+	// damaged in the middle is read on from the next intact record batch
+	// after the damage; Result.Lost names the bytes skipped.
 	Lenient bool
 	// Window is the out-of-order window of each input, in records: a
 	// record may come up to Window records after records of other nodes
@@ -96,10 +96,10 @@ type Result struct {
 	Incomplete int // cuts dropped because a live node had no record at or after them
 	Collapsed  int // snapshots dropped by Options.Collapse
 	Skipped    int // bad records skipped under Options.Lenient
-	// Lost names, under Options.Lenient, each Arrow stream damaged in the
-	// middle: a stream cannot be resynchronised after a bad message, so
-	// its records from the damage's offset to its end are lost. Each is
-	// an *Error naming the file, the offset and the bytes not read.
+	// Lost names, under Options.Lenient, each damaged part of an Arrow
+	// stream skipped, up to the next intact record batch or the end:
+	// each is an *Error naming the file, the damaged bytes and the
+	// records lost in them (see StreamReader.Resync).
 	Lost     []error
 	Warnings []error // torn ends of inputs and skipped records (the first 100), as *Error
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 
 	"github.com/augur-dev/augur/collector"
@@ -137,21 +136,20 @@ func (b *builder) readRaw(s *source) (*localRecord, error) {
 			return r, nil
 		}
 	case s.arrow != nil:
-		if !s.arrow.Next() {
+		for !s.arrow.Next() {
 			if t := s.arrow.Torn(); t != nil {
 				b.warn(t)
 			}
-			if err := s.arrow.Err(); err != nil {
-				if b.opts.Lenient {
-					// A stream cannot be resynchronised after a bad
-					// message: keep what came before it, and say
-					// how much is lost.
-					b.res.Lost = append(b.res.Lost, lostRest(s.name, err))
-					return nil, nil
-				}
+			err := s.arrow.Err()
+			if err == nil {
+				return nil, nil
+			}
+			if !b.opts.Lenient {
 				return nil, err
 			}
-			return nil, nil
+			// Skip the damage, saying how much is lost, and read
+			// on from the next intact record batch, if any.
+			b.res.Lost = append(b.res.Lost, s.arrow.Resync())
 		}
 		sr := s.arrow.Record()
 		r := &localRecord{name: sr.Node, ts: sr.TS, event: sr.Event, off: sr.Offset, row: sr.Row}
@@ -203,21 +201,4 @@ func (b *builder) check(s *source, r *localRecord) error {
 	r.seq = s.seq
 	s.seq++
 	return nil
-}
-
-// lostRest returns the error of a stream that err cut short: the file,
-// the offset of the damage and the bytes from there to the end, whose
-// records are not read.
-func lostRest(name string, err error) error {
-	e := &Error{Pos: diag.Position{Filename: name}, Err: err}
-	var at *Error
-	if errors.As(err, &at) {
-		e.Pos.Offset, e.Err = at.Pos.Offset, errors.New(at.Msg)
-	}
-	if fi, serr := os.Stat(name); serr == nil {
-		e.Msg = fmt.Sprintf("the records in the last %d bytes of the stream are lost (not read past a bad message)", fi.Size()-int64(e.Pos.Offset))
-	} else {
-		e.Msg = "the records after this offset are lost (not read past a bad message)"
-	}
-	return e
 }

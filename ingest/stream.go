@@ -2,10 +2,12 @@ package ingest
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/augur-dev/augur/collector"
 	"github.com/augur-dev/augur/diag"
+	"github.com/augur-dev/augur/internal/ipcfile"
 	"github.com/augur-dev/augur/trace"
 )
 
@@ -32,10 +35,15 @@ import (
 // killed in the middle of a flush, is torn: Next stops after the last
 // complete record batch and Torn reports the file and the offset of the
 // torn message. Every record before it is read. Err reports anything
-// else: a file that cannot be read, or one that is not such a stream.
+// else: a file that cannot be read, or one that is not such a stream, or
+// a damaged message in the middle, past which Resync can read on.
 type StreamReader struct {
 	path   string
 	f      *os.File
+	size   int64
+	mem    memory.Allocator
+	head   []byte // the schema message, to read on after damage
+	msgs   *ipcfile.Stream
 	cr     *countingReader
 	r      *ipc.Reader
 	schema trace.Schema
@@ -102,17 +110,17 @@ func OpenStream(path string, mem memory.Allocator) (*StreamReader, error) {
 	if err != nil {
 		return nil, &Error{Pos: diag.Position{Filename: path}, Msg: "open input", Err: unwrapPathError(err)}
 	}
-	sr := &StreamReader{path: path, f: f}
+	sr := &StreamReader{path: path, f: f, mem: mem}
 	sr.cr = &countingReader{r: bufio.NewReaderSize(f, 64<<10)}
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
 		return nil, &Error{Pos: diag.Position{Filename: path}, Msg: "open input", Err: unwrapPathError(err)}
 	}
-	if fi.Size() == 0 {
+	if sr.size = fi.Size(); sr.size == 0 {
 		return sr, nil
 	}
-	sr.r, err = newStreamReader(sr.cr, mem)
+	sr.r, err = newStreamReader(sr.cr, sr.size, mem)
 	if err != nil {
 		if errors.Is(err, io.ErrUnexpectedEOF) {
 			sr.torn = &Error{Pos: diag.Position{Filename: path}, Msg: "torn Arrow stream: it ends inside its schema message; no record is readable"}
@@ -125,18 +133,27 @@ func OpenStream(path string, mem memory.Allocator) (*StreamReader, error) {
 		sr.Close()
 		return nil, err
 	}
+	if sr.msgs, err = ipcfile.NewStream(f, sr.size, sr.r.Schema()); err != nil {
+		sr.Close()
+		return nil, &Error{Pos: diag.Position{Filename: path}, Msg: "not a node-local Arrow stream", Err: err}
+	}
+	sr.head = make([]byte, sr.cr.n)
+	if _, err := f.ReadAt(sr.head, 0); err != nil {
+		sr.Close()
+		return nil, &Error{Pos: diag.Position{Filename: path}, Msg: "read input", Err: unwrapPathError(err)}
+	}
 	return sr, nil
 }
 
-// newStreamReader opens the stream; the Arrow library can panic on
-// malformed metadata.
-func newStreamReader(r io.Reader, mem memory.Allocator) (rr *ipc.Reader, err error) {
+// newStreamReader opens the stream of size bytes, no message of which
+// can be larger; the Arrow library can panic on malformed metadata.
+func newStreamReader(r io.Reader, size int64, mem memory.Allocator) (rr *ipc.Reader, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			rr, err = nil, fmt.Errorf("malformed metadata: %v", p)
 		}
 	}()
-	return ipc.NewReader(r, ipc.WithAllocator(mem))
+	return ipc.NewReader(r, ipc.WithAllocator(mem), ipc.WithMetadataSizeLimit(size), ipc.WithBodySizeLimit(size))
 }
 
 func (sr *StreamReader) checkSchema() error {
@@ -204,44 +221,202 @@ func (sr *StreamReader) Next() bool {
 }
 
 // nextBatch loads the next record batch, or records why there is none.
-func (sr *StreamReader) nextBatch() (ok bool) {
+func (sr *StreamReader) nextBatch() bool {
 	if sr.batch != nil {
 		sr.batch.Release()
 		sr.batch = nil
 	}
 	sr.offset = sr.cr.n
-	defer func() {
-		if p := recover(); p != nil {
-			if sr.batch != nil {
-				sr.batch.Release()
-				sr.batch = nil
-			}
-			sr.err = &Error{Pos: diag.Position{Filename: sr.path, Offset: int(sr.offset)}, Msg: fmt.Sprintf("malformed record batch: %v", p)}
-			ok = false
+	// Check the message before the Arrow library reads it: a damaged
+	// body length would make it allocate that much.
+	var b arrow.RecordBatch
+	_, err := sr.msgs.Message(sr.offset, sr.size)
+	switch {
+	case errors.Is(err, ipcfile.ErrPastEnd):
+		err = io.ErrUnexpectedEOF
+	case err == nil || errors.Is(err, ipcfile.ErrNoMessage):
+		// The end of the stream, or what the Arrow library says.
+		b, err = sr.readBatch(sr.r, sr.offset)
+	default:
+		err = &Error{Pos: diag.Position{Filename: sr.path, Offset: int(sr.offset)}, Msg: "malformed record batch", Err: err}
+	}
+	switch {
+	case err == nil && b == nil:
+		return false
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		// The end of a stream whose writer was killed, unless an
+		// intact record batch follows: then the message's length is
+		// damaged.
+		if next := sr.find(sr.offset + 1); next != nil {
+			next.release()
+			sr.err = &Error{Pos: diag.Position{Filename: sr.path, Offset: int(sr.offset)},
+				Msg: fmt.Sprintf("malformed record batch: it runs past the end of the file, yet an intact record batch follows at offset %d", next.at)}
+			return false
 		}
-	}()
-	if !sr.r.Next() {
-		err := sr.r.Err()
-		switch {
-		case err == nil:
-		case errors.Is(err, io.ErrUnexpectedEOF):
-			sr.torn = &Error{Pos: diag.Position{Filename: sr.path, Offset: int(sr.offset)},
-				Msg: fmt.Sprintf("torn Arrow stream: it ends inside the record batch at this offset (its writer stopped mid-write); %d records before it were read", sr.n)}
-		default:
-			sr.err = &Error{Pos: diag.Position{Filename: sr.path, Offset: int(sr.offset)}, Msg: "malformed record batch", Err: err}
-		}
+		sr.torn = &Error{Pos: diag.Position{Filename: sr.path, Offset: int(sr.offset)},
+			Msg: fmt.Sprintf("torn Arrow stream: it ends inside the record batch at this offset (its writer stopped mid-write); %d records before it were read", sr.n)}
+		return false
+	case err != nil:
+		sr.err = err
 		return false
 	}
-	b := sr.r.RecordBatch()
+	sr.batch, sr.row = b, 0
+	return true
+}
+
+// readBatch reads the next record batch of r, at offset, with its arrays checked,
+// which the caller releases: nil at the end of the stream. A stream that
+// ends inside the batch's message is an error wrapping
+// io.ErrUnexpectedEOF.
+func (sr *StreamReader) readBatch(r *ipc.Reader, offset int64) (b arrow.RecordBatch, err error) {
+	at := diag.Position{Filename: sr.path, Offset: int(offset)}
+	defer func() {
+		if p := recover(); p != nil {
+			if b != nil {
+				b.Release()
+			}
+			b, err = nil, &Error{Pos: at, Msg: fmt.Sprintf("malformed record batch: %v", p)}
+		}
+	}()
+	if !r.Next() {
+		if err := r.Err(); err != nil {
+			return nil, &Error{Pos: at, Msg: "malformed record batch", Err: err}
+		}
+		return nil, nil
+	}
+	b = r.RecordBatch()
 	for c, col := range b.Columns() {
 		if err := validateArray(col); err != nil {
-			sr.err = &Error{Pos: diag.Position{Filename: sr.path, Offset: int(sr.offset)}, Field: b.ColumnName(c), Msg: "malformed record batch", Err: err}
-			return false
+			return nil, &Error{Pos: at, Field: b.ColumnName(c), Msg: "malformed record batch", Err: err}
 		}
 	}
 	b.Retain()
-	sr.batch, sr.row = b, 0
-	return true
+	return b, nil
+}
+
+// A resumption is where reading goes on after damage: an intact record
+// batch and a reader positioned after it.
+type resumption struct {
+	at    int64 // offset of the batch
+	cr    *countingReader
+	r     *ipc.Reader
+	batch arrow.RecordBatch
+}
+
+func (p *resumption) release() {
+	p.batch.Release()
+	p.r.Release()
+}
+
+// find returns the first intact record batch that starts at or after
+// byte from, or nil if there is none. A batch is intact if its message is
+// sound and its data decode against the stream's schema and pass
+// validation.
+func (sr *StreamReader) find(from int64) *resumption {
+	marker := []byte{0xFF, 0xFF, 0xFF, 0xFF}
+	buf := make([]byte, 64<<10)
+	for base := from; base+int64(len(marker)) <= sr.size; {
+		n, err := sr.f.ReadAt(buf, base)
+		if err != nil && err != io.EOF {
+			return nil
+		}
+		for i := 0; ; {
+			j := bytes.Index(buf[i:n], marker)
+			if j < 0 {
+				break
+			}
+			if p := sr.tryAt(base + int64(i+j)); p != nil {
+				return p
+			}
+			i += j + 1
+		}
+		// A marker cut by the end of the buffer is found in the next.
+		base += int64(max(n-len(marker)+1, 1))
+	}
+	return nil
+}
+
+// tryAt reads the record batch at byte at, if one starts there: it reads
+// the stream anew, the schema message followed by the file from at.
+func (sr *StreamReader) tryAt(at int64) *resumption {
+	if _, err := sr.msgs.Message(at, sr.size); err != nil {
+		return nil
+	}
+	cr := &countingReader{
+		r: bufio.NewReaderSize(io.MultiReader(bytes.NewReader(sr.head), io.NewSectionReader(sr.f, at, sr.size-at)), 64<<10),
+		n: at - int64(len(sr.head)),
+	}
+	r, err := newStreamReader(cr, sr.size, sr.mem)
+	if err != nil {
+		return nil
+	}
+	b, err := sr.readBatch(r, at)
+	if b == nil || err != nil {
+		r.Release()
+		return nil
+	}
+	return &resumption{at: at, cr: cr, r: r, batch: b}
+}
+
+// Resync goes on past the damage that stopped Next with an error: it
+// searches the rest of the file for the next intact record batch (its
+// message sound, its data decoding against the stream's schema) and, if
+// there is one, clears the error so that Next goes on from there. It
+// returns an *Error naming the file and the damaged bytes skipped, from
+// the damaged record batch to the intact one or to the end, and the
+// records lost in them as far as the damaged messages' headers tell. It
+// returns nil if Next did not stop on an error.
+func (sr *StreamReader) Resync() *Error {
+	if sr.err == nil || sr.r == nil {
+		return nil
+	}
+	cause, from, read := sr.err, sr.offset, 0
+	if sr.batch != nil {
+		// A bad row: the rows before it were read.
+		read = sr.row - 1
+		sr.batch.Release()
+		sr.batch = nil
+	}
+	sr.err = nil
+	next := sr.find(from + 1)
+	sr.r.Release()
+	sr.r = nil
+	end, after := sr.size, "no intact record batch follows"
+	if next != nil {
+		end, after = next.at, fmt.Sprintf("reading on at the intact record batch at %d", next.at)
+		sr.cr, sr.r, sr.offset, sr.batch, sr.row = next.cr, next.r, next.at, next.batch, 0
+	}
+	rows, whole := sr.rowsIn(from, end)
+	lost := fmt.Sprintf("%d records lost", rows-int64(read))
+	switch {
+	case !whole && rows == 0:
+		lost = "the records of a record batch whose header is damaged lost (their count is unknown)"
+	case !whole:
+		lost += ", and those of a record batch whose header is damaged"
+	}
+	e := &Error{Pos: diag.Position{Filename: sr.path, Offset: int(from)},
+		Msg: fmt.Sprintf("damaged Arrow stream: bytes %d to %d skipped (%d bytes), %s; %s", from, end, end-from, after, lost),
+		Err: cause}
+	var ce *Error
+	if errors.As(cause, &ce) {
+		// Its position is this error's.
+		e.Err = errors.New(strings.TrimPrefix(strings.TrimPrefix(ce.Error(), ce.Pos.String()), ": "))
+	}
+	return e
+}
+
+// rowsIn adds up the rows of the record batch messages that fill bytes
+// from to end; whole is false if a message there is not sound (its rows
+// are not counted, nor those of any message after it).
+func (sr *StreamReader) rowsIn(from, end int64) (rows int64, whole bool) {
+	for off := from; off < end; {
+		m, err := sr.msgs.Message(off, end)
+		if err != nil {
+			return rows, false
+		}
+		rows, off = rows+m.Rows, off+m.Size
+	}
+	return rows, true
 }
 
 // validateArray checks the offsets and buffers of a, so that decoding

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -147,21 +148,32 @@ func checkStreamIndependently(t *testing.T, path string, recs []streamRec) {
 	}
 }
 
+// killedStream returns the stream of node n1 that exposed the states,
+// flushing every flush records, and was killed after its last flush: it
+// has no end-of-stream marker.
+func killedStream(mem memory.Allocator, flush int, states []counter) []byte {
+	var buf bytes.Buffer
+	n := collector.NewNode("n1", collector.NewArrowSink(&buf, collector.SinkOptions{FlushRecords: flush, FlushInterval: -1, Allocator: mem}))
+	for _, c := range states {
+		n.Expose(c)
+	}
+	n.Flush()
+	data := bytes.Clone(buf.Bytes())
+	n.Close()
+	return data
+}
+
 // TestStreamTorn cuts a stream at every byte: the reader returns every
 // record of the whole batches before the cut and reports the torn batch
 // with its offset, or none when the cut falls between batches.
 func TestStreamTorn(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
 	defer mem.AssertSize(t, 0)
-	var buf bytes.Buffer
-	n := collector.NewNode("n1", collector.NewArrowSink(&buf, collector.SinkOptions{FlushRecords: 2, FlushInterval: -1, Allocator: mem}))
+	var states []counter
 	for i := range 6 {
-		n.Expose(counter{N: int64(i), Name: "v", Tags: map[string]string{"a": "b"}})
+		states = append(states, counter{N: int64(i), Name: "v", Tags: map[string]string{"a": "b"}})
 	}
-	n.Flush()
-	// The writer is killed here: no end-of-stream marker.
-	full := bytes.Clone(buf.Bytes())
-	n.Close()
+	full := killedStream(mem, 2, states)
 
 	all, torn, err := readStreamBytes(t, full, mem)
 	if err != nil || torn != nil || len(all) != 6 {
@@ -258,12 +270,88 @@ func TestCollectStreamDamage(t *testing.T) {
 	if err == nil || !strings.HasPrefix(err.Error(), fmt.Sprintf("%s: offset %d: malformed record batch", p2, recs[2].off)) {
 		t.Errorf("error = %v", err)
 	}
+	// Under Lenient, it is skipped up to the next intact batch: only the
+	// records of the damaged batch are lost.
 	res, err = Collect(out, []string{p1, p2}, Options{Allocator: mem, Overwrite: true, Lenient: true})
 	if err != nil || res.Skipped != 0 || len(res.Lost) != 1 {
 		t.Fatalf("lenient: %v, %+v", err, res)
 	}
-	want = fmt.Sprintf("%s: offset %d: the records in the last %d bytes of the stream are lost (not read past a bad message): malformed record batch", p2, recs[2].off, len(data)-int(recs[2].off))
+	want = fmt.Sprintf("%s: offset %d: damaged Arrow stream: bytes %[2]d to %d skipped (%d bytes), reading on at the intact record batch at %[3]d; "+
+		"the records of a record batch whose header is damaged lost (their count is unknown): malformed record batch", p2, recs[2].off, recs[4].off, recs[4].off-recs[2].off)
 	if got := res.Lost[0].Error(); !strings.HasPrefix(got, want) {
 		t.Errorf("lost: %s\nwant %s…", got, want)
+	}
+	// n2's states 0, 1, 4 and 5 and its leave are read.
+	if res.States != 8+4 {
+		t.Errorf("lenient: result %s", localResult(res))
+	}
+}
+
+// TestStreamResync corrupts 8 bytes at every aligned offset of a record
+// batch in the middle of a stream: every record of the other batches is
+// read, by Resync past the damage, and the damage names the bytes
+// skipped and the records lost, or is not seen (the bytes were values or
+// padding).
+func TestStreamResync(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
+	defer mem.AssertSize(t, 0)
+	var states []counter
+	for i := range 18 {
+		states = append(states, counter{N: int64(i), Name: strings.Repeat("v", i%4), Tags: map[string]string{"a": fmt.Sprint(i)}})
+	}
+	full := killedStream(mem, 3, states)
+	all, _, err := readStreamBytes(t, full, mem)
+	if err != nil || len(all) != 18 {
+		t.Fatalf("whole stream: %d records, error %v", len(all), err)
+	}
+	const bad = 3 // the damaged batch, of records 9 to 11
+	start, end := all[3*bad].off, all[3*bad+3].off
+	path := filepath.Join(t.TempDir(), "damaged.arrow")
+	for at := start; at+8 <= end; at += 8 {
+		data := bytes.Clone(full)
+		copy(data[at:], "\xde\xad\xbe\xef\x0f\x1e\x2d\x3c")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		// The Arrow library leaks the buffers of a batch whose data it
+		// panics on (Go's collector frees them): no checked allocator.
+		sr, err := OpenStream(path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []streamRec
+		var damage []*Error
+		for {
+			for sr.Next() {
+				r := sr.Record()
+				got = append(got, streamRec{r.Node, r.TS, r.Event, r.Offset, r.Vars()})
+			}
+			if sr.Err() == nil {
+				break
+			}
+			damage = append(damage, sr.Resync())
+		}
+		torn := sr.Torn()
+		sr.Close()
+		if torn != nil {
+			t.Errorf("damage at %d: torn %v", at, torn)
+		}
+		if len(damage) == 0 {
+			// Only values changed: every record is read.
+			if len(got) != len(all) {
+				t.Errorf("damage at %d not seen, but %d records read of %d", at, len(got), len(all))
+			}
+			continue
+		}
+		want := slices.Concat(all[:3*bad], all[3*bad+3:])
+		if len(damage) != 1 || fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("damage at %d: %v\nread  %v\nwant %v", at, damage, got, want)
+			continue
+		}
+		head := fmt.Sprintf("%s: offset %d: damaged Arrow stream: bytes %[2]d to %d skipped (%d bytes), reading on at the intact record batch at %[3]d; ", path, start, end, end-start)
+		msg := damage[0].Error()
+		if !strings.HasPrefix(msg, head+"3 records lost: ") && !strings.HasPrefix(msg, head+"the records of a record batch whose header is damaged lost") {
+			t.Errorf("damage at %d: %s\nwant %s…", at, msg, head)
+		}
 	}
 }

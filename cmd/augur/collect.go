@@ -100,7 +100,7 @@ a killed writer, is a warning.`,
 				extra = append(extra, fmt.Sprintf("%d bad records skipped", res.Skipped))
 			}
 			if len(res.Lost) > 0 {
-				extra = append(extra, fmt.Sprintf("the ends of %s lost", plural(int64(len(res.Lost)), "damaged stream")))
+				extra = append(extra, fmt.Sprintf("%s skipped", plural(int64(len(res.Lost)), "damaged stream part")))
 			}
 			note := ""
 			if len(extra) > 0 {

@@ -217,7 +217,7 @@ func (f *File) message(i int) (*message, error) {
 	if m.compressed && !f.opts.Compressed {
 		return nil, &Error{Path: f.path, Offset: b.offset, Err: fmt.Errorf("record batch %d is compressed; compression is not part of this format", i)}
 	}
-	if err := f.checkLayout(m); err != nil {
+	if err := checkLayout(f.layout, m); err != nil {
 		return nil, &Error{Path: f.path, Offset: b.offset, Err: fmt.Errorf("record batch %d: %w", i, err)}
 	}
 	return m, nil

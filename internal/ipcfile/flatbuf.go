@@ -427,6 +427,7 @@ func checkField(fd table, depth, maxDepth int) error {
 // message is what checkMessage learns from a record batch's message.
 type message struct {
 	length     int64
+	body       int64 // bytes of the body
 	nodes      []fieldNode
 	buffers    []bufferSpan
 	compressed bool
@@ -437,7 +438,8 @@ type fieldNode struct{ length, nulls int64 }
 type bufferSpan struct{ offset, length int64 }
 
 // checkMessage checks the flatbuffer of a record batch message whose body
-// has bodyLen bytes.
+// has bodyLen bytes, or, if bodyLen is negative (a stream has no footer
+// to say), as many as the message says.
 func checkMessage(b []byte, bodyLen int64) (*message, error) {
 	f := newFbuf(b)
 	root, err := f.follow(0)
@@ -462,7 +464,12 @@ func checkMessage(b []byte, bodyLen int64) (*message, error) {
 	if err != nil {
 		return nil, err
 	}
-	if int64(bl) != bodyLen {
+	switch {
+	case bodyLen < 0 && int64(bl) < 0:
+		return nil, f.errorf(root, "message says its body has %d bytes", int64(bl))
+	case bodyLen < 0:
+		bodyLen = int64(bl)
+	case int64(bl) != bodyLen:
 		return nil, f.errorf(root, "message says its body has %d bytes, the footer says %d", int64(bl), bodyLen)
 	}
 	if err := mt.keyValues(messageMeta); err != nil {
@@ -479,7 +486,7 @@ func checkMessage(b []byte, bodyLen int64) (*message, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &message{length: int64(length)}
+	m := &message{length: int64(length), body: bodyLen}
 	if m.length < 0 {
 		return nil, f.errorf(rb.pos, "record batch of %d rows", m.length)
 	}

@@ -77,19 +77,20 @@ func layoutOf(s *arrow.Schema) ([]nodeKind, error) {
 	return out, nil
 }
 
-// checkLayout checks that m has the arrays and buffers the schema calls
-// for, that columns are as long as the batch and, when the buffers are
-// not compressed, that they are large enough for the lengths claimed.
-func (f *File) checkLayout(m *message) error {
+// checkLayout checks that m has the arrays and buffers that a schema of
+// the given layout calls for, that columns are as long as the batch and,
+// when the buffers are not compressed, that they are large enough for the
+// lengths claimed.
+func checkLayout(layout []nodeKind, m *message) error {
 	nbuf := 0
-	for _, k := range f.layout {
+	for _, k := range layout {
 		nbuf += k.buffers()
 	}
-	if len(m.nodes) != len(f.layout) || len(m.buffers) != nbuf {
-		return fmt.Errorf("%d arrays and %d buffers, the schema calls for %d and %d", len(m.nodes), len(m.buffers), len(f.layout), nbuf)
+	if len(m.nodes) != len(layout) || len(m.buffers) != nbuf {
+		return fmt.Errorf("%d arrays and %d buffers, the schema calls for %d and %d", len(m.nodes), len(m.buffers), len(layout), nbuf)
 	}
 	b := 0
-	for i, k := range f.layout {
+	for i, k := range layout {
 		nd := m.nodes[i]
 		if k.top && nd.length != m.length {
 			return fmt.Errorf("a column of %d rows in a batch of %d", nd.length, m.length)
