@@ -45,6 +45,12 @@ var badInputs = []struct {
 	{name: "collect -o a directory holding the input", files: map[string]string{"in/run.jsonl": "{}\n"}, args: "collect in/run.jsonl -o in", stderr: `output in: the input in/run.jsonl lies inside it`},
 	{name: "testbed -o the guard", args: "testbed run randtree --steps 10 --guard checks.yaml -o checks.yaml", stderr: `output checks.yaml: it is the input checks.yaml`},
 	{name: "testbed -o a directory", args: "testbed run randtree --steps 10 -o notes --force", stderr: `create trace notes: exists and is not a trace directory`},
+	{name: "bench --keep a trace", args: "bench --snapshots 10 --keep run.trace", stderr: `output run.trace: it is a trace directory`},
+	{name: "bench --keep inside a trace", args: "bench --snapshots 10 --keep run.trace/kept", stderr: `output run.trace/kept: it lies inside the trace directory .*run.trace`},
+	{name: "bench quality --keep inside a trace", args: "bench quality --seeds 1-1 --keep other.trace/q", stderr: `output other.trace/q: it lies inside the trace directory .*other.trace`},
+	{name: "bench testbeds --keep a trace", args: "bench testbeds --seeds 1-1 --testbeds randtree --keep other.trace", stderr: `output other.trace: it is a trace directory`},
+	{name: "demo --keep holding the baseline", args: "demo --steps 10 -q --baseline other.trace --keep .", stderr: `output \.: the input other.trace lies inside it`},
+	{name: "demo -o the baseline", args: "demo --steps 10 -q --baseline other.trace -o other.trace", stderr: `output other.trace: it is the input other.trace`},
 	{name: "cpuprofile over the spec", args: "infer spec.yaml run.trace -q --cpuprofile spec.yaml", stderr: `output spec.yaml: it is the input spec.yaml`},
 
 	// Malformed inputs of every kind: an error naming the file and where.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/augur-dev/augur/internal/clobber"
 	"github.com/augur-dev/augur/internal/progress"
 	"github.com/augur-dev/augur/testbeds/planted"
 )
@@ -70,6 +71,9 @@ than 2 almost-invariants that fail in steady state. Tune on the dev seeds
 func runBenchQuality(ctx context.Context, o *benchQualityOptions) error {
 	if o.format != "text" && o.format != "json" {
 		return fmt.Errorf("unknown format %q (want text or json)", o.format)
+	}
+	if err := clobber.CheckDir(o.keep); err != nil {
+		return err
 	}
 	seeds, err := planted.ParseSeeds(o.seeds, o.systems)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/augur-dev/augur/internal/clobber"
 	"github.com/augur-dev/augur/internal/progress"
 	"github.com/augur-dev/augur/testbeds/bugs"
 )
@@ -74,6 +75,9 @@ func runBenchTestbeds(ctx context.Context, o *benchTestbedsOptions) error {
 	}
 	if o.steps < 1 || o.workers < 0 {
 		return fmt.Errorf("--steps %d, --workers %d: want a positive step count and a worker count of at least 0", o.steps, o.workers)
+	}
+	if err := clobber.CheckDir(o.keep); err != nil {
+		return err
 	}
 	seeds, err := bugs.ParseSeeds(o.seeds)
 	if err != nil {

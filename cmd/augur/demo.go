@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/augur-dev/augur/internal/clobber"
 	"github.com/augur-dev/augur/pipeline"
 	"github.com/augur-dev/augur/testbeds"
 	"github.com/augur-dev/augur/testbeds/catalog"
@@ -66,7 +67,7 @@ func runDemo(ctx context.Context, o *demoOptions) error {
 	if err != nil {
 		return err
 	}
-	dir, cleanup, err := workDir(o.keep, "augur-demo-")
+	dir, cleanup, err := workDir(o.keep, "augur-demo-", o.infer.baseline)
 	if err != nil {
 		return err
 	}
@@ -80,6 +81,9 @@ func runDemo(ctx context.Context, o *demoOptions) error {
 		fmt.Fprintf(o.infer.stderr, "recorded %d snapshots of etcd raft with bug %s (%d tagged) into %s\n",
 			st.Snapshots, o.bug, st.Tagged["bug:"+o.bug], tracePath)
 	}
+	if err := clobber.Check(o.infer.output, o.infer.baseline, specPath, tracePath); err != nil {
+		return err
+	}
 	rep, err := pipeline.Infer(ctx, specPath, tracePath, po)
 	if err != nil {
 		return err
@@ -88,9 +92,13 @@ func runDemo(ctx context.Context, o *demoOptions) error {
 }
 
 // workDir returns keep, created if need be, or else a new temporary
-// directory that cleanup removes.
-func workDir(keep, prefix string) (dir string, cleanup func(), err error) {
+// directory that cleanup removes. keep may not be, hold or lie inside
+// one of inputs, nor lie inside a trace directory.
+func workDir(keep, prefix string, inputs ...string) (dir string, cleanup func(), err error) {
 	if keep != "" {
+		if err := clobber.CheckDir(keep, inputs...); err != nil {
+			return "", nil, err
+		}
 		return keep, func() {}, os.MkdirAll(keep, 0o755)
 	}
 	tmp, err := os.MkdirTemp("", prefix)

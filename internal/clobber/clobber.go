@@ -61,6 +61,18 @@ func Check(out string, inputs ...string) error {
 	return nil
 }
 
+// CheckDir returns an error naming the conflict if writing files into
+// the directory dir (created if need be) could destroy one of inputs or
+// write inside a trace directory: dir may not be an input, hold one or
+// lie inside one, and may not be or lie inside a trace directory. An
+// empty dir (none) is ignored.
+func CheckDir(dir string, inputs ...string) error {
+	if dir != "" && isTrace(dir) {
+		return fmt.Errorf("output %s: it is a trace directory: %w", dir, ErrConflict)
+	}
+	return Check(dir, inputs...)
+}
+
 // within reports whether path lies inside the directory dir.
 func within(path string, dir os.FileInfo) bool {
 	for _, a := range ancestors(path) {

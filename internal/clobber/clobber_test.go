@@ -8,6 +8,14 @@ import (
 	"testing"
 )
 
+// A checkCase is an output, its inputs, and part of the error expected
+// ("" for none).
+type checkCase struct {
+	out    string
+	inputs []string
+	want   string
+}
+
 func TestCheck(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
@@ -27,11 +35,7 @@ func TestCheck(t *testing.T) {
 	if err := os.Link("spec.yaml", "hard.yaml"); err != nil {
 		t.Fatal(err)
 	}
-	tests := []struct {
-		out    string
-		inputs []string
-		want   string // part of the error; "" for none
-	}{
+	tests := []checkCase{
 		{"", []string{"spec.yaml"}, ""},
 		{"report.json", []string{"spec.yaml", "run.trace"}, ""},
 		{"spec.yaml", []string{"run.trace", "spec.yaml"}, "it is the input spec.yaml"},
@@ -47,13 +51,29 @@ func TestCheck(t *testing.T) {
 		{"parts/p1.arrow", []string{"parts"}, "it lies inside the input parts"},
 		{"new.trace", []string{"missing.jsonl", ""}, ""},
 	}
-	for _, tt := range tests {
-		err := Check(tt.out, tt.inputs...)
-		switch {
-		case tt.want == "" && err != nil:
-			t.Errorf("Check(%q, %q) = %v, want nil", tt.out, tt.inputs, err)
-		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want) || !errors.Is(err, ErrConflict)):
-			t.Errorf("Check(%q, %q) = %v, want an ErrConflict saying %q", tt.out, tt.inputs, err, tt.want)
+	// A directory written into (--keep DIR) may not be a trace either.
+	dirTests := []checkCase{
+		{"", nil, ""},
+		{"kept", []string{"spec.yaml"}, ""},
+		{"run.trace", nil, "it is a trace directory"},
+		{"alias.trace", nil, "it is a trace directory"},
+		{"run.trace/kept", nil, "inside the trace directory"},
+		{".", []string{"parts/p0.arrow"}, "the input parts/p0.arrow lies inside it"},
+		{"parts", []string{"parts"}, "it is the input parts"},
+	}
+	for _, f := range []struct {
+		name  string
+		check func(string, ...string) error
+		tests []checkCase
+	}{{"Check", Check, tests}, {"CheckDir", CheckDir, dirTests}} {
+		for _, tt := range f.tests {
+			err := f.check(tt.out, tt.inputs...)
+			switch {
+			case tt.want == "" && err != nil:
+				t.Errorf("%s(%q, %q) = %v, want nil", f.name, tt.out, tt.inputs, err)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want) || !errors.Is(err, ErrConflict)):
+				t.Errorf("%s(%q, %q) = %v, want an ErrConflict saying %q", f.name, tt.out, tt.inputs, err, tt.want)
+			}
 		}
 	}
 }

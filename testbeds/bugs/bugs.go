@@ -244,9 +244,12 @@ type run struct {
 // runOne records testbed tb with bug at seed in dir, and scores its
 // reports: plain, and with baseline as baseline when it is not "".
 func runOne(ctx context.Context, dir string, tb testbeds.Testbed, bug string, seed uint64, baseline string, o Options) (run, error) {
+	if err := ctx.Err(); err != nil {
+		return run{}, err
+	}
 	name := fmt.Sprintf("%s-%s-%d", tb.Name, cmpOr(bug, "none"), seed)
 	fail := func(err error) (run, error) { return run{}, fmt.Errorf("%s: %w", name, err) }
-	spec, tr, st, err := catalog.Record(dir, name, tb, testbeds.Config{Steps: o.Steps, Seed: seed, Bug: bug})
+	spec, tr, st, err := catalog.Record(dir, name, tb, testbeds.Config{Steps: o.Steps, Seed: seed, Bug: bug, Stop: ctx.Done()})
 	if err != nil {
 		return fail(err)
 	}

@@ -112,6 +112,9 @@ func Run(ctx context.Context, seeds []int64, o RunOptions) (*Summary, error) {
 	sum := &Summary{Seeds: seeds}
 	start := time.Now()
 	for i, seed := range seeds {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		sc, err := runOne(ctx, seed, filepath.Join(tmp, strconv.FormatInt(seed, 10)), o)
 		if err != nil {
 			return nil, fmt.Errorf("seed %d: %w", seed, err)
