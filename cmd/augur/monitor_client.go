@@ -45,7 +45,7 @@ lines. A refused batch stops it, with the monitor's reason.`,
 	f := cmd.Flags()
 	f.StringVar(&o.url, "url", "http://127.0.0.1:7070", "the monitor's base URL")
 	f.StringVar(&o.tokenFile, "token-file", "", "file holding the bearer token (default: $"+tokenEnv+")")
-	f.IntVar(&o.batch, "batch", 256, "records per request")
+	intFlagP(f, &o.batch, "batch", "", 256, 1, "records per request")
 	return cmd
 }
 
@@ -78,9 +78,6 @@ func runMonitorPush(ctx context.Context, o *monitorClientOptions) error {
 	token, err := readToken(o.tokenFile)
 	if err != nil {
 		return err
-	}
-	if o.batch <= 0 {
-		return fmt.Errorf("--batch %d: want a positive number", o.batch)
 	}
 	lines, err := monitor.ReadLines(o.files...)
 	if err != nil {

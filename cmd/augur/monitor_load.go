@@ -75,7 +75,7 @@ With --url, it loads that monitor instead, once (the first --nodes and
 	f.DurationVar(&o.duration, "duration", 5*time.Second, "how long the nodes expose states")
 	f.DurationVar(&o.flush, "flush", 0, "the sinks' flush interval (default: HTTPSink's, 200ms)")
 	f.DurationVar(&o.silentAfter, "silent-after", 0, "node 1 stops pushing, without leaving, this far into the run")
-	f.IntVar(&o.plantEvery, "plant-every", 100, "a node plants a violation every this many states")
+	intFlagP(f, &o.plantEvery, "plant-every", "", 100, 1, "a node plants a violation every this many states")
 	f.StringVar(&o.monitorFlags, "monitor-flags", "", "more flags for the monitors started, space-separated")
 	f.StringVar(&o.url, "url", "", "load the monitor at this URL instead of starting one")
 	f.StringVar(&o.tokenFile, "token-file", "", "with --url: the monitor's token (default: $"+tokenEnv+")")
