@@ -24,7 +24,7 @@ import (
 //	go test -run - -bench Explore -benchtime 3x ./predict
 func BenchmarkExplore(b *testing.B) {
 	for _, tb := range []testbeds.Testbed{chord.Testbed, etcdraft.Testbed, paxos.Testbed, randtree.Testbed} {
-		c, err := checker.Open("../testdata/guard/" + tb.Name + ".yaml")
+		c, err := checker.Open("../specs/" + tb.Name + ".checks.yaml")
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -15,7 +15,7 @@ import (
 // before the run breaks "children and siblings are disjoint", the
 // predictor finds the message whose delivery breaks it.
 func ExampleExplore() {
-	c, err := checker.Open("../testdata/guard/randtree.yaml")
+	c, err := checker.Open("../specs/randtree.checks.yaml")
 	if err != nil {
 		log.Fatal(err)
 	}

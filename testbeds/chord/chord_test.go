@@ -127,13 +127,13 @@ func TestRingHeals(t *testing.T) {
 // TestGuard checks that the immediate safety check refuses the join that
 // makes a node its own predecessor.
 func TestGuard(t *testing.T) {
-	testbedtest.Guard(t, Testbed, BugPredSelf, 1, 20000, "../../testdata/guard/chord.yaml")
+	testbedtest.Guard(t, Testbed, BugPredSelf, 1, 20000, "../../specs/chord.checks.yaml")
 }
 
 func TestPredict(t *testing.T) {
-	testbedtest.Predict(t, Testbed, BugPredSelf, 1, "../../testdata/guard/chord.yaml")
+	testbedtest.Predict(t, Testbed, BugPredSelf, 1, "../../specs/chord.checks.yaml")
 }
 
 func TestSteer(t *testing.T) {
-	testbedtest.Steer(t, Testbed, BugPredSelf, 1, 3000, "../../testdata/guard/chord.yaml", 2)
+	testbedtest.Steer(t, Testbed, BugPredSelf, 1, 3000, "../../specs/chord.checks.yaml", 2)
 }

@@ -23,13 +23,13 @@ func TestTestbed(t *testing.T) {
 // from its disk), and with apply-uncommitted the store refuses to apply
 // entries beyond the commit index.
 func TestGuard(t *testing.T) {
-	testbedtest.Guard(t, Testbed, BugLostTail, 1, 20000, "../../testdata/guard/etcdraft.yaml")
-	_, g := testbedtest.Guard(t, Testbed, BugApplyUncommitted, 1, 20000, "../../testdata/guard/etcdraft.yaml")
+	testbedtest.Guard(t, Testbed, BugLostTail, 1, 20000, "../../specs/etcdraft.checks.yaml")
+	_, g := testbedtest.Guard(t, Testbed, BugApplyUncommitted, 1, 20000, "../../specs/etcdraft.checks.yaml")
 	if g.BlockedBy["apply-committed"] == 0 {
 		t.Errorf("blocked by %v, want apply-committed", g.BlockedBy)
 	}
 }
 
 func TestPredict(t *testing.T) {
-	testbedtest.Predict(t, Testbed, BugLostVote, 2, "../../testdata/guard/etcdraft.yaml")
+	testbedtest.Predict(t, Testbed, BugLostVote, 2, "../../specs/etcdraft.checks.yaml")
 }

@@ -121,5 +121,5 @@ func TestCatchUp(t *testing.T) {
 }
 
 func TestPredict(t *testing.T) {
-	testbedtest.Predict(t, Testbed, BugLostPromise, 1, "../../testdata/guard/paxos.yaml")
+	testbedtest.Predict(t, Testbed, BugLostPromise, 1, "../../specs/paxos.checks.yaml")
 }

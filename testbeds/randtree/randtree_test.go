@@ -127,16 +127,16 @@ func TestCyclic(t *testing.T) {
 // checks blocks stale-child's damage: the handler that would make a child
 // a sibling too is refused.
 func TestGuard(t *testing.T) {
-	_, g := testbedtest.Guard(t, Testbed, BugStaleChild, 1, 20000, "../../testdata/guard/randtree.yaml")
+	_, g := testbedtest.Guard(t, Testbed, BugStaleChild, 1, 20000, "../../specs/randtree.checks.yaml")
 	if g.Tagged["bug:"+BugStaleChild] != 0 {
 		t.Errorf("%d bug-tagged snapshots with the guard, want none", g.Tagged["bug:"+BugStaleChild])
 	}
 }
 
 func TestPredict(t *testing.T) {
-	testbedtest.Predict(t, Testbed, BugStaleChild, 1, "../../testdata/guard/randtree.yaml")
+	testbedtest.Predict(t, Testbed, BugStaleChild, 1, "../../specs/randtree.checks.yaml")
 }
 
 func TestSteer(t *testing.T) {
-	testbedtest.Steer(t, Testbed, BugStaleChild, 1, 3000, "../../testdata/guard/randtree.yaml", 2)
+	testbedtest.Steer(t, Testbed, BugStaleChild, 1, 3000, "../../specs/randtree.checks.yaml", 2)
 }

@@ -1,7 +1,7 @@
 #!/bin/sh
 # figures.sh SEED… prints, for each testbed and bug and each seed, the
 # bug-tagged snapshots of a run without --guard and with it, under the
-# hand-written checks (testdata/guard/NAME.yaml) and the promoted ones
+# hand-written checks (specs/NAME.checks.yaml) and the promoted ones
 # (NAME-promoted.yaml), with the changes each guard blocked: the figures
 # of the immediate safety check in the README. Run it from the
 # repository's root with augur on PATH (or AUGUR=path/to/augur):
@@ -22,7 +22,7 @@ for tb in etcdraft:apply-uncommitted etcdraft:lost-tail etcdraft:lost-vote chord
 	for seed in "$@"; do
 		run="$augur testbed run $name --bug $bug --seed $seed -f"
 		$run -o "$dir/a.trace" 2>"$dir/a.txt"
-		$run -o "$dir/h.trace" --guard "testdata/guard/$name.yaml" 2>"$dir/h.txt"
+		$run -o "$dir/h.trace" --guard "specs/$name.checks.yaml" 2>"$dir/h.txt"
 		$run -o "$dir/p.trace" --guard "testdata/guard/$name-promoted.yaml" 2>"$dir/p.txt"
 		echo "| $name | $bug | $seed | $(tagged "$dir/a.txt" "$bug") | $(tagged "$dir/h.txt" "$bug") ($(blocked "$dir/h.txt")) | $(tagged "$dir/p.txt" "$bug") ($(blocked "$dir/p.txt")) |"
 	done
