@@ -33,7 +33,7 @@ func TestOnlineEqualsOfflineTestbed(t *testing.T) {
 	} {
 		t.Run(fmt.Sprintf("%s/%s/seed=%d", tt.tb.Name, tt.bug, tt.seed), func(t *testing.T) {
 			dir := t.TempDir()
-			checks := filepath.Join("..", "testdata", "guard", tt.tb.Name+".yaml")
+			checks := filepath.Join("..", "specs", tt.tb.Name+".checks.yaml")
 			var out syncBuffer
 			m := newChecking(t, checks, Options{Violations: &out, Nodes: tt.nodes})
 			srv := httptest.NewServer(m)
