@@ -91,12 +91,27 @@ func runBenchQuality(ctx context.Context, o *benchQualityOptions) error {
 	if err != nil {
 		return err
 	}
-	if o.format == "json" {
-		err = sum.WriteJSON(o.stdout)
+	return writeScored(o.stdout, o.format, sum)
+}
+
+// scored is the summary of a quality benchmark: text for people, JSON for
+// machines, and whether it meets its targets.
+type scored interface {
+	WriteText(io.Writer) error
+	WriteJSON(io.Writer) error
+	Pass() bool
+}
+
+// writeScored writes s in format (text or json) and returns errViolations
+// when s is below target, so that the command exits 1.
+func writeScored(w io.Writer, format string, s scored) error {
+	var err error
+	if format == "json" {
+		err = s.WriteJSON(w)
 	} else {
-		err = sum.WriteText(o.stdout)
+		err = s.WriteText(w)
 	}
-	if err == nil && !sum.Pass() {
+	if err == nil && !s.Pass() {
 		err = errViolations
 	}
 	return err

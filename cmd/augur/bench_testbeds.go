@@ -73,9 +73,6 @@ func runBenchTestbeds(ctx context.Context, o *benchTestbedsOptions) error {
 	if o.format != "text" && o.format != "json" {
 		return fmt.Errorf("unknown format %q (want text or json)", o.format)
 	}
-	if o.steps < 1 || o.workers < 0 {
-		return fmt.Errorf("--steps %d, --workers %d: want a positive step count and a worker count of at least 0", o.steps, o.workers)
-	}
 	if err := clobber.CheckDir(o.keep); err != nil {
 		return err
 	}
@@ -93,13 +90,5 @@ func runBenchTestbeds(ctx context.Context, o *benchTestbedsOptions) error {
 	if err != nil {
 		return err
 	}
-	if o.format == "json" {
-		err = sum.WriteJSON(o.stdout)
-	} else {
-		err = sum.WriteText(o.stdout)
-	}
-	if err == nil && !sum.Pass() {
-		err = errViolations
-	}
-	return err
+	return writeScored(o.stdout, o.format, sum)
 }

@@ -20,6 +20,7 @@
 package bugs
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -247,7 +248,7 @@ func runOne(ctx context.Context, dir string, tb testbeds.Testbed, bug string, se
 	if err := ctx.Err(); err != nil {
 		return run{}, err
 	}
-	name := fmt.Sprintf("%s-%s-%d", tb.Name, cmpOr(bug, "none"), seed)
+	name := fmt.Sprintf("%s-%s-%d", tb.Name, cmp.Or(bug, "none"), seed)
 	fail := func(err error) (run, error) { return run{}, fmt.Errorf("%s: %w", name, err) }
 	spec, tr, st, err := catalog.Record(dir, name, tb, testbeds.Config{Steps: o.Steps, Seed: seed, Bug: bug, Stop: ctx.Done()})
 	if err != nil {
@@ -303,11 +304,4 @@ func runOne(ctx context.Context, dir string, tb testbeds.Testbed, bug string, se
 		r.Baseline = &s
 	}
 	return r, nil
-}
-
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }

@@ -27,8 +27,12 @@ func (f Figures) Recall() float64 {
 
 // Figures returns the figures of the bug runs where the bug manifested,
 // plain and with baseline.
-func (s *Summary) Figures() (plain, baseline Figures) {
-	for _, r := range s.Runs {
+func (s *Summary) Figures() (plain, baseline Figures) { return figures(s.Runs) }
+
+// figures returns the figures of the bug runs of rs where the bug
+// manifested, plain and with baseline.
+func figures(rs []*Result) (plain, baseline Figures) {
+	for _, r := range rs {
 		if r.Bug == "" || !r.Manifested() {
 			continue
 		}
@@ -45,6 +49,7 @@ func (s *Summary) Figures() (plain, baseline Figures) {
 	return plain, baseline
 }
 
+// add adds the run scored s to f, summing precisions.
 func add(f *Figures, s Score) {
 	f.Runs++
 	if s.Relevant > 0 {
@@ -96,16 +101,14 @@ func (s *Summary) WriteText(w io.Writer) error {
 			free = append(free, g.testbed+" "+strings.Join(steady, " "))
 			continue
 		}
-		var plain, base Figures
+		plain, base := figures(g.runs)
 		var ranks, branks []string
 		for _, r := range g.runs {
 			if !r.Manifested() {
 				continue
 			}
-			add(&plain, r.Plain)
 			ranks = append(ranks, rank(r.Plain.First))
 			if r.Baseline != nil {
-				add(&base, *r.Baseline)
 				branks = append(branks, rank(r.Baseline.First))
 			}
 		}
@@ -169,9 +172,10 @@ func ratio(a, b int) string {
 	return fmt.Sprintf("%d/%d", a, b)
 }
 
+// mean formats the mean precision of f, - when it has no runs.
 func mean(f Figures) string {
 	if f.Runs == 0 {
 		return "-"
 	}
-	return fmt.Sprintf("%.0f%%", 100*f.Precision/float64(f.Runs))
+	return fmt.Sprintf("%.0f%%", 100*f.Precision)
 }
