@@ -103,6 +103,11 @@ var badInputs = []struct {
 	{name: "monitor --max-nodes x", args: "monitor checks.yaml --max-nodes x", stderr: `invalid argument "x" for "--max-nodes" flag: not an integer`},
 	{name: "monitor push --batch 0", args: "monitor push run.jsonl --url http://127.0.0.1:1 --batch 0", stderr: `invalid argument "0" for "--batch" flag: must be at least 1`},
 	{name: "monitor load --plant-every -1", args: "monitor load --nodes 2 --rates 10 --plant-every -1", stderr: `invalid argument "-1" for "--plant-every" flag: must be at least 1`},
+	{name: "monitor --fail-after -3s", args: "monitor checks.yaml --fail-after -3s", stderr: `invalid argument "-3s" for "--fail-after" flag: must not be negative`},
+	{name: "monitor load --duration 0", args: "monitor load --nodes 2 --rates 10 --duration 0", stderr: `invalid argument "0" for "--duration" flag: must be positive`},
+	{name: "monitor load --duration -1s", args: "monitor load --nodes 2 --rates 10 --duration -1s", stderr: `invalid argument "-1s" for "--duration" flag: must not be negative`},
+	{name: "monitor load --flush -200ms", args: "monitor load --nodes 2 --rates 10 --flush -200ms", stderr: `invalid argument "-200ms" for "--flush" flag: must not be negative`},
+	{name: "monitor load --silent-after x", args: "monitor load --nodes 2 --rates 10 --silent-after x", stderr: `invalid argument "x" for "--silent-after" flag: not a duration`},
 	{name: "bench --workers 0", args: "bench --workers 0", stderr: `--workers 0: want at least 1`},
 }
 

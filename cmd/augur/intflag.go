@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/spf13/pflag"
 )
@@ -34,4 +35,41 @@ func (v *intAtLeast) Type() string   { return "int" }
 func intFlagP(f *pflag.FlagSet, p *int, name, shorthand string, value, min int, usage string) {
 	*p = value
 	f.VarP(&intAtLeast{p, min}, name, shorthand, usage)
+}
+
+// durationAtLeast is a duration flag that may not be negative, nor zero if
+// positive is set: a bad value is refused when the flag is parsed.
+type durationAtLeast struct {
+	p        *time.Duration
+	positive bool
+}
+
+func (v *durationAtLeast) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	switch {
+	case err != nil:
+		return fmt.Errorf("not a duration (such as 1.5s or 200ms)")
+	case d < 0:
+		return fmt.Errorf("must not be negative")
+	case d == 0 && v.positive:
+		return fmt.Errorf("must be positive")
+	}
+	*v.p = d
+	return nil
+}
+
+// String returns "0" for zero, as pflag's help hides such defaults.
+func (v *durationAtLeast) String() string {
+	if *v.p == 0 {
+		return "0"
+	}
+	return v.p.String()
+}
+func (v *durationAtLeast) Type() string { return "duration" }
+
+// durationFlag defines a duration flag that may not be negative, nor zero
+// if positive is set.
+func durationFlag(f *pflag.FlagSet, p *time.Duration, name string, value time.Duration, positive bool, usage string) {
+	*p = value
+	f.Var(&durationAtLeast{p, positive}, name, usage)
 }

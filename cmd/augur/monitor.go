@@ -118,7 +118,7 @@ It listens on loopback unless told otherwise, and serves HTTPS with
 	intFlagP(f, &o.nodes, "nodes", "", 0, 0, "hold the first cut until this many nodes have pushed")
 	intFlagP(f, &o.maxBuffered, "max-buffered", "", monitor.DefaultMaxBuffered, 1, "most records held back while the cuts wait for a node; beyond, that node is declared failed")
 	intFlagP(f, &o.subscriberBuffer, "stream-buffer", "", monitor.DefaultSubscriber, 1, "violation lines a stream may fall behind before it is disconnected")
-	f.DurationVar(&o.failAfter, "fail-after", 0, "declare a node failed when the cuts have waited this long for it (0: only --max-buffered)")
+	durationFlag(f, &o.failAfter, "fail-after", 0, false, "declare a node failed when the cuts have waited this long for it (0: only --max-buffered)")
 	f.Uint64Var(&o.failAfterTS, "fail-after-ts", 0, "as augur collect --fail-after: a node is not live more than this logical time after its latest record")
 	f.BoolVar(&o.collapse, "collapse", false, "as augur collect --collapse: skip cuts identical to the one before")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "do not print the violation lines")
