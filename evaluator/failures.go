@@ -31,6 +31,9 @@ type ExprFailures struct {
 	// failure there.
 	Snapshot uint64 `json:"snapshot"`
 	Error    string `json:"error"`
+	// Always is set when it failed on every input it was evaluated on:
+	// every property over it then reads null (or false) alone.
+	Always bool `json:"always,omitempty"`
 }
 
 // failures collects the ExprFailures of one engine; Run merges the
@@ -38,6 +41,7 @@ type ExprFailures struct {
 // failures cost anything: an expression that works is never seen here.
 type failures struct {
 	byExpr map[exprID]*failureSet
+	worked map[exprID]bool // expressions that succeeded at least once
 }
 
 // exprID names a derived variable or a predicate.
@@ -91,6 +95,15 @@ func (f *failures) add(err error, snap uint64, in input) {
 	}
 }
 
+// succeeded records that the expression kind name succeeded once; engines
+// call it once per expression, not per evaluation.
+func (f *failures) succeeded(kind, name string) {
+	if f.worked == nil {
+		f.worked = map[exprID]bool{}
+	}
+	f.worked[exprID{kind, name}] = true
+}
+
 // first keeps the failure at snap if it comes before the one kept: the
 // least (snapshot, message), whichever engine found it first.
 func (s *failureSet) first(snap uint64, msg string) {
@@ -102,6 +115,9 @@ func (s *failureSet) first(snap uint64, msg string) {
 // merge adds the tallies of o, another engine's: the distinct inputs are
 // the union of both.
 func (f *failures) merge(o *failures) {
+	for id := range o.worked {
+		f.succeeded(id.kind, id.name)
+	}
 	for id, os := range o.byExpr {
 		if f.byExpr == nil {
 			f.byExpr = map[exprID]*failureSet{}
@@ -124,8 +140,10 @@ func (f *failures) merge(o *failures) {
 // list returns the tallies ordered by kind and name.
 func (f *failures) list() []ExprFailures {
 	var out []ExprFailures
-	for _, s := range f.byExpr {
-		out = append(out, s.ExprFailures)
+	for id, s := range f.byExpr {
+		e := s.ExprFailures
+		e.Always = !f.worked[id]
+		out = append(out, e)
 	}
 	slices.SortFunc(out, func(a, b ExprFailures) int {
 		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Name, b.Name))
@@ -140,12 +158,18 @@ func has(set map[string]struct{}, k string) bool {
 
 // MergeFailures merges the tallies of shards of one run: the inputs add
 // up (an input seen by two shards counts twice) and the first failure is
-// the earliest.
+// the earliest. An expression failed always if it did so in every shard:
+// a shard where it only succeeded has no tally of it.
 func MergeFailures(lists ...[]ExprFailures) []ExprFailures {
-	f := failures{byExpr: map[exprID]*failureSet{}}
+	f := failures{byExpr: map[exprID]*failureSet{}, worked: map[exprID]bool{}}
+	shards := map[exprID]int{}
 	for _, l := range lists {
 		for _, e := range l {
 			id := exprID{e.Kind, e.Name}
+			shards[id]++
+			if !e.Always {
+				f.worked[id] = true
+			}
 			s := f.byExpr[id]
 			if s == nil {
 				f.byExpr[id] = &failureSet{ExprFailures: e}
@@ -153,6 +177,11 @@ func MergeFailures(lists ...[]ExprFailures) []ExprFailures {
 			}
 			s.Inputs += e.Inputs
 			s.first(e.Snapshot, e.Error)
+		}
+	}
+	for id, n := range shards {
+		if n < len(lists) {
+			f.worked[id] = true
 		}
 	}
 	return f.list()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/augur-dev/augur/evaluator"
@@ -31,7 +32,8 @@ predicates:
 
 // TestFailures checks that the derived variables and predicates that fail
 // at run time are counted, by distinct input, the same way by both
-// evaluators and for any number of workers.
+// evaluators and for any number of workers, and that one failing on every
+// input is marked Always.
 func TestFailures(t *testing.T) {
 	entry := func(i int64) []any { return []any{map[string]any{"term": int64(1), "index": i}} }
 	// Node b has no log in snapshots 1 and 2 (two state rows), and no x in
@@ -43,7 +45,8 @@ func TestFailures(t *testing.T) {
 		{"a": {"x": i64(2), "log": entry(2)}, "c": {"x": i64(4), "log": []any{}}},
 	})
 	defer tr.Close()
-	spec, err := specs.Parse("fail.yaml", []byte(failSpec))
+	boom := strings.Replace(failSpec, "derived:\n", "derived:\n  boom: {type: Num, expr: \"x % 0\"}\n", 1)
+	spec, err := specs.Parse("fail.yaml", []byte(boom))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,6 +66,8 @@ func TestFailures(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []evaluator.ExprFailures{
+		// Every state row.
+		{Kind: "derived", Name: "boom", Inputs: 8, Snapshot: 0, Error: "derived boom: runtime error: integer divide by zero", Always: true},
 		// Rows of b in snapshots 1 and 2, of c in 3.
 		{Kind: "derived", Name: "last", Inputs: 3, Snapshot: 1, Error: "derived last: invalid argument for len (type <nil>)"},
 		// (a.x, null) and (null, a.x) in snapshot 2.
@@ -94,6 +99,13 @@ func TestMergeFailures(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("MergeFailures = %+v, want %+v", got, want)
+	}
+	// An expression fails always if it did in every shard; a shard
+	// without a tally of it only saw it succeed.
+	a[0].Always, b[0].Always, b[1].Always = true, true, true
+	want[0].Always = true
+	if got := evaluator.MergeFailures(a, b); !reflect.DeepEqual(got, want) {
+		t.Errorf("MergeFailures of Always = %+v, want %+v", got, want)
 	}
 }
 

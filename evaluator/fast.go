@@ -490,9 +490,7 @@ func (e *fast) call(a *fatom) bool {
 	}
 	e.setArgs()
 	ok, err := a.pred.Eval(e.args)
-	if err != nil {
-		e.ref.fails.add(err, e.ref.snap, input{args: e.args})
-	}
+	e.ref.predicateDone(a.pred, err, input{args: e.args})
 	if memo {
 		if len(e.memo) >= memoSize {
 			clear(e.memo)

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/augur-dev/augur/grammar"
+	"github.com/augur-dev/augur/specs"
 	"github.com/augur-dev/augur/trace"
 )
 
@@ -21,8 +22,10 @@ type reference struct {
 	slots       []any                 // current binding
 	task        *task
 
-	fails failures // of derived variables and predicates, merged over the engines by Run
-	snap  uint64   // ID of the snapshot being evaluated
+	fails     failures // of derived variables and predicates, merged over the engines by Run
+	derivedOK []bool   // derived variables that succeeded once, by index
+	predOK    map[*specs.Predicate]bool
+	snap      uint64 // ID of the snapshot being evaluated
 }
 
 // nodeState is a decoded state: the values of the spec's variables, then
@@ -38,6 +41,9 @@ func newReference(tr *trace.Trace, prog *Program) (*reference, error) {
 		states: tr.States(),
 		cache:  map[uint32]*nodeState{},
 		next:   map[uint32]*nodeState{},
+
+		derivedOK: make([]bool, len(prog.Spec.Derived)),
+		predOK:    map[*specs.Predicate]bool{},
 	}
 	for _, v := range prog.Spec.Vars {
 		c := tr.Schema.Index(v.Name)
@@ -84,6 +90,17 @@ func (r *reference) load(s *trace.Snapshot) error {
 	return nil
 }
 
+// predicateDone tallies an evaluation of p on in that returned err.
+func (r *reference) predicateDone(p *specs.Predicate, err error, in input) {
+	switch {
+	case err != nil:
+		r.fails.add(err, r.snap, in)
+	case !r.predOK[p]:
+		r.predOK[p] = true
+		r.fails.succeeded("predicate", p.Name)
+	}
+}
+
 // decode decodes st, the state at row, and computes its derived
 // variables; one that fails is null, and counted.
 func (r *reference) decode(st *trace.State, row uint32) *nodeState {
@@ -100,10 +117,13 @@ func (r *reference) decode(st *trace.State, row uint32) *nodeState {
 	for _, v := range spec.Vars {
 		vals = append(vals, normalize(env[v.Name], v.Type))
 	}
-	for _, d := range spec.Derived {
+	for i, d := range spec.Derived {
 		v, err := d.Eval(env)
 		if err != nil {
 			r.fails.add(err, r.snap, input{row: row})
+		} else if !r.derivedOK[i] {
+			r.derivedOK[i] = true
+			r.fails.succeeded("derived", d.Name)
 		}
 		env[d.Name] = v
 		vals = append(vals, normalize(env[d.Name], d.Type))
@@ -285,9 +305,7 @@ func (r *reference) atom(a *atom) bool {
 			args[i] = r.value(o)
 		}
 		ok, err := a.pred.Eval(args)
-		if err != nil {
-			r.fails.add(err, r.snap, input{args: args})
-		}
+		r.predicateDone(a.pred, err, input{args: args})
 		return ok
 	}
 	panic(fmt.Sprintf("evaluator: bad atom kind %d", a.kind))

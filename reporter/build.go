@@ -89,7 +89,7 @@ type Report struct {
 // entry, such as a derived variable that failed at run time: the
 // properties over it are still reported, over null.
 type Warning struct {
-	Code    string `json:"code"` // what kind of warning, for scripts: "derived-failed", "predicate-failed"
+	Code    string `json:"code"` // what kind of warning, for scripts: "derived-failed", "predicate-failed", "derived-always-failed", "predicate-always-failed"
 	Message string `json:"message"`
 }
 
@@ -97,19 +97,29 @@ type Warning struct {
 func failureWarnings(fs []evaluator.ExprFailures) []Warning {
 	var ws []Warning
 	for _, f := range fs {
-		what, counted, counts := "derived variable", "node state", "it is null there"
+		what, counted, value := "derived variable", "node state", "null"
 		if f.Kind == "predicate" {
-			what, counted, counts = "predicate", "argument list", "it is false there"
+			what, counted, value = "predicate", "argument list", "false"
 		}
 		more := ""
 		if f.Inputs >= evaluator.MaxFailureInputs {
 			more = "at least "
 		}
 		msg := strings.TrimPrefix(f.Error, f.Kind+" "+f.Name+": ")
+		if f.Always {
+			// Every property over it reads only null (or false): say so
+			// first, as what the report shows of it means nothing.
+			ws = append(ws, Warning{
+				Code: f.Kind + "-always-failed",
+				Message: fmt.Sprintf("%s %s failed at run time on every %s it was evaluated on (%s%d), first at snapshot %d: %s; it is %s everywhere, so the properties over it say nothing about it",
+					what, f.Name, counted, more, f.Inputs, f.Snapshot, msg, value),
+			})
+			continue
+		}
 		ws = append(ws, Warning{
 			Code: f.Kind + "-failed",
-			Message: fmt.Sprintf("%s %s failed at run time on %s%s, first at snapshot %d: %s; %s",
-				what, f.Name, more, plural(f.Inputs, counted), f.Snapshot, msg, counts),
+			Message: fmt.Sprintf("%s %s failed at run time on %s%s, first at snapshot %d: %s; it is %s there",
+				what, f.Name, more, plural(f.Inputs, counted), f.Snapshot, msg, value),
 		})
 	}
 	return ws

@@ -22,6 +22,12 @@ func TestWriteFormats(t *testing.T) {
 	r.Warnings = failureWarnings([]evaluator.ExprFailures{
 		{Kind: "derived", Name: "last", Inputs: 3, Snapshot: 17, Error: "derived last: invalid argument for len (type <nil>)"},
 	})
+	always := failureWarnings([]evaluator.ExprFailures{
+		{Kind: "predicate", Name: "p", Inputs: 7, Snapshot: 2, Error: "predicate p: boom", Always: true},
+	})
+	if want := "predicate p failed at run time on every argument list it was evaluated on (7), first at snapshot 2: boom; it is false everywhere, so the properties over it say nothing about it"; len(always) != 1 || always[0].Message != want || always[0].Code != "predicate-always-failed" {
+		t.Errorf("warning of a predicate that always fails = %+v, want %q", always, want)
+	}
 	for _, format := range []string{"text", "md", "json"} {
 		t.Run(format, func(t *testing.T) {
 			var b bytes.Buffer
