@@ -31,8 +31,9 @@ type Prop struct {
 	Text     string            // canonical text
 	ID       string
 
-	prefix int     // leading forall quantifiers: they define the bindings
-	quants []quant // all quantifiers, outermost first
+	src    *grammar.Property // as given to Compile, for positions
+	prefix int               // leading forall quantifiers: they define the bindings
+	quants []quant           // all quantifiers, outermost first
 	vars   []string
 	lits   []literal
 	paths  []*path // distinct paths of the matrix, for witnesses
@@ -108,7 +109,9 @@ func Compile(spec *specs.Spec, props []*grammar.Property) (*Program, error) {
 			}
 			return nil, err
 		}
-		prog.Props = append(prog.Props, build(spec, grammar.Canonical(p)))
+		pr := build(spec, grammar.Canonical(p))
+		pr.src = p
+		prog.Props = append(prog.Props, pr)
 	}
 	if err := errs.Err(); err != nil {
 		return nil, err

@@ -194,6 +194,9 @@ func Run(ctx context.Context, tr *trace.Trace, prog *Program, opts Options) (*Re
 	if err := opts.Shard.Check(); err != nil {
 		return nil, err
 	}
+	if err := checkWork(tr, prog); err != nil {
+		return nil, err
+	}
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)
 	}

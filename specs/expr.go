@@ -172,10 +172,21 @@ func (p *parser) compilePredicate(n *yaml.Node, pr *Predicate) *vm.Program {
 	return p.compile(n, "predicate "+pr.Name, pr.Expr, expr.Env(env), expr.AsBool())
 }
 
+// MaxLoopDepth bounds how deeply the loops of an expression (all, any,
+// filter, map, reduce, …) nest. The time of one evaluation grows as the
+// length of the lists to that power: three reduces over one list of a few
+// hundred entries took 15 s a state. Ranges (1..n) are bounded apart, by
+// expr's memory budget of a million elements per evaluation.
+const MaxLoopDepth = 2
+
 // compile compiles src, reporting an error at its place inside n.
 func (p *parser) compile(n *yaml.Node, name, src string, opts ...expr.Option) *vm.Program {
 	prog, err := expr.Compile(src, opts...)
 	if err == nil {
+		if d := loopDepth(prog); d > MaxLoopDepth {
+			p.errorf(deref(n), "%s: loops nest %d deep, more than %d (the time of one evaluation grows as the length of a list to that power)", name, d, MaxLoopDepth)
+			return nil
+		}
 		return prog
 	}
 	n = deref(n)
@@ -185,6 +196,22 @@ func (p *parser) compile(n *yaml.Node, name, src string, opts ...expr.Option) *v
 	}
 	p.errorAt(pos, "%s: %s", name, msg)
 	return nil
+}
+
+// loopDepth returns how deeply the loops of prog nest: each loop is an
+// OpBegin … OpEnd scope of its bytecode.
+func loopDepth(prog *vm.Program) int {
+	depth, deepest := 0, 0
+	for _, op := range prog.Bytecode {
+		switch op {
+		case vm.OpBegin:
+			depth++
+			deepest = max(deepest, depth)
+		case vm.OpEnd:
+			depth--
+		}
+	}
+	return deepest
 }
 
 // exprType returns the expr-lang type of values of t in trace

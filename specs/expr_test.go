@@ -228,3 +228,24 @@ func BenchmarkPredicateEval(b *testing.B) {
 		})
 	}
 }
+
+// TestLoopDepth checks that loops nested MaxLoopDepth deep compile, and
+// one more do not.
+func TestLoopDepth(t *testing.T) {
+	for _, tt := range []struct {
+		expr string
+		ok   bool
+	}{
+		{"len(l)", true},
+		{"reduce(l, #acc + #, 0)", true},
+		{"reduce(l, #acc + reduce(l, #acc + #, 0), 0) + count(l, # > 0)", true},
+		{"sum(map(l, {sum(filter(l, {# > 0}))}))", true},
+		{"reduce(l, #acc + reduce(l, #acc + reduce(l, #acc + #, 0), 0), 0)", false},
+	} {
+		src := "variables:\n  l: list<int64>\nderived:\n  d: {type: int64, expr: \"" + tt.expr + "\"}\n"
+		_, err := Parse("d.yaml", []byte(src))
+		if (err == nil) != tt.ok {
+			t.Errorf("%s: error %v, want ok=%v", tt.expr, err, tt.ok)
+		}
+	}
+}

@@ -149,6 +149,8 @@ var parseErrorTests = []struct{ name, src, want string }{
 	{"expr uses a later derived", "derived:\n  d: {type: int64, expr: \"e\"}\n  e: {type: int64, expr: \"1\"}\n", "bad.yaml:2:27: derived d: unknown name e"},
 	{"expr unknown field", "variables:\n  log: \"list<{term: uint64}>\"\nderived:\n  t: {type: uint64, expr: \"log[0].trem\"}\n", "bad.yaml:4:35: derived t: unknown field trem"},
 	{"expr result type", "variables:\n  a: int64\nderived:\n  d: {type: string, expr: \"a * 2\"}\n", "bad.yaml:4:27: derived d: expression has type int, want string"},
+	{"expr loops nest 3 deep", "variables:\n  l: list<int64>\nderived:\n  d: {type: int64, expr: \"reduce(l, #acc + reduce(l, #acc + reduce(l, #acc + #, 0), 0), 0)\"}\n", "bad.yaml:4:26: derived d: loops nest 3 deep, more than 2"},
+	{"predicate loops nest 3 deep", "predicates:\n  - {name: p, params: [{a: list<int64>}], expr: 'all(a, {any(a, {none(a, {# > 0})})})'}\n", "bad.yaml:2:49: predicate p: loops nest 3 deep, more than 2"},
 	{"predicate not bool", "predicates:\n  - name: p\n    params: [{a: int64}]\n    expr: a + 1\n", "bad.yaml:4:11: predicate p: expected bool, but got int"},
 	{"predicate sees only params", "variables:\n  v: int64\npredicates:\n  - {name: p, params: [{a: int64}], expr: a == v}\n", "bad.yaml:4:48: predicate p: unknown name v"},
 	{"predicate without params", "predicates:\n  - {name: p, params: [], expr: 'true'}\n", "bad.yaml:2:23: predicate p: needs at least one parameter"},

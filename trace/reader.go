@@ -46,6 +46,10 @@ type Trace struct {
 	nodesOnce sync.Once
 	nodeRank  []uint32 // state row → rank of its node in name order
 	nodesErr  error
+
+	lensOnce sync.Once
+	lens     map[string]int // see MaxLens
+	lensErr  error
 }
 
 // Open opens the trace at dir. It checks the manifest, the SHA-256 of both

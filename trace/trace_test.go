@@ -318,3 +318,21 @@ func TestStaleTemporaryDirs(t *testing.T) {
 		t.Errorf("left %v, want the other destination's and the live writer's", names)
 	}
 }
+
+// TestMaxLens checks the longest container at each place of the state
+// variables: the log has at most one entry (in two batches), the map one
+// key.
+func TestMaxLens(t *testing.T) {
+	tr, err := trace.Open(writeTrace(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	got, err := tr.MaxLens()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]int{"log": 1, "tags": 1}; !reflect.DeepEqual(got, want) {
+		t.Errorf("MaxLens = %v, want %v", got, want)
+	}
+}

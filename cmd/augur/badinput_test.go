@@ -83,6 +83,10 @@ var badInputs = []struct {
 	{name: "check 21 nested quantifiers", files: map[string]string{"deep.yaml": "checks:\n  - name: deep\n    property: \"forall v0 in nodes: forall v1 in v0.peers: forall v2 in v1.peers: forall v3 in v2.peers: forall v4 in v3.peers: forall v5 in v4.peers: forall v6 in v5.peers: forall v7 in v6.peers: forall v8 in v7.peers: forall v9 in v8.peers: forall v10 in v9.peers: forall v11 in v10.peers: forall v12 in v11.peers: forall v13 in v12.peers: forall v14 in v13.peers: forall v15 in v14.peers: forall v16 in v15.peers: forall v17 in v16.peers: forall v18 in v17.peers: forall v19 in v18.peers: forall v20 in v19.peers: v0.term >= 0\"\n"},
 		args: "check deep.yaml run.trace", stderr: `deep.yaml:3:\d+: more than 8 quantified variables`},
 
+	// So is the loop nesting of spec expressions (item 5).
+	{name: "infer a derived variable of three nested loops", files: map[string]string{"slow.yaml": "variables:\n  log: \"list<{term: int64, index: int64}>\"\nderived:\n  d: {type: int64, expr: \"reduce(log, #acc + reduce(log, #acc + reduce(log, #acc + #.index, 0), 0), 0)\"}\n"},
+		args: "infer slow.yaml run.trace -q", stderr: `slow.yaml:4:\d+: derived d: loops nest 3 deep, more than 2`},
+
 	// Flags are validated (item 9).
 	{name: "infer --workers -3", args: "infer spec.yaml run.trace -q --workers -3", stderr: `invalid argument "-3" for "--workers" flag: must be at least 0`},
 	{name: "infer --top -5", args: "infer spec.yaml run.trace -q --top -5", stderr: `invalid argument "-5" for "--top" flag: must be at least 0`},
