@@ -15,6 +15,7 @@ import (
 	"github.com/augur-dev/augur/testbeds"
 	"github.com/augur-dev/augur/testbeds/catalog"
 	"github.com/augur-dev/augur/testbeds/etcdraft"
+	"github.com/augur-dev/augur/testbeds/replog"
 )
 
 // benchOptions are augur bench's flags.
@@ -154,7 +155,7 @@ func timeWorkload(ctx context.Context, stdout io.Writer, w *pipeline.Pipeline, k
 // and without, and prints how much longer the predicate's pool takes.
 func runBenchPredicate(ctx context.Context, o *benchOptions, kinds []evaluator.Kind, dir string) error {
 	start := time.Now()
-	withPred, plain, tracePath, err := writeLogWorkload(ctx, dir, o.nodes, o.snapshots, o.seed)
+	withPred, plain, tracePath, err := replog.Write(ctx, dir, o.nodes, o.snapshots, o.seed)
 	if err != nil {
 		return err
 	}

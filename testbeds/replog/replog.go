@@ -1,4 +1,10 @@
-package main
+// Package replog writes the workload of augur bench --workload predicate:
+// a seeded replicated log whose spec declares a committed-prefix agreement
+// predicate, and the same spec without it. A user predicate runs in
+// expr's machine; this is the workload that shows what it costs next to
+// the built-in atoms. It has no faults and no network, unlike the
+// testbeds: only the states a log goes through.
+package replog
 
 import (
 	"context"
@@ -10,11 +16,6 @@ import (
 	"github.com/augur-dev/augur/specs"
 	"github.com/augur-dev/augur/trace"
 )
-
-// The predicate workload of augur bench: a replicated log whose spec
-// declares a committed-prefix agreement predicate, timed against the same
-// spec without it. A user predicate runs in expr's machine; this is the
-// workload that shows what it costs next to the built-in atoms.
 
 // logSpec is the spec of the replicated-log workload, with %s for its
 // predicates.
@@ -41,9 +42,9 @@ filter: {hold_ratio: 0.95, every: 500}
 report: {size: 10, min_support: 30}
 `
 
-// agreePredicate says that the entries of log a up to index upto agree in
+// AgreePredicate says that the entries of log a up to index upto agree in
 // term with those of log b at the same index, where b has them.
-const agreePredicate = `predicates:
+const AgreePredicate = `predicates:
   - name: agree
     params: [{a: list<Entry>}, {upto: Index}, {b: list<Entry>}]
     expr: "all(filter(a, .index <= upto), {.index > len(b) || b[.index - 1].term == .term})"
@@ -53,18 +54,18 @@ const agreePredicate = `predicates:
 // log reaches it starts again from empty logs.
 const maxLogLen = 40
 
-// writeLogWorkload writes into dir the spec with the predicate
-// (predicate.yaml), the same spec without it (plain.yaml), and a trace of
-// a replicated log over nodes nodes and snapshots snapshots, seeded
-// (log.trace): one event per snapshot (the leader appends, a follower
-// catches up by one entry, the commit index follows the majority, a node
-// applies, or a new leader is elected in a new term, and followers drop
-// what disagrees with its log). It stops, writing no trace, when ctx is
-// done.
-func writeLogWorkload(ctx context.Context, dir string, nodes, snapshots int, seed uint64) (withPred, plain, tracePath string, err error) {
+// Write writes into dir the spec with the predicate (predicate.yaml), the
+// same spec without it (plain.yaml), and a trace of a replicated log over
+// nodes nodes and snapshots snapshots, seeded (log.trace): one event per
+// snapshot (the leader appends, a follower catches up by one entry, the
+// commit index follows the majority, a node applies, or a new leader is
+// elected in a new term, and followers drop what disagrees with its log).
+// It returns the paths of the three. It stops, writing no trace, when ctx
+// is done.
+func Write(ctx context.Context, dir string, nodes, snapshots int, seed uint64) (withPred, plain, tracePath string, err error) {
 	withPred, plain = filepath.Join(dir, "predicate.yaml"), filepath.Join(dir, "plain.yaml")
 	tracePath = filepath.Join(dir, "log.trace")
-	if err := os.WriteFile(withPred, fmt.Appendf(nil, logSpec, agreePredicate), 0o644); err != nil {
+	if err := os.WriteFile(withPred, fmt.Appendf(nil, logSpec, AgreePredicate), 0o644); err != nil {
 		return "", "", "", err
 	}
 	if err := os.WriteFile(plain, fmt.Appendf(nil, logSpec, ""), 0o644); err != nil {
