@@ -2,14 +2,11 @@ package main
 
 import (
 	"context"
-	"crypto/tls"
-	"errors"
 	"fmt"
 	"io"
 	"net"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -21,10 +18,6 @@ import (
 	"github.com/augur-dev/augur/monitor"
 	"github.com/augur-dev/augur/specs"
 )
-
-// tokenEnv is the environment variable that holds the monitor's token
-// when no --token-file is given.
-const tokenEnv = "AUGUR_MONITOR_TOKEN"
 
 // monitorOptions are augur monitor's arguments and flags.
 type monitorOptions struct {
@@ -109,7 +102,7 @@ It listens on loopback unless told otherwise, and serves HTTPS with
 	f.StringVar(&o.spec, "spec", "", "spec the checks are written against (default: the checks file's)")
 	f.StringVar(&o.listen, "listen", "127.0.0.1:7070", "address to listen on")
 	f.StringVar(&o.addrFile, "addr-file", "", "write the address listened on to this file once listening (for --listen 127.0.0.1:0)")
-	f.StringVar(&o.tokenFile, "token-file", "", "file holding the bearer token (default: $"+tokenEnv+")")
+	f.StringVar(&o.tokenFile, "token-file", "", "file holding the bearer token (default: $"+monitor.TokenEnv+")")
 	f.StringVar(&o.record, "record", "", "write the trace of the cuts checked to this directory")
 	f.StringVar(&o.tlsCert, "tls-cert", "", "TLS certificate file (PEM): serve HTTPS")
 	f.StringVar(&o.tlsKey, "tls-key", "", "TLS key file (PEM)")
@@ -126,57 +119,19 @@ It listens on loopback unless told otherwise, and serves HTTPS with
 	return cmd
 }
 
-// readToken returns the token of file, else of $AUGUR_MONITOR_TOKEN.
-func readToken(file string) (string, error) {
-	if file == "" {
-		if tok := strings.TrimSpace(os.Getenv(tokenEnv)); tok != "" {
-			return tok, nil
-		}
-		return "", fmt.Errorf("no token: give --token-file F or set $%s (requests must carry it as a bearer token)", tokenEnv)
-	}
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return "", err
-	}
-	tok := strings.TrimSpace(string(b))
-	if tok == "" {
-		return "", fmt.Errorf("%s: empty token", file)
-	}
-	return tok, nil
-}
-
-// parseSize parses a size such as 8MiB, 512KiB, 100kB or 4096.
-func parseSize(s string) (int64, error) {
-	units := []struct {
-		suffix string
-		mult   int64
-	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"GB", 1e9}, {"MB", 1e6}, {"kB", 1e3}, {"KB", 1e3}, {"B", 1}}
-	num, mult := strings.TrimSpace(s), int64(1)
-	for _, u := range units {
-		if n, ok := strings.CutSuffix(num, u.suffix); ok {
-			num, mult = strings.TrimSpace(n), u.mult
-			break
-		}
-	}
-	n, err := strconv.ParseInt(num, 10, 64)
-	if err != nil || n <= 0 || n > (1<<62)/mult {
-		return 0, fmt.Errorf("bad size %q (want a positive number of bytes, e.g. 8MiB)", s)
-	}
-	return n * mult, nil
-}
-
 // runMonitor serves until SIGINT or SIGTERM (or ctx ends), then makes
 // the last cuts, closes the recording and returns errViolations if a
 // check was violated.
 func runMonitor(ctx context.Context, o *monitorOptions) error {
-	maxBody, err := parseSize(o.maxBody)
+	maxBody, err := monitor.ParseSize(o.maxBody)
 	if err != nil {
 		return fmt.Errorf("--max-body: %w", err)
 	}
-	if (o.tlsCert == "") != (o.tlsKey == "") {
-		return errors.New("--tls-cert and --tls-key go together")
+	tlsConfig, err := monitor.LoadTLS(o.tlsCert, o.tlsKey)
+	if err != nil {
+		return err
 	}
-	token, err := readToken(o.tokenFile)
+	token, err := monitor.ReadToken(o.tokenFile)
 	if err != nil {
 		return err
 	}
@@ -202,14 +157,6 @@ func runMonitor(ctx context.Context, o *monitorOptions) error {
 	c, err := checker.Compile(spec, f)
 	if err != nil {
 		return err
-	}
-	var tlsConfig *tls.Config
-	if o.tlsCert != "" {
-		cert, err := tls.LoadX509KeyPair(o.tlsCert, o.tlsKey)
-		if err != nil {
-			return fmt.Errorf("TLS: %w", err)
-		}
-		tlsConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	}
 	var violations io.Writer
 	if !o.quiet {

@@ -44,7 +44,7 @@ lines. A refused batch stops it, with the monitor's reason.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.url, "url", "http://127.0.0.1:7070", "the monitor's base URL")
-	f.StringVar(&o.tokenFile, "token-file", "", "file holding the bearer token (default: $"+tokenEnv+")")
+	f.StringVar(&o.tokenFile, "token-file", "", "file holding the bearer token (default: $"+monitor.TokenEnv+")")
 	intFlagP(f, &o.batch, "batch", "", 256, 1, "records per request")
 	return cmd
 }
@@ -70,12 +70,12 @@ violation line as it comes, until the monitor stops.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.url, "url", "http://127.0.0.1:7070", "the monitor's base URL")
-	f.StringVar(&o.tokenFile, "token-file", "", "file holding the bearer token (default: $"+tokenEnv+")")
+	f.StringVar(&o.tokenFile, "token-file", "", "file holding the bearer token (default: $"+monitor.TokenEnv+")")
 	return cmd
 }
 
 func runMonitorPush(ctx context.Context, o *monitorClientOptions) error {
-	token, err := readToken(o.tokenFile)
+	token, err := monitor.ReadToken(o.tokenFile)
 	if err != nil {
 		return err
 	}
@@ -103,7 +103,7 @@ func runMonitorPush(ctx context.Context, o *monitorClientOptions) error {
 }
 
 func runMonitorWatch(ctx context.Context, o *monitorClientOptions) error {
-	token, err := readToken(o.tokenFile)
+	token, err := monitor.ReadToken(o.tokenFile)
 	if err != nil {
 		return err
 	}

@@ -2,19 +2,16 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/augur-dev/augur/monitor"
 	"github.com/augur-dev/augur/monitor/loadgen"
 )
 
@@ -78,7 +75,7 @@ With --url, it loads that monitor instead, once (the first --nodes and
 	intFlagP(f, &o.plantEvery, "plant-every", "", 100, 1, "a node plants a violation every this many states")
 	f.StringVar(&o.monitorFlags, "monitor-flags", "", "more flags for the monitors started, space-separated")
 	f.StringVar(&o.url, "url", "", "load the monitor at this URL instead of starting one")
-	f.StringVar(&o.tokenFile, "token-file", "", "with --url: the monitor's token (default: $"+tokenEnv+")")
+	f.StringVar(&o.tokenFile, "token-file", "", "with --url: the monitor's token (default: $"+monitor.TokenEnv+")")
 	f.Uint64Var(&o.seed, "seed", 1, "seed of the nodes' choice of peers")
 	return cmd
 }
@@ -112,13 +109,16 @@ func runMonitorLoad(ctx context.Context, o *monitorLoadOptions) error {
 				Flush: o.flush, SilentAfter: o.silentAfter, Seed: o.seed}
 			var res *loadgen.Result
 			if o.url != "" {
-				if cfg.Token, err = readToken(o.tokenFile); err != nil {
+				if cfg.Token, err = monitor.ReadToken(o.tokenFile); err != nil {
 					return err
 				}
 				cfg.URL = o.url
 				res, err = loadgen.Run(ctx, cfg)
 			} else {
-				res, err = loadSpawned(ctx, o, cfg)
+				var exe string
+				if exe, err = os.Executable(); err == nil {
+					res, err = loadgen.RunSpawned(ctx, cfg, exe, strings.Fields(o.monitorFlags), o.stderr)
+				}
 			}
 			if err != nil {
 				return err
@@ -132,47 +132,4 @@ func runMonitorLoad(ctx context.Context, o *monitorLoadOptions) error {
 		}
 	}
 	return nil
-}
-
-// loadSpawned runs cfg against a monitor of its own.
-func loadSpawned(ctx context.Context, o *monitorLoadOptions, cfg loadgen.Config) (*loadgen.Result, error) {
-	dir, err := os.MkdirTemp("", "augur-load-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	cfg.Token = fmt.Sprintf("load-%d", time.Now().UnixNano())
-	files := map[string]string{"spec.yaml": loadgen.Spec, "checks.yaml": loadgen.Checks, "token": cfg.Token}
-	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600); err != nil {
-			return nil, err
-		}
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, err
-	}
-	addrFile := filepath.Join(dir, "addr")
-	args := []string{"monitor", filepath.Join(dir, "checks.yaml"), "--listen", "127.0.0.1:0", "--addr-file", addrFile,
-		"--token-file", filepath.Join(dir, "token"), "-q", "--nodes", strconv.Itoa(cfg.Nodes)}
-	args = append(args, strings.Fields(o.monitorFlags)...)
-	cmd := exec.CommandContext(ctx, exe, args...)
-	cmd.Stderr = o.stderr
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	defer func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		cmd.Wait()
-	}()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if b, err := os.ReadFile(addrFile); err == nil && len(b) > 0 {
-			cfg.URL = "http://" + strings.TrimSpace(string(b))
-			break
-		}
-		if time.Now().After(deadline) {
-			return nil, errors.New("load: the monitor did not start")
-		}
-	}
-	return loadgen.Run(ctx, cfg)
 }

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/augur-dev/augur/monitor"
 )
 
 // TestMonitorScripts runs the end-to-end scripts of augur monitor in
@@ -89,7 +91,7 @@ func cmdWaitMetric(ts *testscript.TestScript, neg bool, args []string) {
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		req, err := http.NewRequest("GET", "http://"+ts.Getenv("ADDR")+"/metrics", nil)
 		ts.Check(err)
-		req.Header.Set("Authorization", "Bearer "+ts.Getenv(tokenEnv))
+		req.Header.Set("Authorization", "Bearer "+ts.Getenv(monitor.TokenEnv))
 		resp, err := client.Do(req)
 		if err != nil {
 			continue
@@ -158,7 +160,7 @@ func TestMonitorSIGTERM(t *testing.T) {
 	checks := filepath.Join(dir, "checks.yaml")
 	os.WriteFile(filepath.Join(dir, "spec.yaml"), []byte("system: toy\nvariables:\n  term: int64\n  role: string\n"), 0o644)
 	os.WriteFile(checks, []byte("spec: spec.yaml\nchecks:\n  - name: one-leader\n    property: 'forall n0, n1 in nodes: n0.term != n1.term or n0.role != \"leader\" or n1.role != \"leader\"'\n"), 0o644)
-	t.Setenv(tokenEnv, "tok")
+	t.Setenv(monitor.TokenEnv, "tok")
 	addr := filepath.Join(dir, "addr")
 	var stdout, stderr bytes.Buffer
 	o := &monitorOptions{checks: checks, listen: "127.0.0.1:0", addrFile: addr, record: filepath.Join(dir, "live.trace"),
@@ -220,18 +222,5 @@ func TestMonitorFlags(t *testing.T) {
 	got.stdout, got.stderr = nil, nil
 	if *got != want {
 		t.Errorf("got %+v\nwant %+v", *got, want)
-	}
-	for _, tt := range []struct {
-		s    string
-		want int64
-	}{{"8MiB", 8 << 20}, {"100", 100}, {"1 KiB", 1024}, {"2GB", 2e9}} {
-		if n, err := parseSize(tt.s); n != tt.want || err != nil {
-			t.Errorf("parseSize(%q) = %d, %v", tt.s, n, err)
-		}
-	}
-	for _, s := range []string{"", "0", "-1MiB", "MiB", "8 MiBs"} {
-		if _, err := parseSize(s); err == nil {
-			t.Errorf("parseSize(%q) succeeded", s)
-		}
 	}
 }

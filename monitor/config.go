@@ -1,0 +1,71 @@
+package monitor
+
+import (
+	"crypto/tls"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// TokenEnv is the environment variable that holds the bearer token when
+// no token file is given, to the monitor and to its clients alike.
+const TokenEnv = "AUGUR_MONITOR_TOKEN"
+
+// ReadToken returns the bearer token in file, else in $AUGUR_MONITOR_TOKEN
+// if file is "". An empty token is an error: the monitor does not serve
+// without one.
+func ReadToken(file string) (string, error) {
+	if file == "" {
+		if tok := strings.TrimSpace(os.Getenv(TokenEnv)); tok != "" {
+			return tok, nil
+		}
+		return "", fmt.Errorf("no token: give --token-file F or set $%s (requests must carry it as a bearer token)", TokenEnv)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", err
+	}
+	tok := strings.TrimSpace(string(b))
+	if tok == "" {
+		return "", fmt.Errorf("%s: empty token", file)
+	}
+	return tok, nil
+}
+
+// ParseSize parses a positive size in bytes such as 8MiB, 512KiB, 100kB
+// or 4096.
+func ParseSize(s string) (int64, error) {
+	units := []struct {
+		suffix string
+		mult   int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"GB", 1e9}, {"MB", 1e6}, {"kB", 1e3}, {"KB", 1e3}, {"B", 1}}
+	num, mult := strings.TrimSpace(s), int64(1)
+	for _, u := range units {
+		if n, ok := strings.CutSuffix(num, u.suffix); ok {
+			num, mult = strings.TrimSpace(n), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n <= 0 || n > (1<<62)/mult {
+		return 0, fmt.Errorf("bad size %q (want a positive number of bytes, e.g. 8MiB)", s)
+	}
+	return n * mult, nil
+}
+
+// LoadTLS returns the configuration that serves HTTPS with the PEM
+// certificate and key files cert and key, or nil if both are "".
+func LoadTLS(cert, key string) (*tls.Config, error) {
+	if (cert == "") != (key == "") {
+		return nil, fmt.Errorf("--tls-cert and --tls-key go together")
+	}
+	if cert == "" {
+		return nil, nil
+	}
+	c, err := tls.LoadX509KeyPair(cert, key)
+	if err != nil {
+		return nil, fmt.Errorf("TLS: %w", err)
+	}
+	return &tls.Config{Certificates: []tls.Certificate{c}, MinVersion: tls.VersionTLS12}, nil
+}
