@@ -104,6 +104,28 @@ type Result struct {
 	Warnings []error // torn ends of inputs and skipped records (the first 100), as *Error
 }
 
+// Notes returns what a summary of r adds to its counts, such as "3 cuts
+// incomplete" or "2 bad records skipped"; none for a clean collect.
+func (r *Result) Notes() []string {
+	var notes []string
+	if r.Incomplete > 0 {
+		notes = append(notes, fmt.Sprintf("%d cuts incomplete", r.Incomplete))
+	}
+	if r.Collapsed > 0 {
+		notes = append(notes, fmt.Sprintf("%d collapsed", r.Collapsed))
+	}
+	if r.Skipped > 0 {
+		notes = append(notes, fmt.Sprintf("%d bad records skipped", r.Skipped))
+	}
+	switch n := len(r.Lost); {
+	case n == 1:
+		notes = append(notes, "1 damaged stream part skipped")
+	case n > 1:
+		notes = append(notes, fmt.Sprintf("%d damaged stream parts skipped", n))
+	}
+	return notes
+}
+
 // Collect reads the inputs and writes the trace directory out. The
 // inputs are all global-snapshot JSONL, read by [CollectJSONL], or all
 // node-local: JSONL files and Arrow streams of a [collector.ArrowSink]

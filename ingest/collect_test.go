@@ -323,3 +323,18 @@ func TestCollectInterrupted(t *testing.T) {
 		}
 	}
 }
+
+func TestResultNotes(t *testing.T) {
+	for _, tt := range []struct {
+		r    Result
+		want string
+	}{
+		{Result{}, ""},
+		{Result{Incomplete: 3, Collapsed: 2, Skipped: 1, Lost: []error{nil}}, "3 cuts incomplete, 2 collapsed, 1 bad records skipped, 1 damaged stream part skipped"},
+		{Result{Lost: []error{nil, nil}}, "2 damaged stream parts skipped"},
+	} {
+		if got := strings.Join(tt.r.Notes(), ", "); got != tt.want {
+			t.Errorf("Notes of %+v = %q, want %q", tt.r, got, tt.want)
+		}
+	}
+}

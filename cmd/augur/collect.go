@@ -89,22 +89,9 @@ a killed writer, is a warning.`,
 			if n := res.Skipped - len(res.Warnings); n > 0 {
 				fmt.Fprintf(cmd.ErrOrStderr(), "augur: warning: %d more bad records skipped\n", n)
 			}
-			var extra []string
-			if res.Incomplete > 0 {
-				extra = append(extra, fmt.Sprintf("%d cuts incomplete", res.Incomplete))
-			}
-			if res.Collapsed > 0 {
-				extra = append(extra, fmt.Sprintf("%d collapsed", res.Collapsed))
-			}
-			if res.Skipped > 0 {
-				extra = append(extra, fmt.Sprintf("%d bad records skipped", res.Skipped))
-			}
-			if len(res.Lost) > 0 {
-				extra = append(extra, fmt.Sprintf("%s skipped", plural(int64(len(res.Lost)), "damaged stream part")))
-			}
 			note := ""
-			if len(extra) > 0 {
-				note = " (" + strings.Join(extra, ", ") + ")"
+			if notes := res.Notes(); len(notes) > 0 {
+				note = " (" + strings.Join(notes, ", ") + ")"
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%s: %d snapshots, %d states, %d nodes, %d variables%s\n",
 				out, res.Snapshots, res.States, res.Nodes, len(res.Schema), note)
