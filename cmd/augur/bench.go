@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/augur-dev/augur/evaluator"
+	"github.com/augur-dev/augur/internal/clobber"
 	"github.com/augur-dev/augur/pipeline"
 	"github.com/augur-dev/augur/testbeds"
 	"github.com/augur-dev/augur/testbeds/catalog"
@@ -100,7 +101,7 @@ func runBench(ctx context.Context, o *benchOptions) error {
 	if o.workload != "etcdraft" && o.workload != "predicate" {
 		return fmt.Errorf("--workload %s: want etcdraft or predicate", o.workload)
 	}
-	dir, cleanup, err := workDir(o.keep, "augur-bench-")
+	dir, cleanup, err := clobber.WorkDir(o.keep, "augur-bench-")
 	if err != nil {
 		return err
 	}

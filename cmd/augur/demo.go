@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -67,7 +66,7 @@ func runDemo(ctx context.Context, o *demoOptions) error {
 	if err != nil {
 		return err
 	}
-	dir, cleanup, err := workDir(o.keep, "augur-demo-", o.infer.baseline)
+	dir, cleanup, err := clobber.WorkDir(o.keep, "augur-demo-", o.infer.baseline)
 	if err != nil {
 		return err
 	}
@@ -89,21 +88,4 @@ func runDemo(ctx context.Context, o *demoOptions) error {
 		return err
 	}
 	return writeReport(o.infer.stdout, rep, o.infer.format, o.infer.output)
-}
-
-// workDir returns keep, created if need be, or else a new temporary
-// directory that cleanup removes. keep may not be, hold or lie inside
-// one of inputs, nor lie inside a trace directory.
-func workDir(keep, prefix string, inputs ...string) (dir string, cleanup func(), err error) {
-	if keep != "" {
-		if err := clobber.CheckDir(keep, inputs...); err != nil {
-			return "", nil, err
-		}
-		return keep, func() {}, os.MkdirAll(keep, 0o755)
-	}
-	tmp, err := os.MkdirTemp("", prefix)
-	if err != nil {
-		return "", nil, err
-	}
-	return tmp, func() { os.RemoveAll(tmp) }, nil
 }

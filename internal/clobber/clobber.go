@@ -61,6 +61,23 @@ func Check(out string, inputs ...string) error {
 	return nil
 }
 
+// WorkDir returns the directory a command works in: keep, checked with
+// CheckDir against inputs and created if need be, or, if keep is "", a
+// new temporary directory named with prefix, which cleanup removes.
+func WorkDir(keep, prefix string, inputs ...string) (dir string, cleanup func(), err error) {
+	if keep != "" {
+		if err := CheckDir(keep, inputs...); err != nil {
+			return "", nil, err
+		}
+		return keep, func() {}, os.MkdirAll(keep, 0o755)
+	}
+	tmp, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		return "", nil, err
+	}
+	return tmp, func() { os.RemoveAll(tmp) }, nil
+}
+
 // CheckDir returns an error naming the conflict if writing files into
 // the directory dir (created if need be) could destroy one of inputs or
 // write inside a trace directory: dir may not be an input, hold one or

@@ -77,3 +77,33 @@ func TestCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkDir checks that a kept directory is created and kept, checked
+// like any output directory, and that a temporary one is removed.
+func TestWorkDir(t *testing.T) {
+	root := t.TempDir()
+	keep := filepath.Join(root, "keep")
+	dir, cleanup, err := WorkDir(keep, "x-")
+	if err != nil || dir != keep {
+		t.Fatalf("WorkDir(keep) = %q, %v", dir, err)
+	}
+	cleanup()
+	if fi, err := os.Stat(keep); err != nil || !fi.IsDir() {
+		t.Errorf("kept directory: %v", err)
+	}
+	input := filepath.Join(keep, "spec.yaml")
+	if err := os.WriteFile(input, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := WorkDir(root, "x-", input); !errors.Is(err, ErrConflict) {
+		t.Errorf("WorkDir holding an input: error %v, want ErrConflict", err)
+	}
+	dir, cleanup, err = WorkDir("", "x-")
+	if err != nil || !strings.HasPrefix(filepath.Base(dir), "x-") {
+		t.Fatalf("WorkDir(\"\") = %q, %v", dir, err)
+	}
+	cleanup()
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("temporary directory left behind: %v", err)
+	}
+}
