@@ -17,7 +17,8 @@ var update = flag.Bool("update", false, "update the expected output in testdata/
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"augur": func() { os.Exit(runMain(os.Args[1:])) },
+		"augur":           func() { os.Exit(runMain(os.Args[1:])) },
+		"augur-readtrace": func() { os.Exit(auditRead()) },
 	})
 }
 
