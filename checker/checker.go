@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -166,6 +167,10 @@ type Result struct {
 	Check *Check
 	Text  string // canonical text of the property, whose variable names witnesses use
 	Stats evaluator.Stats
+	// Failures are those of the derived variables and predicates the
+	// check reads that failed at run time: the check read null (or
+	// false) there.
+	Failures []evaluator.ExprFailures
 }
 
 // Failed reports whether the check was violated.
@@ -189,6 +194,31 @@ func Run(ctx context.Context, tr *trace.Trace, spec *specs.Spec, f *File, maxWit
 	out := make([]Result, len(f.Checks))
 	for i := range f.Checks {
 		out[i] = Result{Check: &f.Checks[i], Text: prog.Props[i].Text, Stats: res.Stats[i]}
+		for _, e := range res.Failures {
+			if reads(props[i], e) {
+				out[i].Failures = append(out[i].Failures, e)
+			}
+		}
 	}
 	return out, nil
+}
+
+// reads reports whether p reads the expression that failed in e: a
+// derived variable of a node, or a predicate.
+func reads(p *grammar.Property, e evaluator.ExprFailures) bool {
+	if e.Kind == "predicate" {
+		for _, l := range p.Matrix {
+			if c, ok := l.Atom.(*grammar.Call); ok && c.Name == e.Name {
+				return true
+			}
+		}
+		return false
+	}
+	nodes := p.NodeVars()
+	for x := range grammar.Paths(p) {
+		if len(x.Fields) > 0 && x.Fields[0] == e.Name && slices.Contains(nodes, x.Var) {
+			return true
+		}
+	}
+	return false
 }

@@ -31,15 +31,19 @@ func SpecFor(path string, tr *trace.Trace) (*specs.Spec, error) {
 	return spec, nil
 }
 
-// WriteText writes results for a person: one line per check, and for
-// each failed one its violations and witnesses, then a summary line
-// naming the trace at tracePath and its number of snapshots.
+// WriteText writes results for a person: one line per check, after a
+// warning for each expression it reads that failed, and for each failed
+// one its violations and witnesses, then a summary line naming the trace
+// at tracePath and its number of snapshots.
 func WriteText(w io.Writer, tracePath string, snapshots int, results []Result) error {
 	var b bytes.Buffer
 	failed := 0
 	for i := range results {
 		r := &results[i]
 		st := &r.Stats
+		for _, f := range r.Failures {
+			fmt.Fprintf(&b, "warning: %s: %s\n", r.Check.Name, f.Warning())
+		}
 		switch {
 		case st.Support == 0:
 			fmt.Fprintf(&b, "vacuous %s: %s (no bindings in any snapshot)\n", r.Check.Name, r.Check.Property)
@@ -90,6 +94,7 @@ func WriteJSON(w io.Writer, results []Result) error {
 		Bindings           int64               `json:"bindings"`
 		Support            int64               `json:"support"`
 		Witnesses          []evaluator.Witness `json:"witnesses"`
+		Warnings           []string            `json:"warnings,omitempty"` // expressions it reads that failed
 	}
 	out := make([]result, len(results))
 	for i := range results {
@@ -105,6 +110,9 @@ func WriteJSON(w io.Writer, results []Result) error {
 			Bindings:           r.Stats.Bindings,
 			Support:            r.Stats.Support,
 			Witnesses:          r.Stats.Witnesses,
+		}
+		for _, f := range r.Failures {
+			out[i].Warnings = append(out[i].Warnings, f.Warning())
 		}
 	}
 	enc := json.NewEncoder(w)

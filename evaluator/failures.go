@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/augur-dev/augur/specs"
 )
@@ -34,6 +35,41 @@ type ExprFailures struct {
 	// Always is set when it failed on every input it was evaluated on:
 	// every property over it then reads null (or false) alone.
 	Always bool `json:"always,omitempty"`
+}
+
+// Code names the kind of warning f makes, for scripts: "derived-failed",
+// "predicate-failed", "derived-always-failed" or "predicate-always-failed".
+func (f ExprFailures) Code() string {
+	if f.Always {
+		return f.Kind + "-always-failed"
+	}
+	return f.Kind + "-failed"
+}
+
+// Warning says what failed, on how many inputs, where first and why, and
+// what that means for the properties over it.
+func (f ExprFailures) Warning() string {
+	what, counted, value := "derived variable", "node state", "null"
+	if f.Kind == "predicate" {
+		what, counted, value = "predicate", "argument list", "false"
+	}
+	more := ""
+	if f.Inputs >= MaxFailureInputs {
+		more = "at least "
+	}
+	msg := strings.TrimPrefix(f.Error, f.Kind+" "+f.Name+": ")
+	if f.Always {
+		// Every property over it reads only null (or false): say so, as
+		// what is reported of it means nothing.
+		return fmt.Sprintf("%s %s failed at run time on every %s it was evaluated on (%s%d), first at snapshot %d: %s; it is %s everywhere, so the properties over it say nothing about it",
+			what, f.Name, counted, more, f.Inputs, f.Snapshot, msg, value)
+	}
+	counted += "s"
+	if f.Inputs == 1 {
+		counted = counted[:len(counted)-1]
+	}
+	return fmt.Sprintf("%s %s failed at run time on %s%d %s, first at snapshot %d: %s; it is %s there",
+		what, f.Name, more, f.Inputs, counted, f.Snapshot, msg, value)
 }
 
 // failures collects the ExprFailures of one engine; Run merges the

@@ -2,11 +2,9 @@ package reporter
 
 import (
 	"cmp"
-	"fmt"
 	"maps"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/augur-dev/augur/evaluator"
 	"github.com/augur-dev/augur/grammar"
@@ -97,30 +95,7 @@ type Warning struct {
 func failureWarnings(fs []evaluator.ExprFailures) []Warning {
 	var ws []Warning
 	for _, f := range fs {
-		what, counted, value := "derived variable", "node state", "null"
-		if f.Kind == "predicate" {
-			what, counted, value = "predicate", "argument list", "false"
-		}
-		more := ""
-		if f.Inputs >= evaluator.MaxFailureInputs {
-			more = "at least "
-		}
-		msg := strings.TrimPrefix(f.Error, f.Kind+" "+f.Name+": ")
-		if f.Always {
-			// Every property over it reads only null (or false): say so
-			// first, as what the report shows of it means nothing.
-			ws = append(ws, Warning{
-				Code: f.Kind + "-always-failed",
-				Message: fmt.Sprintf("%s %s failed at run time on every %s it was evaluated on (%s%d), first at snapshot %d: %s; it is %s everywhere, so the properties over it say nothing about it",
-					what, f.Name, counted, more, f.Inputs, f.Snapshot, msg, value),
-			})
-			continue
-		}
-		ws = append(ws, Warning{
-			Code: f.Kind + "-failed",
-			Message: fmt.Sprintf("%s %s failed at run time on %s%s, first at snapshot %d: %s; it is %s there",
-				what, f.Name, more, plural(f.Inputs, counted), f.Snapshot, msg, value),
-		})
+		ws = append(ws, Warning{Code: f.Code(), Message: f.Warning()})
 	}
 	return ws
 }
