@@ -40,6 +40,23 @@ func sameStats(t testing.TB, tr *trace.Trace, prog *evaluator.Program, opts eval
 			t.Fatalf("%s:\nfast      %+v\nreference %+v", prog.Props[i].Text, got.Stats[i], want.Stats[i])
 		}
 	}
+	// Without patterns, the fast evaluator's first pass counts holding
+	// bindings alone; every other field stays the same.
+	opts.NoPatterns = true
+	got, err = evaluator.Run(context.Background(), tr, prog, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Patterns {
+		t.Fatal("NoPatterns: result says it counted patterns")
+	}
+	for i := range want.Stats {
+		w := want.Stats[i]
+		w.Patterns = [len(w.Patterns)]int64{}
+		if !reflect.DeepEqual(got.Stats[i], w) {
+			t.Fatalf("%s without patterns:\nfast      %+v\nreference %+v", prog.Props[i].Text, got.Stats[i], w)
+		}
+	}
 }
 
 func runRandomCase(t testing.TB, seed uint64, nprops, snapshots int) {

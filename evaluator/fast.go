@@ -57,6 +57,11 @@ type fast struct {
 	args       []any      // predicate arguments
 	argc       []*cell    // their cells
 	memo       map[callKey]callResult
+
+	// patterns says whether the task counts Stats.Patterns; runPats
+	// holds, by property, the patterns of its run, when it does.
+	patterns bool
+	runPats  [][1 << MaxPatternLiterals]int64
 }
 
 // frow is a prepared state row.
@@ -127,14 +132,14 @@ const maxMasked = 64
 // nodes there are.
 var scopeBytes = 16 << 20
 
-// prun is a property's run: the snapshots since start share its counts.
+// prun is a property's run: the snapshots since start share its counts
+// (and its patterns, in fast.runPats, when the task counts them).
 type prun struct {
 	start int32 // -1: no run
 	mark  int32 // 1 + the snapshot index at which it was last marked dirty
 	owed  bool  // in its scope's owed list
 	holds int64
 	nb    int64
-	pats  [1 << MaxPatternLiterals]int64
 }
 
 // internBudget bounds the bytes of interned keys an engine keeps; past it
@@ -187,6 +192,10 @@ func (e *fast) failures() *failures { return &e.ref.fails }
 func (e *fast) start(t *task) {
 	e.task = t
 	e.ref.task = t
+	e.patterns = t.patterns
+	if e.patterns && e.runPats == nil {
+		e.runPats = make([][1 << MaxPatternLiterals]int64, len(e.runs))
+	}
 	e.idx = 0
 	e.tags, e.tagged, e.ids = e.tags[:0], e.tagged[:0], e.ids[:0]
 	e.steady = false
@@ -705,12 +714,18 @@ func (e *fast) block(sc *scope, sr *scopeRun, bind []int32) {
 	}
 	for _, j := range sr.props {
 		pp := &sc.props[j]
-		holds, pats := e.count(sr, pp)
 		c := &sr.counts[j]
-		c.holds += holds
-		for k := range c.pats {
-			c.pats[k] += pats[k]
+		var holds int64
+		if e.patterns && pp.patterns {
+			var pats [1 << MaxPatternLiterals]int64
+			holds, pats = e.count(sr, pp)
+			for k := range c.pats {
+				c.pats[k] += pats[k]
+			}
+		} else {
+			holds = e.holds(sr, pp)
 		}
+		c.holds += holds
 		if holds < int64(nb) && !c.failed {
 			b := e.firstFail(sr, pp)
 			copy(sr.fail[int(j)*ns:][:ns], bind[b*ns:])
@@ -723,8 +738,12 @@ func (e *fast) block(sc *scope, sr *scopeRun, bind []int32) {
 // endBlocks counts the properties of a scope evaluated in blocks.
 func (e *fast) endBlocks(sc *scope, sr *scopeRun, s *trace.Snapshot) {
 	for _, j := range sr.props {
-		c := &sr.counts[j]
-		e.settle(sr, &sc.props[j], j, c.holds, sr.total, c.pats)
+		c, pp := &sr.counts[j], &sc.props[j]
+		var pats *[1 << MaxPatternLiterals]int64
+		if e.patterns && pp.patterns {
+			pats = &c.pats
+		}
+		e.settle(sr, pp, j, c.holds, sr.total, pats)
 	}
 	e.witnesses(sc, sr, s)
 	sr.blocked = false
@@ -963,29 +982,69 @@ func (e *fast) evalAtom(sc *scope, sr *scopeRun, a *fatom, out []uint64) {
 }
 
 // recount counts a property whose atoms changed on the current snapshot.
+// Only the reporter's second pass, limited to the candidates, counts
+// literal patterns (not Options.NoPatterns): the first counts holding bindings
+// alone, one OR and one popcount per word.
 func (e *fast) recount(sr *scopeRun, pp *pprop, j int32) {
-	holds, pats := e.count(sr, pp)
-	e.settle(sr, pp, j, holds, sr.nb, pats)
+	if e.patterns && pp.patterns {
+		holds, pats := e.count(sr, pp)
+		e.settle(sr, pp, j, holds, sr.nb, &pats)
+		return
+	}
+	e.settle(sr, pp, j, e.holds(sr, pp), sr.nb, nil)
 }
 
-// count returns the number of the scope's current bindings at which pp
-// holds, and its literal patterns if it keeps them.
+// holds returns the number of the scope's current bindings at which pp
+// holds: the popcount of the OR of its literals' bitsets. Disjunctions
+// of up to three literals, nearly all of a pool, take their words from
+// slices hoisted out of the loop.
+func (e *fast) holds(sr *scopeRun, pp *pprop) int64 {
+	nb, nw := sr.nb, sr.nw
+	tail := bitset.Tail(nb)
+	last := nw - 1
+	lit := func(i int) ([]uint64, uint64) {
+		return sr.bits[int(pp.lits[i])*nw:][:nw], pp.xor[i]
+	}
+	var c int
+	switch len(pp.lits) {
+	case 1:
+		l0, x0 := lit(0)
+		for w := range last {
+			c += bits.OnesCount64(l0[w] ^ x0)
+		}
+		c += bits.OnesCount64((l0[last] ^ x0) & tail)
+	case 2:
+		l0, x0 := lit(0)
+		l1, x1 := lit(1)
+		for w := range last {
+			c += bits.OnesCount64((l0[w] ^ x0) | (l1[w] ^ x1))
+		}
+		c += bits.OnesCount64(((l0[last] ^ x0) | (l1[last] ^ x1)) & tail)
+	case 3:
+		l0, x0 := lit(0)
+		l1, x1 := lit(1)
+		l2, x2 := lit(2)
+		for w := range last {
+			c += bits.OnesCount64((l0[w] ^ x0) | (l1[w] ^ x1) | (l2[w] ^ x2))
+		}
+		c += bits.OnesCount64(((l0[last] ^ x0) | (l1[last] ^ x1) | (l2[last] ^ x2)) & tail)
+	default:
+		for w := range last {
+			c += bits.OnesCount64(e.or(sr, pp, w))
+		}
+		c += bits.OnesCount64(e.or(sr, pp, last) & tail)
+	}
+	return int64(c)
+}
+
+// count returns the number of the scope's current bindings at which pp,
+// which keeps patterns, holds, and its literal patterns.
 func (e *fast) count(sr *scopeRun, pp *pprop) (int64, [1 << MaxPatternLiterals]int64) {
 	nb, nw := sr.nb, sr.nw
 	tail := bitset.Tail(nb)
 	var holds int64
 	var pats [1 << MaxPatternLiterals]int64
 	switch {
-	case !pp.patterns:
-		var c int
-		for w := range nw {
-			or := e.or(sr, pp, w)
-			if w == nw-1 {
-				or &= tail
-			}
-			c += bits.OnesCount64(or)
-		}
-		holds = int64(c)
 	case len(pp.lits) == 1:
 		l0, x0 := sr.bits[int(pp.lits[0])*nw:][:nw], pp.xor[0]
 		var c int
@@ -1047,13 +1106,17 @@ func (e *fast) count(sr *scopeRun, pp *pprop) (int64, [1 << MaxPatternLiterals]i
 	return holds, pats
 }
 
-// settle gives a property its counts on the current snapshot: if they
-// changed, its run ends and a new one starts.
-func (e *fast) settle(sr *scopeRun, pp *pprop, j int32, holds int64, nb int, pats [1 << MaxPatternLiterals]int64) {
+// settle gives a property its counts on the current snapshot, and its
+// patterns if the task counts them (else pats is nil): if they changed,
+// its run ends and a new one starts.
+func (e *fast) settle(sr *scopeRun, pp *pprop, j int32, holds int64, nb int, pats *[1 << MaxPatternLiterals]int64) {
 	ru := &e.runs[pp.index]
-	if ru.start < 0 || ru.holds != holds || ru.nb != int64(nb) || ru.pats != pats {
+	if ru.start < 0 || ru.holds != holds || ru.nb != int64(nb) || pats != nil && e.runPats[pp.index] != *pats {
 		e.flush(pp)
-		ru.start, ru.holds, ru.nb, ru.pats = int32(e.idx), holds, int64(nb), pats
+		ru.start, ru.holds, ru.nb = int32(e.idx), holds, int64(nb)
+		if pats != nil {
+			e.runPats[pp.index] = *pats
+		}
 	}
 	if holds < int64(nb) && !ru.owed && e.task.acc[pp.index].witnesses() < e.task.wits[pp.index] {
 		ru.owed = true
@@ -1080,9 +1143,10 @@ func (e *fast) flush(pp *pprop) {
 	st.Bindings += r * ru.nb
 	st.Violations += r * (ru.nb - ru.holds)
 	st.ScoreSum = addRepeated(st.ScoreSum, float64(ru.holds)/float64(ru.nb), n)
-	if pp.patterns {
+	if e.patterns && pp.patterns {
+		pats := &e.runPats[pp.index]
 		for pat := range 1 << len(pp.lits) {
-			st.Patterns[pat] += r * ru.pats[pat]
+			st.Patterns[pat] += r * pats[pat]
 		}
 	}
 	if ru.holds == ru.nb {

@@ -151,7 +151,7 @@ func (r *reference) evalProp(p *Prop, s *trace.Snapshot, st *Stats, maxWit int) 
 		return // no live node: vacuous for every property, exists included
 	}
 	var bindings, holds int64
-	patterns := p.Flat() && len(p.lits) <= MaxPatternLiterals
+	patterns := r.task.patterns && p.Flat() && len(p.lits) <= MaxPatternLiterals
 	r.each(p, 0, p.prefix, func() bool {
 		bindings++
 		var ok bool

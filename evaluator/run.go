@@ -61,6 +61,12 @@ type Options struct {
 	MaxWitnesses int    // per property, one per snapshot; 0 means DefaultWitnesses, < 0 none
 	MaxMoments   int    // violating snapshots kept per property (Stats.Moments); 0 means MaxMoments
 
+	// NoPatterns leaves Stats.Patterns out. Only the reporter reads them,
+	// for its candidates, which are few: a run over the whole pool leaves
+	// them out, and a second run over the candidates counts them (DESIGN
+	// §7, step 10).
+	NoPatterns bool
+
 	// Progress, if set, is called after each chunk with the number of
 	// snapshots done and the total.
 	Progress func(done, total int)
@@ -126,7 +132,8 @@ func (sh Shard) Size(n int) int {
 type Result struct {
 	Snapshots int
 	Stats     []Stats
-	Pruned    int // properties dropped by the Pruner
+	Patterns  bool // Stats.Patterns are counted (not Options.NoPatterns)
+	Pruned    int  // properties dropped by the Pruner
 
 	// Failures tally the derived variables and predicates that failed at
 	// run time, in order of kind and name; nil if none did.
@@ -172,8 +179,9 @@ type task struct {
 	// merged result keeps the first MaxWitnesses in snapshot order, so a
 	// block never needs more than the result still lacks when its chunk
 	// starts.
-	wits    []int
-	moments int // per property
+	wits     []int
+	moments  int  // per property
+	patterns bool // count Stats.Patterns
 }
 
 func newEngine(kind Kind, tr *trace.Trace, prog *Program, pl *plan) (engine, error) {
@@ -235,7 +243,7 @@ func Run(ctx context.Context, tr *trace.Trace, prog *Program, opts Options) (*Re
 		engines <- e
 	}
 
-	res := &Result{Stats: make([]Stats, len(prog.Props))}
+	res := &Result{Stats: make([]Stats, len(prog.Props)), Patterns: !opts.NoPatterns}
 	active := make([]bool, len(prog.Props))
 	for i := range active {
 		active[i] = true
@@ -272,7 +280,7 @@ func Run(ctx context.Context, tr *trace.Trace, prog *Program, opts Options) (*Re
 					for i := r.lo; i < r.hi; i++ {
 						acc[i].reset()
 					}
-					e.start(&task{active: active, acc: acc, lo: r.lo, hi: r.hi, wits: wits, moments: opts.MaxMoments})
+					e.start(&task{active: active, acc: acc, lo: r.lo, hi: r.hi, wits: wits, moments: opts.MaxMoments, patterns: !opts.NoPatterns})
 					for i := range block {
 						if err := gctx.Err(); err != nil {
 							return err

@@ -30,8 +30,9 @@ type Stats struct {
 
 	// Patterns counts bindings by the truth values of the literals: bit i
 	// of the index is literal i. It is kept for flat properties (no exists)
-	// of at most MaxPatternLiterals literals, so that the reporter can test
-	// sub-disjunctions and independence without another pass.
+	// of at most MaxPatternLiterals literals, unless Options.NoPatterns
+	// leaves them out: the reporter tests sub-disjunctions and independence
+	// on its candidates, whose patterns a second pass can count.
 	Patterns [1 << MaxPatternLiterals]int64
 
 	// Tags counts the tags of the violating snapshots; nil if none.

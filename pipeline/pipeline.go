@@ -140,7 +140,7 @@ func Infer(ctx context.Context, specPath, tracePath string, o Options) (*reporte
 		return nil, err
 	}
 	defer p.Close()
-	opts := evaluator.Options{Kind: o.Evaluator, Workers: o.Workers, OnlyTag: o.OnlyTag}
+	opts := evaluator.Options{Kind: o.Evaluator, Workers: o.Workers, OnlyTag: o.OnlyTag, NoPatterns: true}
 	if !o.NoFilter {
 		opts.Pruner = filter.New(p.Spec.Filter)
 	}
@@ -169,6 +169,11 @@ func (p *Pipeline) Report(ctx context.Context, res *evaluator.Result, o Options)
 	ropts := reporter.OptionsFrom(p.Spec)
 	if o.Top > 0 {
 		ropts.Size = o.Top
+	}
+	if !res.Patterns {
+		if err := p.patterns(ctx, res, ropts, o); err != nil {
+			return nil, err
+		}
 	}
 	system := p.Spec.System
 	if system == "" {
@@ -201,6 +206,47 @@ func (p *Pipeline) Report(ctx context.Context, res *evaluator.Result, o Options)
 		}
 	}
 	return rep, nil
+}
+
+// patterns counts the literal patterns of the candidates in res, a result
+// without them: the reporter's second pass (DESIGN §7, step 10). The
+// evaluator's first pass over the whole pool counts holding bindings
+// only; the or-effect tests read the patterns of the flat candidates of
+// 2 to evaluator.MaxPatternLiterals literals, which are few. Properties
+// near the holding-rate threshold are counted too, since the reporter
+// compares a rounded rate: counting more than needed changes nothing.
+func (p *Pipeline) patterns(ctx context.Context, res *evaluator.Result, ropts reporter.Options, o Options) error {
+	var (
+		idx   []int
+		props []*grammar.Property
+	)
+	for i, pr := range p.Program.Props {
+		st := &res.Stats[i]
+		if st.Pruned || st.Support == 0 || st.Support < ropts.MinSupport || !pr.Flat() ||
+			pr.Literals() < 2 || pr.Literals() > evaluator.MaxPatternLiterals ||
+			st.Violations > 0 && st.HoldingRate() < ropts.HoldRatio-1e-9 {
+			continue
+		}
+		idx, props = append(idx, i), append(props, pr.Property)
+	}
+	res.Patterns = true
+	if len(props) == 0 {
+		return nil
+	}
+	opts := evaluator.Options{Kind: o.Evaluator, Workers: o.Workers, MaxWitnesses: -1, MaxMoments: 1, OnlyTag: o.OnlyTag}
+	if o.Progress != nil {
+		o.Progress.Start(fmt.Sprintf("counting literal patterns of %d candidates", len(props)), p.Trace.NumSnapshots())
+		defer o.Progress.Stop()
+		opts.Progress = o.Progress.Update
+	}
+	again, err := evaluateProps(ctx, p.Spec, p.Trace, props, opts)
+	if err != nil {
+		return err
+	}
+	for k, i := range idx {
+		res.Stats[i].Patterns = again.Stats[k].Patterns
+	}
+	return nil
 }
 
 // moments evaluates props, candidates of p's report, again and returns the
