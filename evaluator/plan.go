@@ -60,6 +60,10 @@ type scope struct {
 	nodeOnly bool // no iterator: the bindings depend only on the number of nodes
 	atoms    []fatom
 	props    []pprop
+	// pairs are the pairs of atoms, lower first, that three-literal
+	// properties combine: the engine counts the bindings where both
+	// hold once for all the properties that share them (fast.derive).
+	pairs [][2]int32
 }
 
 // pquant is a node group (dom < 0) or an iterator.
@@ -76,6 +80,9 @@ type pprop struct {
 	lits     []int32  // atom of each literal
 	xor      []uint64 // of each literal: all ones if it is negated
 	patterns bool     // keep Stats.Patterns
+	// pairs are, for three literals, the indexes in scope.pairs of the
+	// atoms of literals 0 and 1, 0 and 2, 1 and 2.
+	pairs [3]int32
 }
 
 // fatom is an atom over the slots of a scope.
@@ -130,8 +137,29 @@ func newPlan(prog *Program) *plan {
 }
 
 // pack moves the literals of the scope's properties into one array each,
-// in property order: the engine reads them property after property.
+// in property order: the engine reads them property after property. It
+// also lists the pairs of atoms of the three-literal properties.
 func (sc *scope) pack() {
+	pairs := map[[2]int32]int32{}
+	for k := range sc.props {
+		pp := &sc.props[k]
+		if len(pp.lits) != 3 {
+			continue
+		}
+		for n, ij := range [3][2]int{{0, 1}, {0, 2}, {1, 2}} {
+			key := [2]int32{pp.lits[ij[0]], pp.lits[ij[1]]}
+			if key[0] > key[1] {
+				key[0], key[1] = key[1], key[0]
+			}
+			id, ok := pairs[key]
+			if !ok {
+				id = int32(len(sc.pairs))
+				pairs[key] = id
+				sc.pairs = append(sc.pairs, key)
+			}
+			pp.pairs[n] = id
+		}
+	}
 	n := 0
 	for _, pp := range sc.props {
 		n += len(pp.lits)

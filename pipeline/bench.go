@@ -28,7 +28,7 @@ func (p *Pipeline) Time(ctx context.Context, kinds []evaluator.Kind, workers []i
 	for _, kind := range kinds {
 		for _, w := range workers {
 			start := time.Now()
-			res, err := evaluator.Run(ctx, p.Trace, p.Program, evaluator.Options{Kind: kind, Workers: w})
+			res, err := evaluator.Run(ctx, p.Trace, p.Program, evaluator.Options{Kind: kind, Workers: w, NoPatterns: true})
 			if err != nil {
 				return nil, err
 			}

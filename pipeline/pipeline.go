@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"math/bits"
 	"path/filepath"
 
 	"github.com/augur-dev/augur/evaluator"
@@ -212,30 +213,63 @@ func (p *Pipeline) Report(ctx context.Context, res *evaluator.Result, o Options)
 // without them: the reporter's second pass (DESIGN §7, step 10). The
 // evaluator's first pass over the whole pool counts holding bindings
 // only; the or-effect tests read the patterns of the flat candidates of
-// 2 to evaluator.MaxPatternLiterals literals, which are few. Properties
-// near the holding-rate threshold are counted too, since the reporter
-// compares a rounded rate: counting more than needed changes nothing.
+// 2 to evaluator.MaxPatternLiterals literals. Properties near the
+// holding-rate threshold are counted too, since the reporter compares a
+// rounded rate: counting more than needed changes nothing.
+//
+// The patterns of P = L1 or … or Lk follow, by inclusion and exclusion,
+// from the number of bindings at which each subset S of its literals
+// holds together, summed over the snapshots: for a proper subset, the
+// violations of "not Li or …" over i in S, under P's quantifiers (so over
+// P's bindings); for all of them, from P's own holding bindings. Those
+// sub-properties are few, since candidates share them (a three-literal
+// pool combines the pairs of its two-literal one), and each is a plain
+// disjunction counted without patterns: far less work than counting the
+// candidates again.
 func (p *Pipeline) patterns(ctx context.Context, res *evaluator.Result, ropts reporter.Options, o Options) error {
+	type cand struct {
+		i    int
+		subs []int // by mask of literals, 1 to 2^k-2: index in props
+	}
 	var (
-		idx   []int
+		cands []cand
 		props []*grammar.Property
+		index = map[string]int{}
 	)
 	for i, pr := range p.Program.Props {
 		st := &res.Stats[i]
+		k := pr.Literals()
 		if st.Pruned || st.Support == 0 || st.Support < ropts.MinSupport || !pr.Flat() ||
-			pr.Literals() < 2 || pr.Literals() > evaluator.MaxPatternLiterals ||
+			k < 2 || k > evaluator.MaxPatternLiterals ||
 			st.Violations > 0 && st.HoldingRate() < ropts.HoldRatio-1e-9 {
 			continue
 		}
-		idx, props = append(idx, i), append(props, pr.Property)
+		c := cand{i: i, subs: make([]int, 1<<k-1)}
+		for mask := 1; mask < 1<<k-1; mask++ {
+			q := &grammar.Property{Quants: pr.Property.Quants}
+			for l, lit := range pr.Property.Matrix {
+				if mask&(1<<l) != 0 {
+					q.Matrix = append(q.Matrix, &grammar.Literal{Neg: !lit.Neg, Atom: lit.Atom})
+				}
+			}
+			text := q.Text()
+			n, ok := index[text]
+			if !ok {
+				n = len(props)
+				index[text] = n
+				props = append(props, q)
+			}
+			c.subs[mask] = n
+		}
+		cands = append(cands, c)
 	}
 	res.Patterns = true
 	if len(props) == 0 {
 		return nil
 	}
-	opts := evaluator.Options{Kind: o.Evaluator, Workers: o.Workers, MaxWitnesses: -1, MaxMoments: 1, OnlyTag: o.OnlyTag}
+	opts := evaluator.Options{Kind: o.Evaluator, Workers: o.Workers, MaxWitnesses: -1, MaxMoments: 1, OnlyTag: o.OnlyTag, NoPatterns: true}
 	if o.Progress != nil {
-		o.Progress.Start(fmt.Sprintf("counting literal patterns of %d candidates", len(props)), p.Trace.NumSnapshots())
+		o.Progress.Start(fmt.Sprintf("counting the literal patterns of %d candidates", len(cands)), p.Trace.NumSnapshots())
 		defer o.Progress.Stop()
 		opts.Progress = o.Progress.Update
 	}
@@ -243,8 +277,43 @@ func (p *Pipeline) patterns(ctx context.Context, res *evaluator.Result, ropts re
 	if err != nil {
 		return err
 	}
-	for k, i := range idx {
-		res.Stats[i].Patterns = again.Stats[k].Patterns
+	for _, c := range cands {
+		st := &res.Stats[c.i]
+		k := p.Program.Props[c.i].Literals()
+		full := 1<<k - 1
+		// x[S] counts the bindings at which every literal of S holds.
+		var x [1 << evaluator.MaxPatternLiterals]int64
+		x[0] = st.Bindings
+		// The bindings where some literal holds, st.Bindings -
+		// st.Violations, are the alternating sum of x over the nonempty
+		// subsets; all but the full one are known.
+		rest := st.Bindings - st.Violations
+		for mask := 1; mask < full; mask++ {
+			sub := &again.Stats[c.subs[mask]]
+			if sub.Support != st.Support || sub.Bindings != st.Bindings {
+				return fmt.Errorf("literal patterns of %s: a sub-disjunction has %d bindings in %d snapshots, the property %d in %d",
+					p.Program.Props[c.i].Text, sub.Bindings, sub.Support, st.Bindings, st.Support)
+			}
+			x[mask] = sub.Violations
+			if bits.OnesCount(uint(mask))%2 == 1 {
+				rest -= x[mask]
+			} else {
+				rest += x[mask]
+			}
+		}
+		x[full] = rest
+		if k%2 == 0 {
+			x[full] = -rest
+		}
+		// From "every literal of S holds" to "exactly the literals of S".
+		for l := range k {
+			for set := range 1 << k {
+				if set&(1<<l) == 0 {
+					x[set] -= x[set|1<<l]
+				}
+			}
+		}
+		st.Patterns = x
 	}
 	return nil
 }
@@ -252,7 +321,7 @@ func (p *Pipeline) patterns(ctx context.Context, res *evaluator.Result, ropts re
 // moments evaluates props, candidates of p's report, again and returns the
 // first max violating snapshots of each: the reporter's second pass.
 func (p *Pipeline) moments(ctx context.Context, props []*grammar.Property, max int, o Options) ([][]uint64, error) {
-	opts := evaluator.Options{Workers: o.Workers, MaxWitnesses: -1, MaxMoments: max, OnlyTag: o.OnlyTag}
+	opts := evaluator.Options{Workers: o.Workers, MaxWitnesses: -1, MaxMoments: max, OnlyTag: o.OnlyTag, NoPatterns: true}
 	if o.Progress != nil {
 		o.Progress.Start(fmt.Sprintf("grouping %d candidates", len(props)), p.Trace.NumSnapshots())
 		defer o.Progress.Stop()
@@ -280,7 +349,7 @@ func FailuresIn(ctx context.Context, path string, spec *specs.Spec, props []*gra
 	if err := spec.Check(tr.Schema); err != nil {
 		return nil, fmt.Errorf("spec does not fit baseline %s: %w", path, err)
 	}
-	res, err := evaluateProps(ctx, spec, tr, props, evaluator.Options{Workers: workers, MaxWitnesses: -1, OnlyTag: onlyTag})
+	res, err := evaluateProps(ctx, spec, tr, props, evaluator.Options{Workers: workers, MaxWitnesses: -1, MaxMoments: 1, OnlyTag: onlyTag, NoPatterns: true})
 	if err != nil {
 		return nil, err
 	}

@@ -23,7 +23,7 @@ func Shard(ctx context.Context, specPath, tracePath string, sh evaluator.Shard, 
 		return nil, err
 	}
 	defer p.Close()
-	opts := evaluator.Options{Kind: o.Evaluator, Workers: o.Workers, Shard: sh, MaxWitnesses: evaluator.DefaultWitnesses, OnlyTag: o.OnlyTag}
+	opts := evaluator.Options{Kind: o.Evaluator, Workers: o.Workers, Shard: sh, MaxWitnesses: evaluator.DefaultWitnesses, OnlyTag: o.OnlyTag, NoPatterns: true}
 	res, err := p.Evaluate(ctx, opts, fmt.Sprintf("evaluating shard %d/%d", sh.Index, sh.Count), o.Progress)
 	if err != nil {
 		return nil, err

@@ -33,7 +33,7 @@ func (p *Pipeline) timeline(ctx context.Context, rep *reporter.Report, workers i
 	for i, e := range rep.AlmostInvariants {
 		props[i] = e.Property()
 	}
-	res, err := evaluateProps(ctx, p.Spec, p.Trace, props, evaluator.Options{Workers: workers, MaxWitnesses: -1, MaxMoments: max(1, tl.Snapshots)})
+	res, err := evaluateProps(ctx, p.Spec, p.Trace, props, evaluator.Options{Workers: workers, MaxWitnesses: -1, MaxMoments: max(1, tl.Snapshots), NoPatterns: true})
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -29,6 +30,8 @@ type benchOptions struct {
 	evaluators []string
 	keep       string
 	workload   string
+	literals   int // 2: the testbed's spec; 3: scaleSpec
+	churn      int // events per snapshot
 	stdout     io.Writer
 }
 
@@ -47,6 +50,14 @@ the throughput in snapshot×property evaluations per second (and per
 worker), and how much faster fast is than reference; it also checks that
 the evaluators agree.
 
+With --literals 3 the spec is instead one of seven of the testbed's
+scalar variables with disjunctions of up to three literals: a pool of
+about 49,000 properties, 44,000 of them two-node three-literal
+disjunctions. With --churn K the run takes K events per snapshot (it
+records K times as many and keeps every K-th snapshot), so that several
+nodes change between consecutive snapshots, as in the snapshots of a
+deployed system.
+
 With --keep DIR the spec (bench.yaml) and the trace (bench.trace) stay in
 DIR, for augur infer or a scale run.
 
@@ -60,6 +71,7 @@ trace log.trace).`,
 		Example: `  augur bench
   augur bench --nodes 16 --snapshots 500 --props 2000 --workers 1,2
   augur bench --nodes 16 --snapshots 860000 --evaluators fast --keep /tmp/scale
+  augur bench --nodes 8 --snapshots 300 --literals 3 --churn 4 --props 0
   augur bench --workload predicate --snapshots 4000 --props 0 --evaluators fast`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -78,6 +90,8 @@ trace log.trace).`,
 	f.IntSliceVar(&o.workers, "workers", []int{1}, "worker counts to time each evaluator with")
 	f.StringSliceVar(&o.evaluators, "evaluators", []string{"reference", "fast"}, "evaluators to time")
 	f.StringVar(&o.keep, "keep", "", "write the spec and the trace into this directory and keep them")
+	intFlagP(f, &o.literals, "literals", "", 2, 2, "2: the testbed's spec; 3: seven variables, disjunctions of up to three literals")
+	intFlagP(f, &o.churn, "churn", "", 1, 1, "events of the run per snapshot")
 	f.StringVar(&o.workload, "workload", "etcdraft", "etcdraft, or predicate: a replicated log whose spec has a three-argument predicate, timed with it and without")
 	cmd.AddCommand(newBenchQualityCmd(nil), newBenchTestbedsCmd(nil))
 	return cmd
@@ -98,6 +112,9 @@ func runBench(ctx context.Context, o *benchOptions) error {
 			return fmt.Errorf("--workers %d: want at least 1", w)
 		}
 	}
+	if o.literals > 3 {
+		return fmt.Errorf("--literals %d: want 2 or 3", o.literals)
+	}
 	if o.workload != "etcdraft" && o.workload != "predicate" {
 		return fmt.Errorf("--workload %s: want etcdraft or predicate", o.workload)
 	}
@@ -115,8 +132,8 @@ func runBench(ctx context.Context, o *benchOptions) error {
 		return err
 	}
 	defer w.Close()
-	fmt.Fprintf(stdout, "workload: etcd raft testbed, %d nodes, %d snapshots, %d states, %d properties, seed %d (prepared in %s)\n",
-		o.nodes, w.Trace.NumSnapshots(), w.Trace.NumStates(), len(w.Program.Props), o.seed, round(time.Since(start)))
+	fmt.Fprintf(stdout, "workload: etcd raft testbed, %d nodes, %d snapshots (%s each), %d states, %d properties of up to %d literals, seed %d (prepared in %s)\n",
+		o.nodes, w.Trace.NumSnapshots(), plural(int64(o.churn), "event"), w.Trace.NumStates(), len(w.Program.Props), o.literals, o.seed, round(time.Since(start)))
 	times, err := timeWorkload(ctx, stdout, w, kinds, o.workers)
 	if err != nil || times[evaluator.Reference] == nil || times[evaluator.Fast] == nil {
 		return err
@@ -197,9 +214,19 @@ func runBenchPredicate(ctx context.Context, o *benchOptions, kinds []evaluator.K
 // the spec beside it, and prepares o.props properties of the pool its
 // spec generates, taken evenly from it.
 func benchWorkload(ctx context.Context, dir string, o *benchOptions) (*pipeline.Pipeline, error) {
-	specPath, tracePath, _, err := catalog.Record(dir, "bench", etcdraft.Testbed, testbeds.Config{Nodes: o.nodes, Steps: o.snapshots, Seed: o.seed, Stop: ctx.Done()})
+	specPath, tracePath, _, err := catalog.Record(dir, "bench", etcdraft.Testbed, testbeds.Config{Nodes: o.nodes, Steps: o.snapshots * o.churn, Seed: o.seed, Stop: ctx.Done()})
 	if err != nil {
 		return nil, err
+	}
+	if o.churn > 1 {
+		if err := thin(tracePath, o.churn); err != nil {
+			return nil, err
+		}
+	}
+	if o.literals == 3 {
+		if err := os.WriteFile(specPath, []byte(scaleSpec), 0o644); err != nil {
+			return nil, err
+		}
 	}
 	p, err := pipeline.Open(specPath, tracePath)
 	if err != nil {
