@@ -268,12 +268,7 @@ func (p *Pipeline) patterns(ctx context.Context, res *evaluator.Result, ropts re
 		return nil
 	}
 	opts := evaluator.Options{Kind: o.Evaluator, Workers: o.Workers, MaxWitnesses: -1, MaxMoments: 1, OnlyTag: o.OnlyTag, NoPatterns: true}
-	if o.Progress != nil {
-		o.Progress.Start(fmt.Sprintf("counting the literal patterns of %d candidates", len(cands)), p.Trace.NumSnapshots())
-		defer o.Progress.Stop()
-		opts.Progress = o.Progress.Update
-	}
-	again, err := evaluateProps(ctx, p.Spec, p.Trace, props, opts)
+	again, err := p.again(ctx, props, opts, fmt.Sprintf("counting the literal patterns of %d candidates", len(cands)), o.Progress)
 	if err != nil {
 		return err
 	}
@@ -322,12 +317,7 @@ func (p *Pipeline) patterns(ctx context.Context, res *evaluator.Result, ropts re
 // first max violating snapshots of each: the reporter's second pass.
 func (p *Pipeline) moments(ctx context.Context, props []*grammar.Property, max int, o Options) ([][]uint64, error) {
 	opts := evaluator.Options{Workers: o.Workers, MaxWitnesses: -1, MaxMoments: max, OnlyTag: o.OnlyTag, NoPatterns: true}
-	if o.Progress != nil {
-		o.Progress.Start(fmt.Sprintf("grouping %d candidates", len(props)), p.Trace.NumSnapshots())
-		defer o.Progress.Stop()
-		opts.Progress = o.Progress.Update
-	}
-	res, err := evaluateProps(ctx, p.Spec, p.Trace, props, opts)
+	res, err := p.again(ctx, props, opts, fmt.Sprintf("grouping %d candidates", len(props)), o.Progress)
 	if err != nil {
 		return nil, err
 	}
@@ -336,6 +326,17 @@ func (p *Pipeline) moments(ctx context.Context, props []*grammar.Property, max i
 		ms[i] = res.Stats[i].Moments
 	}
 	return ms, nil
+}
+
+// again evaluates props, properties of p's spec, over p's trace, telling
+// progress, if set, how far it is under the label what.
+func (p *Pipeline) again(ctx context.Context, props []*grammar.Property, opts evaluator.Options, what string, progress Progress) (*evaluator.Result, error) {
+	if progress != nil {
+		progress.Start(what, p.Trace.NumSnapshots())
+		defer progress.Stop()
+		opts.Progress = progress.Update
+	}
+	return evaluateProps(ctx, p.Spec, p.Trace, props, opts)
 }
 
 // FailuresIn counts, for each of props, the snapshots of the trace at
