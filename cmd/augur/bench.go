@@ -132,8 +132,15 @@ func runBench(ctx context.Context, o *benchOptions) error {
 		return err
 	}
 	defer w.Close()
-	fmt.Fprintf(stdout, "workload: etcd raft testbed, %d nodes, %d snapshots (%s each), %d states, %d properties of up to %d literals, seed %d (prepared in %s)\n",
-		o.nodes, w.Trace.NumSnapshots(), plural(int64(o.churn), "event"), w.Trace.NumStates(), len(w.Program.Props), o.literals, o.seed, round(time.Since(start)))
+	shape := ""
+	if o.churn > 1 {
+		shape += fmt.Sprintf(", %d events a snapshot", o.churn)
+	}
+	if o.literals > 2 {
+		shape += fmt.Sprintf(", up to %d literals", o.literals)
+	}
+	fmt.Fprintf(stdout, "workload: etcd raft testbed, %d nodes, %d snapshots, %d states, %d properties, seed %d%s (prepared in %s)\n",
+		o.nodes, w.Trace.NumSnapshots(), w.Trace.NumStates(), len(w.Program.Props), o.seed, shape, round(time.Since(start)))
 	times, err := timeWorkload(ctx, stdout, w, kinds, o.workers)
 	if err != nil || times[evaluator.Reference] == nil || times[evaluator.Fast] == nil {
 		return err
