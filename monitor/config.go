@@ -3,6 +3,7 @@ package monitor
 import (
 	"crypto/tls"
 	"fmt"
+	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -68,4 +69,24 @@ func LoadTLS(cert, key string) (*tls.Config, error) {
 		return nil, fmt.Errorf("TLS: %w", err)
 	}
 	return &tls.Config{Certificates: []tls.Certificate{c}, MinVersion: tls.VersionTLS12}, nil
+}
+
+// Listen listens on the TCP address addr for [Serve]. It returns the
+// listener, the URL served there (https when tlsConfig is not nil) and,
+// for plain HTTP beyond loopback, a warning that the token and the records
+// travel in clear.
+func Listen(addr string, tlsConfig *tls.Config) (ln net.Listener, url, warning string, err error) {
+	if ln, err = net.Listen("tcp", addr); err != nil {
+		return nil, "", "", err
+	}
+	addr = ln.Addr().String()
+	if tlsConfig != nil {
+		return ln, "https://" + addr, "", nil
+	}
+	if host, _, err := net.SplitHostPort(addr); err == nil {
+		if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+			warning = fmt.Sprintf("plain HTTP on %s, beyond loopback: the token and the records travel in clear (use --tls-cert and --tls-key)", addr)
+		}
+	}
+	return ln, "http://" + addr, warning, nil
 }

@@ -1,8 +1,10 @@
 package monitor
 
 import (
+	"crypto/tls"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -55,5 +57,34 @@ func TestLoadTLS(t *testing.T) {
 	}
 	if _, err := LoadTLS(filepath.Join(t.TempDir(), "no.pem"), "no.pem"); err == nil {
 		t.Error("missing files were accepted")
+	}
+}
+
+func TestListen(t *testing.T) {
+	ln, url, warning, err := Listen("127.0.0.1:0", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	if url != "http://"+ln.Addr().String() || warning != "" {
+		t.Errorf("Listen on loopback = %q, warning %q", url, warning)
+	}
+	if _, _, _, err := Listen("127.0.0.1:-1", nil); err == nil {
+		t.Error("a bad address was accepted")
+	}
+	// Beyond loopback, plain HTTP is warned of, HTTPS not.
+	for _, tt := range []struct {
+		tls     *tls.Config
+		scheme  string
+		warning bool
+	}{{nil, "http://", true}, {&tls.Config{}, "https://", false}} {
+		ln, url, warning, err := Listen("0.0.0.0:0", tt.tls)
+		if err != nil {
+			t.Skip("cannot listen beyond loopback:", err)
+		}
+		ln.Close()
+		if !strings.HasPrefix(url, tt.scheme) || (warning != "") != tt.warning {
+			t.Errorf("Listen(0.0.0.0:0, tls %v) = %q, warning %q", tt.tls != nil, url, warning)
+		}
 	}
 }

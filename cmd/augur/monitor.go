@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/signal"
 	"strings"
@@ -164,20 +163,13 @@ func runMonitor(ctx context.Context, o *monitorOptions) error {
 	}
 	// Listen first: a monitor that cannot serve must not leave an empty
 	// recording behind.
-	ln, err := net.Listen("tcp", o.listen)
+	ln, url, warning, err := monitor.Listen(o.listen, tlsConfig)
 	if err != nil {
 		return err
 	}
 	defer ln.Close()
-	addr := ln.Addr().String()
-	scheme := "http"
-	if tlsConfig != nil {
-		scheme = "https"
-	}
-	if host, _, err := net.SplitHostPort(addr); err == nil && tlsConfig == nil {
-		if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
-			fmt.Fprintf(o.stderr, "augur monitor: warning: plain HTTP on %s, beyond loopback: the token and the records travel in clear (use --tls-cert and --tls-key)\n", addr)
-		}
+	if warning != "" {
+		fmt.Fprintf(o.stderr, "augur monitor: warning: %s\n", warning)
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -185,7 +177,7 @@ func runMonitor(ctx context.Context, o *monitorOptions) error {
 		// Once written, the signals are caught, and requests wait in the
 		// listener's queue until the monitor serves them.
 		err := safefile.Write(o.addrFile, 0o644, func(w io.Writer) error {
-			_, err := io.WriteString(w, addr+"\n")
+			_, err := io.WriteString(w, ln.Addr().String()+"\n")
 			return err
 		})
 		if err != nil {
@@ -216,7 +208,7 @@ func runMonitor(ctx context.Context, o *monitorOptions) error {
 		}
 		return err
 	}
-	fmt.Fprintf(o.stderr, "augur monitor: %s of %s, listening on %s://%s\n", plural(int64(len(c.Checks())), "check"), o.checks, scheme, addr)
+	fmt.Fprintf(o.stderr, "augur monitor: %s of %s, listening on %s\n", plural(int64(len(c.Checks())), "check"), o.checks, url)
 	if o.record != "" {
 		fmt.Fprintf(o.stderr, "augur monitor: recording to %s (journal %s.journal.jsonl)\n", o.record, strings.TrimSuffix(o.record, "/"))
 	}
