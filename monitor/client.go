@@ -63,6 +63,23 @@ func (c *Client) Push(ctx context.Context, lines []byte) (PushResult, error) {
 	return res, nil
 }
 
+// PushBatches pushes lines, one record each, in requests of at most
+// batch lines, in order, and returns the records dropped as late and the
+// number of requests. An error names the records of the request that
+// failed; those before it were taken.
+func (c *Client) PushBatches(ctx context.Context, lines [][]byte, batch int) (late, requests int, err error) {
+	for start := 0; start < len(lines); start += batch {
+		end := min(start+batch, len(lines))
+		res, err := c.Push(ctx, append(bytes.Join(lines[start:end], []byte("\n")), '\n'))
+		if err != nil {
+			return late, requests, fmt.Errorf("records %d-%d: %w", start+1, end, err)
+		}
+		late += res.Late
+		requests++
+	}
+	return late, requests, nil
+}
+
 // Violations opens GET /v1/violations: a stream of violation lines that
 // ends when ctx does or the monitor stops. The caller closes it.
 func (c *Client) Violations(ctx context.Context) (io.ReadCloser, error) {

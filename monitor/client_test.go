@@ -91,3 +91,22 @@ func TestReadLines(t *testing.T) {
 		t.Errorf("a line without ts: %v, want an error naming bad.jsonl:2", err)
 	}
 }
+
+// TestPushBatches pushes four records in requests of three, then a
+// malformed one, whose error names it.
+func TestPushBatches(t *testing.T) {
+	srv := httptest.NewServer(newTest(t, Options{}))
+	defer srv.Close()
+	c := &Client{URL: srv.URL, Token: token}
+	var lines [][]byte
+	for _, l := range strings.Split(strings.TrimSpace(twoLeaders), "\n") {
+		lines = append(lines, []byte(l))
+	}
+	late, requests, err := c.PushBatches(context.Background(), lines, 3)
+	if err != nil || late != 0 || requests != 2 {
+		t.Errorf("PushBatches = %d late, %d requests, %v; want 0, 2, nil", late, requests, err)
+	}
+	if _, _, err := c.PushBatches(context.Background(), [][]byte{[]byte("{")}, 3); err == nil || !strings.Contains(err.Error(), "records 1-1") {
+		t.Errorf("malformed push: %v, want an error naming records 1-1", err)
+	}
+}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -84,15 +83,9 @@ func runMonitorPush(ctx context.Context, o *monitorClientOptions) error {
 		return err
 	}
 	c := &monitor.Client{URL: o.url, Token: token, HTTP: &http.Client{Timeout: 30 * time.Second}}
-	var late, requests int
-	for start := 0; start < len(lines); start += o.batch {
-		end := min(start+o.batch, len(lines))
-		res, err := c.Push(ctx, append(bytes.Join(lines[start:end], []byte("\n")), '\n'))
-		if err != nil {
-			return fmt.Errorf("push: records %d-%d: %w", start+1, end, err)
-		}
-		late += res.Late
-		requests++
+	late, requests, err := c.PushBatches(ctx, lines, o.batch)
+	if err != nil {
+		return fmt.Errorf("push: %w", err)
 	}
 	fmt.Fprintf(o.stdout, "pushed %d records in %s", len(lines), plural(int64(requests), "request"))
 	if late > 0 {
