@@ -159,13 +159,9 @@ func runShard(ctx context.Context, o *inferOptions) error {
 	if err != nil {
 		return err
 	}
-	kind, err := evaluator.ParseKind(o.evaluator)
+	po, err := o.pipelineOptions() // of which a shard uses the evaluator, workers, tag and progress
 	if err != nil {
 		return err
-	}
-	po := pipeline.Options{Evaluator: kind, Workers: o.workers, OnlyTag: o.onlyTag}
-	if !o.quiet {
-		po.Progress = progress.New(o.stderr)
 	}
 	st, err := pipeline.Shard(ctx, o.spec, o.trace, sh, po)
 	if err != nil {
