@@ -47,9 +47,11 @@
 // two nodes and three, an iterator over the log (forall e0 in n0.log:
 // e0.term <= n0.term), a predicate of the spec (ordered(n0.log)). The
 // fifth system is a control with none. Each planted property holds in
-// every snapshot of the simulated run and is broken, in one node's state,
-// at 1 to 10 snapshots (in runs of one to three), at least one of them in
-// steady state; those snapshots are tagged bug:NAME. A property is only
+// every snapshot of the simulated run and is broken in one node's state
+// for a run of 1 to 10 consecutive snapshots, the node staying broken
+// until it is repaired, as the testbeds' bugs show (a failed check stays
+// failed until the run resets the system, at the run's own share of
+// steady snapshots); those snapshots are tagged bug:NAME. A property is only
 // planted where it is the answer: the generator checks that the simpler
 // or equally simple properties that would say the same (the leader named
 // by its role rather than as a node's lead, say) fail elsewhere in the

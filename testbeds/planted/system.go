@@ -129,8 +129,8 @@ type brokenView struct {
 // Generate makes the system of seed: the same seed and options always
 // give the same system. One system in five is a control, with nothing
 // planted; the others have one to three planted properties of different
-// shapes, each broken at 1 to MaxViolations snapshots, at least one of
-// them in steady state.
+// shapes, each broken in one node for a run of 1 to MaxViolations
+// consecutive snapshots.
 func Generate(seed int64, opts Options) (*System, error) {
 	o, err := opts.withDefaults()
 	if err != nil {
@@ -423,66 +423,62 @@ func (sys *System) natural(t *template) bool {
 	return true
 }
 
-// plant breaks t at 1 to MaxViolations steps, the first of them steady,
-// in runs of 1 to 3 consecutive steps, where no other property planted
-// (or to be planted) in the system breaks as well. The steps are calm:
-// no election, crash or membership change is under way, whose rare
-// states could make some odd property fail only where t is broken.
+// plant breaks t in one node's state for a run of 1 to MaxViolations
+// consecutive steps, the node staying broken until it is repaired, where
+// no other property planted (or to be planted) in the system breaks as
+// well. That is how the testbeds' bugs show: a check, once it fails,
+// stays failed until the run resets the system, and the failing
+// snapshots are steady about as often as the run's others are. The steps
+// are calm (no election, crash or membership change is under way) so that
+// no rare state of the run makes some odd property fail only where t is
+// broken.
 func (sys *System) plant(rng *rand.Rand, t *template, all []*template) (Planted, bool) {
-	k := 1 + rng.IntN(MaxViolations)
-	var steps []int
-	// tryAt breaks t at step s if it can.
-	tryAt := func(s int) bool {
-		if s < 0 || s >= len(sys.views) || !sys.calm[s] {
-			return false
+	// breakAt breaks t at step s in the node asked for, or in any node
+	// when node is negative, and returns the node, or -1 if it cannot.
+	breakAt := func(s, node int) int {
+		if s >= len(sys.views) || !sys.calm[s] {
+			return -1
 		}
 		if _, taken := sys.broken[s]; taken {
-			return false
+			return -1
 		}
 		vs := sys.views[s]
-		i, v := t.inject(sys.d, vs, rng)
-		if i < 0 {
-			return false
-		}
-		bad := slices.Clone(vs)
-		bad[i] = v
-		if t.holds(sys.d, bad) {
-			return false
-		}
-		for _, u := range all {
-			if u != t && !u.holds(sys.d, bad) {
-				return false
+		// The injectors pick the node at random: ask again for the one
+		// already broken.
+		for range 4 * len(vs) {
+			i, v := t.inject(sys.d, vs, rng)
+			if i < 0 {
+				return -1
 			}
+			if node >= 0 && i != node {
+				continue
+			}
+			bad := slices.Clone(vs)
+			bad[i] = v
+			if t.holds(sys.d, bad) || slices.ContainsFunc(all, func(u *template) bool { return u != t && !u.holds(sys.d, bad) }) {
+				return -1
+			}
+			sys.broken[s] = brokenView{node: i, v: v, bug: t.name}
+			return i
 		}
-		sys.broken[s] = brokenView{node: i, v: v, bug: t.name}
-		steps = append(steps, s)
-		return true
+		return -1
 	}
-	var steady []int
-	for s, st := range sys.steady {
-		if st {
-			steady = append(steady, s)
-		}
-	}
-	first := false
-	for _, i := range rng.Perm(len(steady))[:min(len(steady), maxPlacementAttempts)] {
-		if first = tryAt(steady[i]); first {
-			break
-		}
-	}
-	if !first {
-		return Planted{}, false
-	}
-	run := 1 + rng.IntN(3)
-	for try := 0; len(steps) < k && try < maxPlacementAttempts; try++ {
-		if run > 1 && tryAt(steps[len(steps)-1]+1) {
-			run--
+	var steps []int
+	for _, s := range rng.Perm(len(sys.views))[:min(len(sys.views), maxPlacementAttempts)] {
+		node := breakAt(s, -1)
+		if node < 0 {
 			continue
 		}
-		run = 1 + rng.IntN(3)
-		tryAt(rng.IntN(len(sys.views)))
+		steps = append(steps, s)
+		k := 1 + rng.IntN(MaxViolations)
+		for len(steps) < k && breakAt(s+len(steps), node) >= 0 {
+			steps = append(steps, s+len(steps))
+		}
+		break
 	}
-	slices.Sort(steps)
+	if len(steps) == 0 {
+		return Planted{}, false
+	}
 	text, err := canonical(t.text(sys.d))
 	if err != nil {
 		panic(err) // the templates write valid properties
