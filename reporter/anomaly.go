@@ -251,7 +251,8 @@ func fullMoments(es []*Entry, second func([]*grammar.Property, int) ([][]uint64,
 // across quantifier scopes (a two-node property has n(n-1) bindings per
 // snapshot, a one-node property n); the bound favours rare violations
 // backed by many snapshots, as Kremenek and Engler's z-ranking does, and
-// stays in [0, 1].
+// stays in [0, 1]. The reporter counts violation episodes as v (see
+// episodes).
 func score(n, v int64, z float64) float64 {
 	if n <= 0 {
 		return 0
@@ -264,11 +265,37 @@ func score(n, v int64, z float64) float64 {
 	return max(0, (center-margin)/(1+z2/fn))
 }
 
-// byScore orders the representatives of anomalies by score, then simpler
-// first, then by text.
+// episodes counts the runs of consecutive snapshot ids in moments, the
+// first violating snapshots of a property failing at v in all. A broken
+// state lasts until something repairs it (a testbed's failed check stays
+// failed until the run resets the system), so the snapshots of one
+// lasting violation are one event, not many: counted as many, a bug that
+// stays visible for a while would rank below a protocol's one-snapshot
+// transient. When moments holds only the first of the v, the count is
+// scaled up to all of them.
+func episodes(moments []uint64, v int64) int64 {
+	if len(moments) == 0 {
+		return v
+	}
+	n := int64(1)
+	for i := 1; i < len(moments); i++ {
+		if moments[i] != moments[i-1]+1 {
+			n++
+		}
+	}
+	if k := int64(len(moments)); k < v {
+		n = (n*v + k - 1) / k
+	}
+	return n
+}
+
+// byScore orders the representatives of anomalies by score, then fewer
+// violating snapshots (of two equally rare anomalies, the one broken more
+// briefly), then simpler first, then by text.
 func byScore(a, b *Entry) int {
 	return cmp.Or(
 		-cmp.Compare(a.Score, b.Score),
+		cmp.Compare(a.ViolatingSnapshots, b.ViolatingSnapshots),
 		compareShapes(shapeOf(a.prop.Property), shapeOf(b.prop.Property)),
 		cmp.Compare(a.Text, b.Text),
 	)

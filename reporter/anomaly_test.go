@@ -224,3 +224,24 @@ func shared(a, b []uint64) int {
 	}
 	return n
 }
+
+func TestEpisodes(t *testing.T) {
+	for _, tc := range []struct {
+		moments []uint64
+		v       int64
+		want    int64
+	}{
+		{nil, 0, 0},
+		{nil, 3, 3}, // no moments kept: each violation counts
+		{[]uint64{7}, 1, 1},
+		{[]uint64{7, 8, 9}, 3, 1},
+		{[]uint64{7, 9, 11}, 3, 3},
+		{[]uint64{1, 2, 5, 6, 7, 20}, 6, 3},
+		{[]uint64{1, 2, 5, 6}, 8, 4}, // 2 episodes in the first half of 8: 4
+		{[]uint64{1, 3, 5}, 10, 10},  // scaled up, rounding up
+	} {
+		if got := episodes(tc.moments, tc.v); got != tc.want {
+			t.Errorf("episodes(%v, %d) = %d, want %d", tc.moments, tc.v, got, tc.want)
+		}
+	}
+}

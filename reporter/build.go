@@ -134,8 +134,11 @@ type Entry struct {
 	// SteadyViolatingSnapshots counts the violating snapshots in steady
 	// state (Report.SteadyTag; all of them when there is no steady tag).
 	SteadyViolatingSnapshots int64 `json:"steady_violating_snapshots"`
+	// ViolatingEpisodes counts the runs of consecutive violating snapshots
+	// (by snapshot id): one lasting violation is one episode.
+	ViolatingEpisodes int64 `json:"violating_episodes"`
 	// Score ranks the almost-invariants: a lower confidence bound on the
-	// share of non-vacuous snapshots where the property holds.
+	// share of non-vacuous snapshots where no violation episode begins.
 	Score float64 `json:"score"`
 	// Equivalents fail at the same snapshots, as often: folded into this
 	// one, the simplest.
@@ -207,6 +210,10 @@ func Build(in Input, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, e := range almost {
+		e.ViolatingEpisodes = episodes(moments[e], e.ViolatingSnapshots)
+		e.Score = roundRate(score(e.Support, e.ViolatingEpisodes, th.Z), th.RatePrecision)
+	}
 	anomalies := groupAnomalies(almost, func(e *Entry) []uint64 { return moments[e] }, th.Grouping)
 	r.Candidates.Anomalies = len(anomalies)
 	for _, a := range anomalies {
@@ -258,7 +265,7 @@ func newEntry(p *evaluator.Prop, st *evaluator.Stats, steadyTag string, th Thres
 		ViolatingSnapshots:       st.ViolatingSnapshots,
 		ViolatingTags:            tags,
 		SteadyViolatingSnapshots: steady,
-		Score:                    roundRate(score(st.Support, st.ViolatingSnapshots, th.Z), th.RatePrecision),
+		Score:                    roundRate(score(st.Support, 0, th.Z), th.RatePrecision),
 		Equivalents:              []string{},
 		AlsoFailsHere:            []string{},
 		Witnesses:                wits,

@@ -162,7 +162,8 @@ func TestEquivalence(t *testing.T) {
 }
 
 // TestAnomalies checks that Build groups by moments, shows each anomaly by
-// its simplest property, and ranks the anomalies by score: rarer first.
+// its simplest property, and ranks the anomalies by score: fewer violation
+// episodes first, then fewer violating snapshots.
 func TestAnomalies(t *testing.T) {
 	const (
 		a    = "forall n0 in nodes: n0.a"
@@ -174,23 +175,27 @@ func TestAnomalies(t *testing.T) {
 	// elsewhere, so it "explains" a's violations and a or b is no
 	// or-effect. It is a weakening of a, which represents their anomaly
 	// although a or b has the higher holding rate. c fails at 2 other
-	// moments; not b at 16, a's among them, too many to absorb a.
+	// moments, apart (two episodes); not b at 16 in a row (one episode),
+	// a's among them, too many to absorb a.
 	aOrBStats := stats(map[int]int64{0b00: 2, 0b10: 1, 0b01: 997})
 	aOrBStats.Moments = []uint64{1, 2}
 	r := build(t, []string{a, aOrB, c, notB},
-		[]evaluator.Stats{at(1, 2, 3), aOrBStats, at(10, 11), at(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16)})
-	want := []string{c, a, notB}
+		[]evaluator.Stats{at(1, 2, 3), aOrBStats, at(10, 12), at(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16)})
+	want := []string{a, notB, c}
 	if got := texts(r.AlmostInvariants); !reflect.DeepEqual(got, want) {
 		t.Fatalf("almost-invariants = %v, want %v", got, want)
 	}
-	if got := r.AlmostInvariants[1].AlsoFailsHere; !reflect.DeepEqual(got, []string{aOrB}) {
+	if got := r.AlmostInvariants[0].AlsoFailsHere; !reflect.DeepEqual(got, []string{aOrB}) {
 		t.Errorf("a: also fails here = %v", got)
 	}
-	if got := r.AlmostInvariants[1].ExplainedBy; !reflect.DeepEqual(got, []string{aOrB}) {
+	if got := r.AlmostInvariants[0].ExplainedBy; !reflect.DeepEqual(got, []string{aOrB}) {
 		t.Errorf("a: explained by = %v", got)
 	}
 	if r.Candidates.Grouped != 1 || r.Candidates.Anomalies != 3 {
 		t.Errorf("candidates %+v, want 1 grouped in 3 anomalies", r.Candidates)
+	}
+	if got := []int64{r.AlmostInvariants[0].ViolatingEpisodes, r.AlmostInvariants[1].ViolatingEpisodes, r.AlmostInvariants[2].ViolatingEpisodes}; !reflect.DeepEqual(got, []int64{1, 1, 2}) {
+		t.Errorf("violating episodes %v, want [1 1 2]", got)
 	}
 	for i := 1; i < len(r.AlmostInvariants); i++ {
 		if r.AlmostInvariants[i-1].Score < r.AlmostInvariants[i].Score {
@@ -310,5 +315,23 @@ func TestWriteHTML(t *testing.T) {
 	}
 	if strings.Contains(html, "steady over the trace") {
 		t.Error("HTML draws a lane for steady")
+	}
+}
+
+// TestLastingOutranksScattered checks that a property broken for 8
+// snapshots in a row, one lasting violation, ranks before one broken at
+// 3 snapshots far apart, three violations.
+func TestLastingOutranksScattered(t *testing.T) {
+	const (
+		lasting   = "forall n0 in nodes: n0.a"
+		scattered = "forall n0 in nodes: n0.b"
+	)
+	r := build(t, []string{scattered, lasting},
+		[]evaluator.Stats{at(100, 400, 700), at(500, 501, 502, 503, 504, 505, 506, 507)})
+	if got, want := texts(r.AlmostInvariants), []string{lasting, scattered}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("almost-invariants = %v, want %v", got, want)
+	}
+	if a, b := r.AlmostInvariants[0], r.AlmostInvariants[1]; a.ViolatingEpisodes != 1 || b.ViolatingEpisodes != 3 {
+		t.Errorf("violating episodes %d and %d, want 1 and 3", a.ViolatingEpisodes, b.ViolatingEpisodes)
 	}
 }
