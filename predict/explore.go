@@ -17,6 +17,21 @@ type Options struct {
 	MaxStates int
 	// MaxPaths bounds the violating paths returned; 0 means 64.
 	MaxPaths int
+	// Refused are the events that steering keeps from happening (see
+	// [Filter]): the search does not make them.
+	Refused []Filter
+	// Base, when not nil, are the violations a state must add to in
+	// order to violate, in place of those of the model's own state; the
+	// model's state is then one that violates, reported as a path
+	// without events, when it adds to them (and nothing else is
+	// explored).
+	Base []checker.Violation
+	// Prior are violating paths found before, by an earlier search from
+	// an earlier state of the system: each is replayed first, its
+	// messages matched by sender, receiver and hash, and returned when
+	// it still leads to a violation (CrystalBall replays the error paths
+	// it found before it explores).
+	Prior []Path
 }
 
 func (o Options) withDefaults() Options {
@@ -37,8 +52,18 @@ func (o Options) withDefaults() Options {
 
 // A Result is what a search found and how far it got.
 type Result struct {
-	// Paths are the violating paths found, shortest first.
+	// Paths are the violating paths found: the replayed ones of
+	// Options.Prior first, then the others, shortest first.
 	Paths []Path
+	// Base are the violations of the model's own state. The search
+	// goes on from a state that violates checks, and a state violates
+	// when it adds failing bindings to those of Base: a check that
+	// fails more often than in the model's state, or that did not fail
+	// there.
+	Base []checker.Violation
+	// Replayed counts the paths of Options.Prior that still lead to a
+	// violation.
+	Replayed int
 	// States counts the states explored (checked), the model's own
 	// included; Seen the successors skipped because their global state
 	// was explored already.
@@ -73,18 +98,52 @@ func (s *state) release() {
 // Explore searches the events that can follow the state of m, which it
 // does not change, for chains that violate c's checks, and returns the
 // violating paths it found (see the package comment). The state of m
-// itself is checked too: if it violates a check, the result holds one
-// path without events, and nothing else is explored.
+// itself is checked too: its violations are Result.Base, and only
+// states that add to them (or to Options.Base) count as violating.
 func Explore(m Model, c *checker.Checker, opts Options) (*Result, error) {
 	opts = opts.withDefaults()
 	start := time.Now()
 	deadline := start.Add(opts.Budget)
-	e := &explorer{c: c, snap: c.NewSnapshot(), seen: map[uint64]struct{}{}, local: map[[2]uint64]struct{}{}}
+	e := &explorer{c: c, snap: c.NewSnapshot(), seen: map[uint64]struct{}{}, local: map[[2]uint64]struct{}{},
+		refused: opts.Refused}
 	for n := range m.Nodes() {
 		e.names = append(e.names, m.Name(n))
 	}
 	res := &Result{Complete: true}
-	frontier := []*state{{m: m.Clone()}}
+	root := &state{m: m.Clone()}
+	if _, _, err := e.explore(root); err != nil {
+		return nil, err
+	}
+	res.Base, e.base = e.last, e.last
+	res.States++
+	if opts.Base != nil {
+		e.base = opts.Base
+		if vs := e.added(e.last); vs != nil {
+			res.Paths = append(res.Paths, e.path(root, vs))
+			res.Elapsed = time.Since(start)
+			return res, nil
+		}
+	}
+	for _, p := range opts.Prior {
+		if len(res.Paths) >= opts.MaxPaths {
+			break
+		}
+		q, err := e.replay(root, p)
+		if err != nil {
+			return nil, err
+		}
+		if q != nil {
+			res.Paths = append(res.Paths, *q)
+			res.Replayed++
+		}
+	}
+	var frontier []*state
+	if opts.Depth > 0 {
+		frontier = e.expand(root, nil)
+	}
+	if root.pending == 0 {
+		root.release()
+	}
 	for len(frontier) > 0 {
 		// A state costs microseconds at least (a copy, an event, hashes,
 		// the checks), against tens of nanoseconds for reading the clock.
@@ -123,14 +182,72 @@ func Explore(m Model, c *checker.Checker, opts Options) (*Result, error) {
 	return res, nil
 }
 
+// replay makes the events of p happen from root, each matched to an
+// event that can happen in the state it reaches (see match), and returns
+// the path it took when it ends in a violation, nil when an event has no
+// match or no violation is reached. Its states are checked, not counted
+// as explored.
+func (e *explorer) replay(root *state, p Path) (*Path, error) {
+	s := root
+	for _, ev := range p.Events {
+		next, ok := match(s.m, ev)
+		if !ok || e.isRefused(s.m, next) {
+			return nil, nil
+		}
+		t := &state{parent: s, ev: next, depth: s.depth + 1, m: s.m.Clone()}
+		t.m.Apply(next)
+		e.hash(t)
+		vs, err := e.check(t)
+		if err != nil {
+			return nil, err
+		}
+		if vs = e.added(vs); vs != nil {
+			q := e.path(t, vs)
+			return &q, nil
+		}
+		s = t
+	}
+	return nil, nil
+}
+
+// match returns the event of m that is ev: a message's event with the
+// index of a message of m with ev's sender, receiver and hash, or a
+// timer or reset of ev's node.
+func match(m Model, ev Event) (Event, bool) {
+	switch ev.Kind {
+	case Deliver, Drop, Duplicate:
+		for _, msg := range m.Messages() {
+			if msg.From == ev.From && msg.Node == ev.Node && msg.Hash == ev.Hash {
+				if ev.Kind == Duplicate && !msg.CanDuplicate {
+					return Event{}, false
+				}
+				next := msg.Event
+				next.Kind = ev.Kind
+				return next, true
+			}
+		}
+		return Event{}, false
+	case Timer:
+		return ev, m.Live(ev.Node)
+	case Reset:
+		return ev, m.Live(ev.Node)
+	case Restart:
+		return ev, !m.Live(ev.Node)
+	}
+	return Event{}, false
+}
+
 // explorer is the state of one search.
 type explorer struct {
-	c     *checker.Checker
-	snap  *checker.Snapshot
-	names []string
-	n     int                    // states explored
-	seen  map[uint64]struct{}    // global states explored
-	local map[[2]uint64]struct{} // (node, local state) whose local events were explored
+	c       *checker.Checker
+	snap    *checker.Snapshot
+	names   []string
+	refused []Filter
+	base    []checker.Violation    // of the model's own state
+	last    []checker.Violation    // of the state explore checked last
+	n       int                    // states explored
+	seen    map[uint64]struct{}    // global states explored
+	local   map[[2]uint64]struct{} // (node, local state) whose local events were explored
 }
 
 // explore makes s's event happen on a copy of its parent's model, and
@@ -152,8 +269,23 @@ func (e *explorer) explore(s *state) (vs []checker.Violation, explored bool, err
 	}
 	e.seen[key] = struct{}{}
 	e.n++
-	vs, err = e.check(s)
-	return vs, true, err
+	if e.last, err = e.check(s); err != nil {
+		return nil, true, err
+	}
+	return e.added(e.last), true, nil
+}
+
+// added returns the violations of vs that add failing bindings to those
+// of the model's own state, nil when none does.
+func (e *explorer) added(vs []checker.Violation) []checker.Violation {
+	var out []checker.Violation
+	for _, v := range vs {
+		i := slices.IndexFunc(e.base, func(b checker.Violation) bool { return b.Check == v.Check })
+		if i < 0 || v.Failing > e.base[i].Failing {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // hash fills s.hashes and returns the hash of s's global state: the
@@ -214,10 +346,14 @@ func (e *explorer) check(s *state) ([]checker.Violation, error) {
 }
 
 // expand appends the successors of s to frontier: every event of every
-// message in flight, and the local events of the nodes whose local state
-// the search meets for the first time.
+// message in flight, the local events of the nodes whose local state the
+// search meets for the first time, and the restart of every node that is
+// down; none that is refused.
 func (e *explorer) expand(s *state, frontier []*state) []*state {
 	next := func(ev Event) {
+		if e.isRefused(s.m, ev) {
+			return
+		}
 		frontier = append(frontier, &state{parent: s, ev: ev, depth: s.depth + 1})
 		s.pending++
 	}
@@ -233,6 +369,7 @@ func (e *explorer) expand(s *state, frontier []*state) []*state {
 	}
 	for n, h := range s.hashes {
 		if h == 0 {
+			next(Event{Kind: Restart, Node: n, From: -1})
 			continue
 		}
 		k := [2]uint64{uint64(n), h}
@@ -256,39 +393,4 @@ func (e *explorer) path(s *state, vs []checker.Violation) Path {
 		evs[i], evs[j] = evs[j], evs[i]
 	}
 	return Path{Events: evs, Violations: vs, names: e.names}
-}
-
-// Filters is CrystalBall's execution steering's choice: it searches from
-// m (as Explore does, with opts) and returns the messages whose delivery
-// starts a violating path, each once, as Deliver events of m, to be
-// dropped instead of delivered. A message is returned only when a second
-// search, from m with the message dropped, finds no violation: a filter
-// must not itself lead to one. It returns the first search's result too.
-func Filters(m Model, c *checker.Checker, opts Options) ([]Event, *Result, error) {
-	res, err := Explore(m, c, opts)
-	if err != nil {
-		return nil, nil, err
-	}
-	var filters []Event
-	for _, p := range res.Paths {
-		if len(p.Events) == 0 || p.Events[0].Kind != Deliver {
-			continue
-		}
-		first := p.Events[0]
-		if slices.ContainsFunc(filters, func(e Event) bool { return e.Index == first.Index }) {
-			continue
-		}
-		dropped := m.Clone()
-		drop := first
-		drop.Kind = Drop
-		dropped.Apply(drop)
-		after, err := Explore(dropped, c, opts)
-		if err != nil {
-			return nil, nil, err
-		}
-		if len(after.Paths) == 0 {
-			filters = append(filters, first)
-		}
-	}
-	return filters, res, nil
 }

@@ -16,12 +16,14 @@ const (
 	Drop             // an in-flight message is lost
 	Duplicate        // an in-flight message is duplicated
 	Timer            // a node's timer fires
-	Reset            // a node fails and restarts at once
+	Reset            // a live node fails and restarts at once
+	Restart          // a node that is down restarts
 )
 
-var kindNames = [...]string{"invalid", "deliver", "drop", "duplicate", "timer", "reset"}
+var kindNames = [...]string{"invalid", "deliver", "drop", "duplicate", "timer", "reset", "restart"}
 
-// String returns the kind's name: deliver, drop, duplicate, timer, reset.
+// String returns the kind's name: deliver, drop, duplicate, timer,
+// reset, restart.
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
 		return kindNames[k]

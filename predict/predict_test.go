@@ -24,6 +24,7 @@ type ring struct {
 	msgs    []Message
 	mod     int64
 	send    bool
+	notify  bool // a message dropped sets its sender's y to 100
 	applied *int // Apply calls, over all clones
 }
 
@@ -56,6 +57,9 @@ func (r *ring) Apply(e Event) {
 		c.Y = max(c.Y, e.Msg.(int64))
 		r.remove(e.Index)
 	case Drop:
+		if r.notify {
+			r.nodes[r.msgs[e.Index].From].Y = 100
+		}
 		r.remove(e.Index)
 	case Duplicate:
 		m := r.msgs[e.Index]
@@ -193,39 +197,121 @@ func TestBounds(t *testing.T) {
 	}
 }
 
-// TestFilters checks the choice of steering: the delivery that starts a
-// violating path is filtered when dropping it leads to no violation, and
-// is not when another path still leads to one (here a second copy of the
-// message).
-func TestFilters(t *testing.T) {
+// TestSteer checks the choice of steering: the delivery that starts a
+// violating path is filtered when dropping it leads to no violation; when
+// another copy of the message still leads to it, the sender is refused
+// instead; and no filter is installed when dropping the message would
+// itself break the check (here the sender notices the loss).
+func TestSteer(t *testing.T) {
 	c := compile(t, "forall n0 in nodes: n0.y < 3")
 	for _, tt := range []struct {
-		name   string
-		copies int
-		want   int // filters
+		name     string
+		copies   int
+		notify   bool
+		filters  []Filter
+		rejected int
 	}{
-		{"one copy", 1, 1},
-		{"two copies", 2, 0},
+		{"one copy", 1, false, []Filter{{Event: Event{Kind: Deliver, From: 0, Node: 1, Index: 0}}}, 0},
+		{"two copies", 2, false, []Filter{{Event: Event{Kind: Deliver, From: 0, Node: 1, Index: 0}, Sender: true}}, 1},
+		{"harmful", 1, true, nil, MaxCandidates}, // every candidate rejected
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			m := newRing(2, 4, true)
+			m.notify = tt.notify
 			m.nodes[0].X = 3
 			for range tt.copies {
 				m.add(Message{Event: Event{Kind: Deliver, From: 0, Node: 1, Msg: int64(3), Hash: 3}})
 			}
-			filters, res, err := Filters(m, c, Options{Depth: 3, Budget: 10 * time.Second})
+			plan, err := Steer(m, c, Options{Depth: 3, Budget: 10 * time.Second})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(res.Paths) == 0 || len(res.Paths[0].Events) != 1 {
+			if res := plan.Result; len(res.Paths) == 0 || len(res.Paths[0].Events) != 1 {
 				t.Fatalf("%d paths; want the delivery of 3 first", len(res.Paths))
 			}
-			if len(filters) != tt.want {
-				t.Fatalf("filters %v, want %d", filters, tt.want)
+			for i := range plan.Filters {
+				plan.Filters[i].Msg, plan.Filters[i].Hash = nil, 0
 			}
-			if tt.want > 0 && (filters[0].Kind != Deliver || filters[0].Index != 0 || filters[0].Msg != int64(3)) {
-				t.Errorf("filter %+v, want the delivery of message 0", filters[0])
+			if !slices.Equal(plan.Filters, tt.filters) || plan.Rejected != tt.rejected {
+				t.Errorf("filters %+v, %d rejected; want %+v, %d", plan.Filters, plan.Rejected, tt.filters, tt.rejected)
 			}
 		})
+	}
+}
+
+// TestSteerTimers checks timer filters: a node's timer that breaks a
+// check by itself is suppressed, each node's in turn.
+func TestSteerTimers(t *testing.T) {
+	c := compile(t, "forall n0 in nodes: n0.x < 1")
+	plan, err := Steer(newRing(2, 0, false), c, Options{Depth: 2, Budget: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Filter{{Event: Event{Kind: Timer, Node: 0, From: -1}}, {Event: Event{Kind: Timer, Node: 1, From: -1}}}
+	if !slices.Equal(plan.Filters, want) {
+		t.Errorf("filters %+v, want %+v", plan.Filters, want)
+	}
+}
+
+// TestBase checks that a model whose own state violates a check is
+// explored still, and that only states adding failing bindings violate:
+// n1's y is 5 already; the path found makes n2's y 3.
+func TestBase(t *testing.T) {
+	c := compile(t, "forall n0 in nodes: n0.y < 3")
+	m := newRing(2, 0, true)
+	m.nodes[0].Y = 5
+	res, err := Explore(m, c, Options{Depth: 4, Budget: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Base) != 1 || res.Base[0].Failing != 1 {
+		t.Fatalf("base %v, want the one failing binding of n1", res.Base)
+	}
+	if len(res.Paths) == 0 || len(res.Paths[0].Events) != 4 {
+		t.Fatalf("%d paths; want the 4 events that make n2's y 3", len(res.Paths))
+	}
+	if v := res.Paths[0].Violations[0]; v.Failing != 2 || v.Witness.Values["n0.y"] != int64(5) {
+		t.Errorf("violation %s, failing %d; want 2 failing", v.Error(), v.Failing)
+	}
+}
+
+// TestPrior checks that the violating paths of an earlier search are
+// replayed first, found by a search whose budget does not reach them,
+// with the indexes of the messages they deliver matched anew.
+func TestPrior(t *testing.T) {
+	c := compile(t, "forall n0 in nodes: n0.y < 3")
+	m := newRing(2, 0, true)
+	first, err := Explore(m, c, Options{Depth: 4, Budget: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first.Paths) == 0 {
+		t.Fatal("no path to replay")
+	}
+	// An unrelated message in flight shifts the indexes of the others.
+	m.add(Message{Event: Event{Kind: Deliver, From: 1, Node: 0, Msg: int64(0), Hash: 0}})
+	again, err := Explore(m, c, Options{Depth: 4, MaxStates: 1, Budget: 10 * time.Second, Prior: first.Paths[:1]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Replayed != 1 || len(again.Paths) != 1 || again.States != 1 {
+		t.Fatalf("%d replayed, %d paths in %d states; want the prior path alone", again.Replayed, len(again.Paths), again.States)
+	}
+	got, want := again.Paths[0].Events, first.Paths[0].Events
+	same := len(got) == len(want)
+	for i := 0; same && i < len(got); i++ {
+		same = got[i].Kind == want[i].Kind && got[i].From == want[i].From && got[i].Node == want[i].Node && got[i].Hash == want[i].Hash
+	}
+	if last := len(got) - 1; !same || got[last].Index != want[last].Index+1 {
+		t.Errorf("replayed %s, want %s, its message's index one more", &again.Paths[0], &first.Paths[0])
+	}
+	// A path whose message is gone is not replayed.
+	gone := Path{Events: []Event{{Kind: Deliver, From: 0, Node: 1, Hash: 99}}, Violations: first.Paths[0].Violations}
+	again, err = Explore(m, c, Options{Depth: 4, MaxStates: 1, Budget: 10 * time.Second, Prior: []Path{gone}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Replayed != 0 || len(again.Paths) != 0 {
+		t.Errorf("%d replayed, %d paths; want none", again.Replayed, len(again.Paths))
 	}
 }

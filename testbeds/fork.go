@@ -214,6 +214,14 @@ func (m *model[S]) Apply(ev predict.Event) {
 		m.own(ev.Node)
 		m.sys.Crash(ev.Node)
 		m.sys.Restart(ev.Node)
+	case predict.Restart:
+		// The live nodes are shared with the model's forks: this one
+		// gets its own.
+		s.live = slices.Clone(s.live)
+		s.live[ev.Node] = true
+		s.now = m.clock[ev.Node]
+		m.own(ev.Node)
+		m.sys.Restart(ev.Node)
 	}
 }
 

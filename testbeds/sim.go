@@ -126,13 +126,18 @@ type Config struct {
 	// Steer is a checks file that steers the run, "" for none:
 	// CrystalBall's execution steering. Every PredictEvery steps (0 means
 	// DefaultPredictEvery) a search of at most SteerStates states (0
-	// means DefaultSteerStates) predicts from a copy of the run, and the
-	// messages whose delivery starts a violating path are dropped until
-	// the next prediction, when dropping them leads to no predicted
-	// violation (predict.Filters). The system must be a Copier.
+	// means DefaultSteerStates) predicts from a copy of the run, the last
+	// prediction's violating paths replayed first, and the filters of
+	// predict.Steer (messages dropped, a sender's messages refused, a
+	// node's timer suppressed) hold until the next prediction. The
+	// system must be a Copier.
+	// The checks of Steer also guard the run, as the fallback of the
+	// prediction (CrystalBall's immediate safety check), unless Guard
+	// names other checks or SteerAlone is set.
 	Steer        string
 	PredictEvery int
 	SteerStates  int
+	SteerAlone   bool
 	// Local, when not nil, makes every node also write its node-local
 	// records, what a deployed node would write with collector.Node, to
 	// the sink Local returns for its name (n1, n2, …): its state after
@@ -168,6 +173,9 @@ func (c Config) Command(name string) string {
 	}
 	if c.Steer != "" && c.SteerStates > 0 {
 		cmd += fmt.Sprintf(" --budget %d", c.SteerStates)
+	}
+	if c.Steer != "" && c.SteerAlone {
+		cmd += " --no-fallback"
 	}
 	return cmd
 }
@@ -272,8 +280,25 @@ type Stats struct {
 	Checked, Blocked int
 	BlockedBy        map[string]int
 	// With steering: the predictions made, the filters they installed,
-	// and the messages the filters dropped.
+	// the events the filters kept from happening (messages dropped,
+	// timers not fired), the filters considered and
+	// not installed because a prediction from the state they lead to
+	// found a violation, and the violating paths of a prediction that
+	// the next one replayed to a violation again.
 	Predictions, Filters, Filtered int
+	Rejected, Replayed             int
+	// Violations counts the episodes in which a ground-truth check
+	// failed, Progress what the systems achieved (see Progresser).
+	Violations, Progress int
+}
+
+// A Progresser is a System that counts what it achieved, for the
+// overhead of steering: the count since it booted (Paxos: instances
+// decided; Chord: lookups answered right; RandTree: ticks at which the
+// live nodes form one tree). Counting must not change what the system
+// does.
+type Progresser interface {
+	Progress() int
 }
 
 // NewSim returns the scheduler of a run with cfg.
@@ -426,7 +451,7 @@ func step[S any](s *Sim, sys System[S]) {
 	switch e.kind {
 	case evMsg:
 		s.inflight--
-		if s.steer != nil && s.steer.filtered[e] {
+		if s.steer.drops(e) {
 			s.stats.Filtered++
 			break
 		}
@@ -442,6 +467,10 @@ func step[S any](s *Sim, sys System[S]) {
 	case evTick:
 		s.faults(sys)
 		for n, l := range s.live {
+			if l && s.steer != nil && s.steer.timers[n] {
+				s.stats.Filtered++
+				continue
+			}
 			if l {
 				handle(s, sys, n, func() { sys.Tick(n) })
 			}
@@ -480,6 +509,8 @@ func run[S any](s *Sim, newSystem func() System[S], dir string, opts trace.Optio
 		after = -1 // snapshots recorded since the episode's first violation
 		nodes = map[string]S{}
 		tags  []string
+		// progress is what the episodes before this one achieved.
+		progress int
 	)
 	for s.stats.Snapshots < s.cfg.Steps {
 		select {
@@ -490,6 +521,7 @@ func run[S any](s *Sim, newSystem func() System[S], dir string, opts trace.Optio
 		}
 		if sys == nil {
 			sys, warm, after = boot(s, newSystem), Warmup, -1
+			progress = s.stats.Progress
 		}
 		if s.steer != nil && s.stats.Steps%s.steer.every == 0 {
 			if err := predictNow(s, sys); err != nil {
@@ -506,7 +538,13 @@ func run[S any](s *Sim, newSystem func() System[S], dir string, opts trace.Optio
 				return s.stats, abort(s, rec, err)
 			}
 		}
+		if p, ok := sys.(Progresser); ok {
+			s.stats.Progress = progress + p.Progress()
+		}
 		failed := sys.Check()
+		if len(failed) > 0 && after < 0 {
+			s.stats.Violations++
+		}
 		if warm > 0 {
 			warm--
 			if len(failed) > 0 {
@@ -587,6 +625,13 @@ func Record[S any](name string, bugs []string, cfg Config, dir string, newSystem
 		var err error
 		if sim.steer, err = openSteering(name, cfg); err != nil {
 			return Stats{}, err
+		}
+		// The immediate safety check is steering's fallback: what the
+		// prediction missed, the checks refuse.
+		if sim.g == nil && !cfg.SteerAlone {
+			if sim.g, err = openGuard(name, cfg.Steer, cfg.Nodes); err != nil {
+				return Stats{}, err
+			}
 		}
 	}
 	boot := func() System[S] { return newSystem(sim) }

@@ -13,18 +13,25 @@ const (
 	DefaultPredictEvery = 10
 	DefaultSteerStates  = 1000
 	steerDepth          = 4
+	// maxPrior bounds the violating paths of a prediction replayed first
+	// by the next.
+	maxPrior = 16
 )
 
 // steering is CrystalBall's execution steering in a run: every few steps
-// it predicts from a copy of the run, and filters the messages whose
-// delivery starts a violating path (predict.Filters) until the next
-// prediction.
+// it predicts from a copy of the run, and installs the filters of
+// predict.Steer until the next prediction.
 type steering struct {
-	name     string // the testbed's
-	c        *checker.Checker
-	every    int
-	opts     predict.Options
-	filtered map[*event]bool
+	name  string // the testbed's
+	c     *checker.Checker
+	every int
+	opts  predict.Options
+	// The filters in force: messages dropped, senders refused at a
+	// receiver, nodes whose timer does not fire.
+	msgs    map[*event]bool
+	senders map[[2]int]bool
+	timers  map[int]bool
+	prior   []predict.Path // the last prediction's violating paths
 }
 
 // openSteering compiles the checks file of cfg.Steer for testbed name.
@@ -33,7 +40,8 @@ func openSteering(name string, cfg Config) (*steering, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := &steering{name: name, c: c, every: cfg.PredictEvery, filtered: map[*event]bool{}}
+	st := &steering{name: name, c: c, every: cfg.PredictEvery,
+		msgs: map[*event]bool{}, senders: map[[2]int]bool{}, timers: map[int]bool{}}
 	if st.every <= 0 {
 		st.every = DefaultPredictEvery
 	}
@@ -48,22 +56,43 @@ func openSteering(name string, cfg Config) (*steering, error) {
 }
 
 // predictNow replaces the filters of the last prediction by those of a
-// prediction from the run's current state.
+// prediction from the run's current state, which replays the last
+// prediction's violating paths first.
 func predictNow[S any](s *Sim, sys System[S]) error {
 	c, ok := sys.(Copier[S])
 	if !ok {
 		return fmt.Errorf("steer: the state of %s cannot be copied (it can be forked by replay only, too slowly to steer)", s.steer.name)
 	}
+	st := s.steer
 	m := copyModel(s, c)
-	filters, _, err := predict.Filters(m, s.steer.c, s.steer.opts)
+	opts := st.opts
+	opts.Prior = st.prior
+	plan, err := predict.Steer(m, st.c, opts)
 	if err != nil {
 		return fmt.Errorf("steer: %w", err)
 	}
 	s.stats.Predictions++
-	clear(s.steer.filtered)
-	for _, f := range filters {
-		s.steer.filtered[m.sim.q[f.Index]] = true
+	s.stats.Rejected += plan.Rejected
+	s.stats.Replayed += plan.Result.Replayed
+	st.prior = plan.Result.Paths[:min(len(plan.Result.Paths), maxPrior)]
+	clear(st.msgs)
+	clear(st.senders)
+	clear(st.timers)
+	for _, f := range plan.Filters {
+		switch {
+		case f.Kind == predict.Deliver && f.Sender:
+			st.senders[[2]int{f.From, f.Node}] = true
+		case f.Kind == predict.Deliver:
+			st.msgs[m.sim.q[f.Index]] = true
+		case f.Kind == predict.Timer:
+			st.timers[f.Node] = true
+		}
 	}
-	s.stats.Filters += len(filters)
+	s.stats.Filters += len(plan.Filters)
 	return nil
+}
+
+// drops reports whether a filter drops message e.
+func (st *steering) drops(e *event) bool {
+	return st != nil && (st.msgs[e] || st.senders[[2]int{e.from, e.to}])
 }

@@ -92,11 +92,19 @@ the same seed to see how many inconsistencies the check alone prevents
 --steer CHECKS runs it with CrystalBall's execution steering (Chord,
 Paxos and RandTree, whose state can be copied): every --predict-every
 steps, consequence prediction explores up to --budget states from a copy
-of the run (messages delivered, dropped or duplicated, timers, resets, to
-depth 4); a message whose delivery starts a predicted violation is dropped
-until the next prediction, when a prediction from the state without it
-finds no violation. The run prints the predictions made, the filters
-installed and the messages they dropped.`,
+of the run (messages delivered, dropped or duplicated, timers, crashes
+and restarts, to depth 4), the violating paths of the last prediction
+replayed first. A state violates when it adds failing bindings to those
+of the run's own state. The first delivery or timer of a violating path
+(after the faults that may come first, and with no crash after it) is
+kept from happening until the next prediction: the message is dropped,
+or every message of its sender to its receiver is refused, or the node's
+timer does not fire, when a prediction from the state with the filter
+finds no violation that the first did not, and not the one cut. The
+immediate safety check with the same checks is the fallback (unless
+--guard names others, or --no-fallback). The run prints the predictions
+made, the error paths replayed, the filters installed and refused, the
+events filtered and the guard's blocks.`,
 		Example: `  augur testbed run etcdraft --bug lost-vote -o run.trace
   augur testbed run chord --bug pred-self --seed 3 -o run.trace
   augur testbed run randtree --nodes 9 --steps 5000 -o good.trace
@@ -124,6 +132,7 @@ installed and the messages they dropped.`,
 	f.StringVar(&o.cfg.Guard, "guard", "", "a checks file every change of a node's state must pass (CrystalBall's immediate safety check)")
 	f.StringVar(&o.cfg.Steer, "steer", "", "a checks file that steers the run (CrystalBall's execution steering; Chord, Paxos, RandTree)")
 	intFlagP(f, &o.cfg.PredictEvery, "predict-every", "", 0, 0, fmt.Sprintf("with --steer: steps between predictions (0: %d)", testbeds.DefaultPredictEvery))
+	f.BoolVar(&o.cfg.SteerAlone, "no-fallback", false, "with --steer: no immediate safety check as the prediction's fallback")
 	intFlagP(f, &o.cfg.SteerStates, "budget", "", 0, 0, fmt.Sprintf("with --steer: states a prediction explores, a count rather than a time so that the run repeats from its seed (0: %d)", testbeds.DefaultSteerStates))
 	f.StringVarP(&o.out, "output", "o", "", "the trace to write")
 	deprecateForce(f)
@@ -165,7 +174,11 @@ func runTestbed(ctx context.Context, o *testbedRunOptions) error {
 		fmt.Fprintf(o.stderr, "  %s: %d snapshots\n", t, st.Tagged[t])
 	}
 	if cfg.Steer != "" {
-		fmt.Fprintf(o.stderr, "  steer %s: %d predictions, %d filters installed, %d messages filtered\n", cfg.Steer, st.Predictions, st.Filters, st.Filtered)
+		fmt.Fprintf(o.stderr, "  steer %s: %d predictions (%d error paths replayed), %d filters installed (%d refused as leading to a violation), %d events filtered\n",
+			cfg.Steer, st.Predictions, st.Replayed, st.Filters, st.Rejected, st.Filtered)
+		if cfg.Guard == "" && !cfg.SteerAlone {
+			fmt.Fprintf(o.stderr, "  guard blocks (the fallback, with the checks of --steer): %d changes blocked of %d checked\n", st.Blocked, st.Checked)
+		}
 	}
 	if cfg.Guard != "" {
 		fmt.Fprintf(o.stderr, "  guard %s: %d changes blocked of %d checked\n", cfg.Guard, st.Blocked, st.Checked)

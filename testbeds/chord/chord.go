@@ -137,6 +137,8 @@ type ring struct {
 	nodes      []*node
 	calm       int64 // since when (ms) every node has been joined
 	split      bool  // whether the network has split in this episode
+	// The client lookups made and those answered right (see Propose).
+	lookups, answered int
 }
 
 // Run runs the testbed with cfg and writes its trace to dir.
@@ -358,7 +360,44 @@ func (r *ring) Hash(i int) uint64 {
 }
 
 // Propose is a no-op: see the package doc.
-func (r *ring) Propose(int) {}
+func (r *ring) Propose(i int) {
+	r.lookups++
+	if r.lookup(i, ringKey(r.lookups+len(r.nodes))) {
+		r.answered++
+	}
+}
+
+// lookup reports whether a lookup of key from node i, routed along the
+// nodes' successors, ends at the key's successor among the live joined
+// nodes: what a client of the ring gets right. It changes nothing.
+func (r *ring) lookup(i, key int) bool {
+	owner, best := none, ringSize
+	for j, n := range r.nodes {
+		if n.joined && r.sim.Live(j) && dist(key, r.keys[j]) < best {
+			owner, best = j, dist(key, r.keys[j])
+		}
+	}
+	cur := i
+	for range r.nodes {
+		n := r.nodes[cur]
+		if !n.joined || !r.sim.Live(cur) || len(n.succs) == 0 {
+			return false
+		}
+		if cur == owner && (n.pred == none || between(r.keys[n.pred], key, r.keys[cur]) || key == r.keys[cur]) {
+			return true
+		}
+		s := n.succs[0]
+		if between(r.keys[cur], key, r.keys[s]) || key == r.keys[s] {
+			return s == owner
+		}
+		cur = s
+	}
+	return false
+}
+
+// Progress counts the client lookups answered right
+// (testbeds.Progresser).
+func (r *ring) Progress() int { return r.answered }
 
 // Crash loses all of node i's state.
 func (r *ring) Crash(i int) { r.reset(i) }

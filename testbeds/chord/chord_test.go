@@ -135,5 +135,12 @@ func TestPredict(t *testing.T) {
 }
 
 func TestSteer(t *testing.T) {
-	testbedtest.Steer(t, Testbed, BugPredSelf, 1, 3000, "../../specs/chord.checks.yaml", 2)
+	testbedtest.Steer(t, Testbed, BugPredSelf, 1, 3000, "../../specs/chord.checks.yaml")
+}
+
+// TestSteerClean steers bug-free runs of seeds 1 to 30, short ones with a
+// small budget so that the test takes seconds (augur bench steer steers
+// longer runs).
+func TestSteerClean(t *testing.T) {
+	testbedtest.SteerClean(t, Testbed, "../../specs/chord.checks.yaml", 30, 50, 100)
 }

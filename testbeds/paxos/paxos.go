@@ -578,6 +578,18 @@ func (c *cluster) State(i int) State {
 	return s
 }
 
+// Progress counts the instances in which a value was chosen
+// (testbeds.Progresser).
+func (c *cluster) Progress() int {
+	n := 0
+	for _, v := range c.chosen {
+		if len(v) > 0 {
+			n++
+		}
+	}
+	return n
+}
+
 // Check returns the ground-truth checks failing: agreement.
 func (c *cluster) Check() []string {
 	if c.split || c.broken {

@@ -123,3 +123,10 @@ func TestCatchUp(t *testing.T) {
 func TestPredict(t *testing.T) {
 	testbedtest.Predict(t, Testbed, BugLostPromise, 1, "../../specs/paxos.checks.yaml")
 }
+
+// TestSteerClean steers bug-free runs of seeds 1 to 30, short ones with a
+// small budget so that the test takes seconds (augur bench steer steers
+// longer runs).
+func TestSteerClean(t *testing.T) {
+	testbedtest.SteerClean(t, Testbed, "../../specs/paxos.checks.yaml", 30, 50, 100)
+}

@@ -142,6 +142,7 @@ type cluster struct {
 	sim   *testbeds.Sim
 	bug   string
 	nodes []*node
+	whole int // ticks at which the live nodes formed one tree
 }
 
 // Run runs the testbed with cfg and writes its trace to dir.
@@ -228,6 +229,9 @@ func without(s []int, x int) []int {
 }
 
 func (c *cluster) Tick(i int) {
+	if c.first(i) && c.oneTree() {
+		c.whole++
+	}
 	n, now := c.nodes[i], c.sim.Now()
 	if !n.joined && !n.joining && now >= n.wake {
 		c.startJoin(n)
@@ -406,6 +410,38 @@ func (c *cluster) State(i int) State {
 	return State{ID: name(n.id), Parent: name(n.parent), Root: name(n.root),
 		Children: names(n.children), Siblings: names(n.siblings), Joined: n.joined}
 }
+
+// first reports whether i is the first live node, whose tick counts the
+// ticks.
+func (c *cluster) first(i int) bool {
+	for j := range i {
+		if c.sim.Live(j) {
+			return false
+		}
+	}
+	return true
+}
+
+// oneTree reports whether the live nodes have all joined one tree.
+func (c *cluster) oneTree() bool {
+	roots := 0
+	for i, n := range c.nodes {
+		if !c.sim.Live(i) {
+			continue
+		}
+		if !n.joined {
+			return false
+		}
+		if n.isRoot() {
+			roots++
+		}
+	}
+	return roots == 1
+}
+
+// Progress counts the ticks at which the live nodes formed one tree
+// (testbeds.Progresser).
+func (c *cluster) Progress() int { return c.whole }
 
 // Check returns the ground-truth checks failing over the live nodes.
 func (c *cluster) Check() []string {

@@ -138,5 +138,12 @@ func TestPredict(t *testing.T) {
 }
 
 func TestSteer(t *testing.T) {
-	testbedtest.Steer(t, Testbed, BugStaleChild, 1, 3000, "../../specs/randtree.checks.yaml", 2)
+	testbedtest.Steer(t, Testbed, BugStaleChild, 1, 3000, "../../specs/randtree.checks.yaml")
+}
+
+// TestSteerClean steers bug-free runs of seeds 1 to 30, short ones with a
+// small budget so that the test takes seconds (augur bench steer steers
+// longer runs).
+func TestSteerClean(t *testing.T) {
+	testbedtest.SteerClean(t, Testbed, "../../specs/randtree.checks.yaml", 30, 50, 100)
 }

@@ -245,7 +245,7 @@ func Predict(t *testing.T, tb testbeds.Testbed, bug string, seed uint64, checks 
 		if err != nil {
 			t.Fatal(err)
 		}
-		return len(res.Paths) > 0 && len(res.Paths[0].Events) == 0
+		return len(res.Base) > 0
 	}
 	if !violates(first) || violates(first-1) {
 		t.Fatalf("the copies at steps %d and %d: want only the second to violate %s", first-1, first, checks)
@@ -291,39 +291,46 @@ func state(m predict.Model) string {
 
 // Steer runs tb with bug from seed for steps with and without steering by
 // checks (a checks file, with the default prediction interval and
-// budget), and checks that steering filtered messages, that the steered
-// run reached fewer bug-tagged snapshots and repeats exactly from its
-// seed, and that steering bug-free runs of seeds 1 to clean (of a third
-// as many steps) tags nothing.
-func Steer(t *testing.T, tb testbeds.Testbed, bug string, seed uint64, steps int, checks string, clean uint64) {
+// budget, and the guard as fallback), and checks that steering predicted,
+// that the steered run reached fewer bug-tagged snapshots and that it
+// repeats exactly from its seed.
+func Steer(t *testing.T, tb testbeds.Testbed, bug string, seed uint64, steps int, checks string) {
 	t.Helper()
 	plain := run(t, tb, bug, seed, steps, filepath.Join(t.TempDir(), "run.trace"))
-	steer := func(bug string, seed uint64, steps int, dir string) testbeds.Stats {
+	steer := func(dir string) testbeds.Stats {
 		cfg := config(tb, bug, seed, steps)
 		cfg.Steer = checks
 		return runConfig(t, tb, cfg, dir)
 	}
 	a, b := filepath.Join(t.TempDir(), "a.trace"), filepath.Join(t.TempDir(), "b.trace")
-	steered := steer(bug, seed, steps, a)
+	steered := steer(a)
 	tag := "bug:" + bug
-	t.Logf("%s seed %d: %d bug-tagged snapshots, %d steered: %d predictions, %d filters installed, %d messages filtered",
-		bug, seed, plain.Tagged[tag], steered.Tagged[tag], steered.Predictions, steered.Filters, steered.Filtered)
-	if steered.Filtered == 0 || plain.Predictions != 0 {
-		t.Errorf("%d messages filtered steered, %d predictions plain; want some and none", steered.Filtered, plain.Predictions)
+	t.Logf("%s seed %d: %d bug-tagged snapshots, %d steered: %d predictions, %d filters installed, %d events filtered, %d guard blocks",
+		bug, seed, plain.Tagged[tag], steered.Tagged[tag], steered.Predictions, steered.Filters, steered.Filtered, steered.Blocked)
+	if steered.Predictions == 0 || plain.Predictions != 0 {
+		t.Errorf("%d predictions steered, %d plain; want some and none", steered.Predictions, plain.Predictions)
 	}
 	if steered.Tagged[tag] >= plain.Tagged[tag] {
 		t.Errorf("%d bug-tagged snapshots steered, %d without; want fewer", steered.Tagged[tag], plain.Tagged[tag])
 	}
-	steer(bug, seed, steps, b)
+	steer(b)
 	for _, f := range DiffTraces(t, a, b) {
 		t.Errorf("steered twice from one seed, different %s", f)
 	}
-	for s := uint64(1); s <= clean; s++ {
-		st := steer("", s, steps/3, filepath.Join(t.TempDir(), "clean.trace"))
-		for tag, n := range st.Tagged {
-			if tag != "steady" {
-				t.Errorf("bug-free seed %d steered: %d snapshots tagged %s", s, n, tag)
-			}
+}
+
+// SteerClean runs tb bug-free from seeds 1 to seeds for steps each (after
+// the warm-up) steered by checks with a budget of states per prediction,
+// and checks that no ground-truth check fails: steering never turns a
+// bug-free run into one with a violation.
+func SteerClean(t *testing.T, tb testbeds.Testbed, checks string, seeds uint64, steps, states int) {
+	t.Helper()
+	for seed := uint64(1); seed <= seeds; seed++ {
+		cfg := config(tb, "", seed, steps)
+		cfg.Steer, cfg.SteerStates = checks, states
+		st := runConfig(t, tb, cfg, filepath.Join(t.TempDir(), "clean.trace"))
+		if st.Violations > 0 || st.Predictions == 0 {
+			t.Errorf("bug-free seed %d steered: %d violations, %d predictions; want none and some", seed, st.Violations, st.Predictions)
 		}
 	}
 }
