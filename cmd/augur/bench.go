@@ -93,7 +93,7 @@ trace log.trace).`,
 	intFlagP(f, &o.literals, "literals", "", 2, 2, "2: the testbed's spec; 3: seven variables, disjunctions of up to three literals")
 	intFlagP(f, &o.churn, "churn", "", 1, 1, "events of the run per snapshot")
 	f.StringVar(&o.workload, "workload", "etcdraft", "etcdraft, or predicate: a replicated log whose spec has a three-argument predicate, timed with it and without")
-	cmd.AddCommand(newBenchQualityCmd(nil), newBenchTestbedsCmd(nil))
+	cmd.AddCommand(newBenchQualityCmd(nil), newBenchTestbedsCmd(nil), newBenchSteerCmd(nil))
 	return cmd
 }
 

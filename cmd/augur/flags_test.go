@@ -87,6 +87,32 @@ func TestTestbedRunFlags(t *testing.T) {
 	}
 }
 
+// TestTestbedRunSteerFlags checks that augur testbed run's steering
+// flags reach its configuration.
+func TestTestbedRunSteerFlags(t *testing.T) {
+	var got *testbedRunOptions
+	runF := func(o *testbedRunOptions) error { got = o; return nil }
+	execute(t, newTestbedRunCmd(runF), "paxos", "-o", "p.trace", "--steer", "c.yaml", "--predict-every", "5", "--budget", "300", "--no-fallback")
+	want := testbeds.Config{Steps: 20000, Seed: 1, ResetAfter: testbeds.DefaultResetAfter, Steer: "c.yaml", PredictEvery: 5, SteerStates: 300, SteerAlone: true}
+	if !reflect.DeepEqual(got.cfg, want) {
+		t.Errorf("got %+v\nwant %+v", got.cfg, want)
+	}
+}
+
+// TestBenchSteerFlags checks that augur bench steer's flags reach its
+// options.
+func TestBenchSteerFlags(t *testing.T) {
+	var got *benchSteerOptions
+	execute(t, newBenchSteerCmd(func(o *benchSteerOptions) error { got = o; return nil }), "--seeds", "41-48", "--testbeds", "paxos,chord",
+		"--promoted", "paxos/lost-promise=p.yaml", "--checks", "dir", "--steps", "100", "--workers", "2", "--predict-every", "5", "--budget", "50", "--format", "json")
+	got.stdout, got.stderr = nil, nil
+	want := benchSteerOptions{seeds: "41-48", testbeds: []string{"paxos", "chord"}, promoted: []string{"paxos/lost-promise=p.yaml"},
+		checks: "dir", format: "json", steps: 100, workers: 2, predictEvery: 5, budget: 50}
+	if !reflect.DeepEqual(*got, want) {
+		t.Errorf("got %+v\nwant %+v", *got, want)
+	}
+}
+
 // TestTestbedRunGuardErrors checks that augur testbed run refuses a
 // --guard it cannot use, naming the reason, and writes no trace.
 func TestTestbedRunGuardErrors(t *testing.T) {
