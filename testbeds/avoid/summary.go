@@ -123,9 +123,9 @@ func WriteText(w io.Writer, rows []*Row, promoted bool) error {
 		if r.Bug != "" && r.Violations[Plain] > 0 {
 			bugs++
 		}
-		fmt.Fprintf(tw, "\t%.1f\t%.1f\t%s", r.PerKilo[Plain], r.PerKilo[Steer], loss(r, Steer))
+		fmt.Fprintf(tw, "\t%s\t%s\t%s", perKilo(r, Plain), perKilo(r, Steer), loss(r, Steer))
 		if promoted {
-			fmt.Fprintf(tw, "\t%.1f\t%s", r.PerKilo[SteerPromote], loss(r, SteerPromote))
+			fmt.Fprintf(tw, "\t%s\t%s", perKilo(r, SteerPromote), loss(r, SteerPromote))
 		}
 		// Live: no steered run stalled where the plain ones did not.
 		live := "yes"
@@ -147,6 +147,13 @@ func WriteText(w io.Writer, rows []*Row, promoted bool) error {
 		fmt.Fprintln(w)
 	}
 	return nil
+}
+
+func perKilo(r *Row, m Mode) string {
+	if _, ran := r.PerKilo[m]; !ran {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f", r.PerKilo[m])
 }
 
 func loss(r *Row, m Mode) string {
