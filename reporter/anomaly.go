@@ -267,8 +267,8 @@ func score(n, v int64, z float64) float64 {
 
 // episodes counts the runs of consecutive snapshot ids in moments, the
 // first violating snapshots of a property failing at v in all. A broken
-// state lasts until something repairs it (a testbed's failed check stays
-// failed until the run resets the system), so the snapshots of one
+// state lasts until something repairs it (a testbed's failed check mostly
+// stays failed until the run resets the system), so the snapshots of one
 // lasting violation are one event, not many: counted as many, a bug that
 // stays visible for a while would rank below a protocol's one-snapshot
 // transient. When moments holds only the first of the v, the count is

@@ -49,9 +49,10 @@
 // fifth system is a control with none. Each planted property holds in
 // every snapshot of the simulated run and is broken in one node's state
 // for a run of 1 to 10 consecutive snapshots, the node staying broken
-// until it is repaired, as the testbeds' bugs show (a failed check stays
-// failed until the run resets the system, at the run's own share of
-// steady snapshots); those snapshots are tagged bug:NAME. A property is only
+// until it is repaired, as the testbeds' bugs show (a failed check
+// mostly stays failed until the run resets the system, and is not steady
+// more often than the run's other snapshots); those snapshots are tagged
+// bug:NAME. A property is only
 // planted where it is the answer: the generator checks that the simpler
 // or equally simple properties that would say the same (the leader named
 // by its role rather than as a node's lead, say) fail elsewhere in the

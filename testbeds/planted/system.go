@@ -427,8 +427,8 @@ func (sys *System) natural(t *template) bool {
 // consecutive steps, the node staying broken until it is repaired, where
 // no other property planted (or to be planted) in the system breaks as
 // well. That is how the testbeds' bugs show: a check, once it fails,
-// stays failed until the run resets the system, and the failing
-// snapshots are steady about as often as the run's others are. The steps
+// mostly stays failed until the run resets the system, and the failing
+// snapshots are not steady more often than the run's others. The steps
 // are calm (no election, crash or membership change is under way) so that
 // no rare state of the run makes some odd property fail only where t is
 // broken.
