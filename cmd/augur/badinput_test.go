@@ -49,6 +49,8 @@ var badInputs = []struct {
 	{name: "bench --keep inside a trace", args: "bench --snapshots 10 --keep run.trace/kept", stderr: `output run.trace/kept: it lies inside the trace directory .*run.trace`},
 	{name: "bench quality --keep inside a trace", args: "bench quality --seeds 1-1 --keep other.trace/q", stderr: `output other.trace/q: it lies inside the trace directory .*other.trace`},
 	{name: "bench testbeds --keep a trace", args: "bench testbeds --seeds 1-1 --testbeds randtree --keep other.trace", stderr: `output other.trace: it is a trace directory`},
+	{name: "bench testbeds --reuse a trace", args: "bench testbeds --seeds 1-1 --testbeds randtree --reuse other.trace", stderr: `output other.trace: it is a trace directory`},
+	{name: "bench testbeds --keep and --reuse", args: "bench testbeds --seeds 1-1 --testbeds randtree --keep a --reuse b", stderr: `--keep and --reuse both keep the runs: give one`},
 	{name: "demo --keep holding the baseline", args: "demo --steps 10 -q --baseline other.trace --keep .", stderr: `output \.: the input other.trace lies inside it`},
 	{name: "demo -o the baseline", args: "demo --steps 10 -q --baseline other.trace -o other.trace", stderr: `output other.trace: it is the input other.trace`},
 	{name: "cpuprofile over the spec", args: "infer spec.yaml run.trace -q --cpuprofile spec.yaml", stderr: `output spec.yaml: it is the input spec.yaml`},

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -20,6 +21,7 @@ type benchTestbedsOptions struct {
 	format         string
 	workers        int
 	keep           string
+	reuse          string
 	stdout, stderr io.Writer
 }
 
@@ -41,12 +43,22 @@ precision the mean share of what is reported (at most 10) that is
 relevant. Bug-free runs count the almost-invariants reported that fail in
 steady state.
 
+With --reuse DIR the runs stay in DIR as with --keep, with the stats of
+each evaluated run (as augur infer --stats writes them). A later
+--reuse DIR records each run again (a second or less; runs are
+deterministic) and, when the spec, the trace and the property pool are
+those the kept stats were computed from, builds the reports from them
+with the current reporter without evaluating: re-scoring a reporter
+change costs the reporter's own passes only. A changed testbed or spec
+changes the hashes, and its runs are evaluated afresh.
+
 It exits with status 1 when plain augur infer is below target: recall at
 least 90%, precision at least 50%, and no bug-free run reporting more than
 5 almost-invariants that fail in steady state. Choose statistics on the dev
 seeds (1 to 10) only; the heldout seeds (41 to 50) are for reporting.`,
 		Example: `  augur bench testbeds --seeds 1-3
   augur bench testbeds --testbeds etcdraft,chord --seeds dev --keep /tmp/tb
+  augur bench testbeds --seeds dev --workers 1 --reuse ~/tb-dev
   augur bench testbeds --seeds heldout --format json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -64,6 +76,7 @@ seeds (1 to 10) only; the heldout seeds (41 to 50) are for reporting.`,
 	f.StringVar(&o.format, "format", "text", "output format: text or json")
 	intFlagP(f, &o.workers, "workers", "", 0, 0, "goroutines evaluating snapshots (default: number of CPUs)")
 	f.StringVar(&o.keep, "keep", "", "keep each run's spec, trace and JSON reports in DIR")
+	f.StringVar(&o.reuse, "reuse", "", "as --keep, and keep each run's stats in DIR: a later run with --reuse DIR reports from them without evaluating when spec and trace are unchanged")
 	return cmd
 }
 
@@ -73,7 +86,11 @@ func runBenchTestbeds(ctx context.Context, o *benchTestbedsOptions) error {
 	if o.format != "text" && o.format != "json" {
 		return fmt.Errorf("unknown format %q (want text or json)", o.format)
 	}
-	if err := clobber.CheckDir(o.keep); err != nil {
+	if o.keep != "" && o.reuse != "" {
+		return fmt.Errorf("--keep and --reuse both keep the runs: give one")
+	}
+	keep := cmp.Or(o.reuse, o.keep)
+	if err := clobber.CheckDir(keep); err != nil {
 		return err
 	}
 	seeds, err := bugs.ParseSeeds(o.seeds)
@@ -83,7 +100,7 @@ func runBenchTestbeds(ctx context.Context, o *benchTestbedsOptions) error {
 	pr := progress.New(o.stderr)
 	pr.Start("runs", 0)
 	sum, err := bugs.Run(ctx, bugs.Options{
-		Seeds: seeds, Testbeds: o.testbeds, Steps: o.steps, Workers: o.workers, Keep: o.keep,
+		Seeds: seeds, Testbeds: o.testbeds, Steps: o.steps, Workers: o.workers, Keep: keep, Reuse: o.reuse != "",
 		Progress: pr.Update,
 	})
 	pr.Stop()

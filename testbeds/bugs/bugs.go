@@ -30,6 +30,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/augur-dev/augur/cluster"
 	"github.com/augur-dev/augur/evaluator"
 	"github.com/augur-dev/augur/filter"
 	"github.com/augur-dev/augur/internal/safefile"
@@ -98,6 +99,15 @@ type Options struct {
 	// Keep, if set, is a directory where each run's spec, trace and JSON
 	// reports stay, named TESTBED-BUG-SEED (BUG "none" for a bug-free run).
 	Keep string
+	// Reuse, with Keep, also keeps each evaluated run's stats there
+	// (TESTBED-BUG-SEED.stats.arrow, as augur infer --stats writes them)
+	// and builds a run's reports from its kept stats, without evaluating,
+	// when they were computed from the same spec, the same trace and the
+	// same property pool: a run is recorded again (under a second; runs
+	// are deterministic), so a change of a testbed or a spec changes the
+	// trace's or the spec's hash and the run is evaluated afresh. Rebuilding
+	// the reports of kept runs with the current reporter is then cheap.
+	Reuse bool
 	// Progress, if set, is called after each run.
 	Progress func(done, total int)
 }
@@ -171,6 +181,9 @@ type Summary struct {
 	Seeds   []uint64      `json:"seeds"`
 	Runs    []*Result     `json:"runs"`
 	Elapsed time.Duration `json:"elapsed_ns"`
+	// Reused counts the runs reported from kept stats (Options.Reuse),
+	// not evaluated.
+	Reused int `json:"reused"`
 }
 
 // Run runs, for each seed and each testbed, the bug-free run and a run
@@ -191,6 +204,9 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 	if o.Steps == 0 {
 		o.Steps = DefaultSteps
 	}
+	if o.Reuse && o.Keep == "" {
+		return nil, fmt.Errorf("reusing stats needs a directory to keep them in")
+	}
 	dir := o.Keep
 	if dir == "" {
 		tmp, err := os.MkdirTemp("", "augur-bugs-")
@@ -208,8 +224,11 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 	}
 	sum := &Summary{Seeds: o.Seeds}
 	start := time.Now()
-	add := func(r *Result) {
-		sum.Runs = append(sum.Runs, r)
+	add := func(r run) {
+		sum.Runs = append(sum.Runs, r.Result)
+		if r.reused {
+			sum.Reused++
+		}
 		if o.Progress != nil {
 			o.Progress(len(sum.Runs), total)
 		}
@@ -220,13 +239,13 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 			if err != nil {
 				return nil, err
 			}
-			add(good.Result)
+			add(good)
 			for _, bug := range tb.Bugs {
 				r, err := runOne(ctx, dir, tb, bug, seed, good.trace, o)
 				if err != nil {
 					return nil, err
 				}
-				add(r.Result)
+				add(r)
 			}
 			if o.Keep == "" {
 				os.RemoveAll(good.trace)
@@ -239,7 +258,8 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 
 type run struct {
 	*Result
-	trace string
+	trace  string
+	reused bool // reported from kept stats
 }
 
 // runOne records testbed tb with bug at seed in dir, and scores its
@@ -273,7 +293,12 @@ func runOne(ctx context.Context, dir string, tb testbeds.Testbed, bug string, se
 		return fail(err)
 	}
 	defer p.Close()
-	res, err := p.Evaluate(ctx, evaluator.Options{Workers: o.Workers, Pruner: filter.New(p.Spec.Filter)}, "", nil)
+	var res *evaluator.Result
+	if o.Reuse {
+		res, r.reused, err = evaluateOnce(ctx, p, spec, filepath.Join(dir, name+".stats.arrow"), o.Workers)
+	} else {
+		res, err = evaluate(ctx, p, o.Workers)
+	}
 	if err != nil {
 		return fail(err)
 	}
@@ -304,4 +329,36 @@ func runOne(ctx context.Context, dir string, tb testbeds.Testbed, bug string, se
 		r.Baseline = &s
 	}
 	return r, nil
+}
+
+// evaluate evaluates p's pool over its trace as augur infer does: with
+// the spec's filter, literal patterns left to the reporter's second pass.
+func evaluate(ctx context.Context, p *pipeline.Pipeline, workers int) (*evaluator.Result, error) {
+	return p.Evaluate(ctx, evaluator.Options{Workers: workers, Pruner: filter.New(p.Spec.Filter), NoPatterns: true}, "", nil)
+}
+
+// evaluateOnce returns the stats kept at statsPath when they were
+// computed from the spec at specPath, p's trace and p's pool, and whether
+// it did; otherwise it evaluates and keeps the stats there. Kept stats
+// that cannot be read (missing, damaged, of an older format) or that were
+// computed from something else are computed again.
+func evaluateOnce(ctx context.Context, p *pipeline.Pipeline, specPath, statsPath string, workers int) (*evaluator.Result, bool, error) {
+	specHash, err := cluster.SpecHash(specPath)
+	if err != nil {
+		return nil, false, err
+	}
+	traceHash := cluster.TraceHash(p.Trace.Manifest)
+	if st, err := cluster.Read(statsPath); err == nil && st.Check(specHash, traceHash, p.Program) == nil {
+		return st.Result(), true, nil
+	}
+	res, err := evaluate(ctx, p, workers)
+	if err != nil {
+		return nil, false, err
+	}
+	st := cluster.New(p.Program, res, evaluator.Shard{}, evaluator.DefaultWitnesses)
+	st.Spec, st.Trace = specHash, traceHash
+	if err := cluster.Write(statsPath, st); err != nil {
+		return nil, false, fmt.Errorf("keep stats: %w", err)
+	}
+	return res, false, nil
 }

@@ -1,7 +1,10 @@
 package bugs
 
 import (
+	"bytes"
+	"cmp"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -160,5 +163,81 @@ func TestRun(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(keep, "randtree-stale-child-1.trace")); err != nil {
 		t.Errorf("kept trace: %v", err)
+	}
+}
+
+// TestReuse runs one small testbed twice with its stats kept: the second
+// time every evaluated run is reported from its kept stats, with the same
+// scores and byte-identical reports; stats that do not fit (a damaged
+// file, another trace) are computed again.
+func TestReuse(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a testbed")
+	}
+	dir := t.TempDir()
+	o := Options{Seeds: []uint64{1}, Testbeds: []string{"randtree"}, Steps: 3000, Keep: dir, Reuse: true}
+	first, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evaluated := 0
+	reports := map[string][]byte{}
+	for _, r := range first.Runs {
+		if !r.Manifested() {
+			continue
+		}
+		evaluated++
+		for _, suffix := range []string{".json", "-baseline.json"} {
+			name := fmt.Sprintf("%s-%s-1%s", r.Testbed, cmp.Or(r.Bug, "none"), suffix)
+			if data, err := os.ReadFile(filepath.Join(dir, name)); err == nil {
+				reports[name] = data
+			}
+		}
+	}
+	if first.Reused != 0 || evaluated < 2 || len(reports) < 3 {
+		t.Fatalf("first run: %d reused, %d evaluated, %d reports kept; want 0, at least 2 and 3", first.Reused, evaluated, len(reports))
+	}
+	second, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.Reused != evaluated {
+		t.Errorf("second run: %d reused; want %d", second.Reused, evaluated)
+	}
+	for i, r := range second.Runs {
+		f := first.Runs[i]
+		if r.Plain != f.Plain || (r.Baseline == nil) != (f.Baseline == nil) || r.Baseline != nil && *r.Baseline != *f.Baseline {
+			t.Errorf("%s %s: reused scores %+v %v, first %+v %v", r.Testbed, r.Bug, r.Plain, r.Baseline, f.Plain, f.Baseline)
+		}
+	}
+	for name, want := range reports {
+		got, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s differs when built from kept stats", name)
+		}
+	}
+
+	// A damaged stats file is computed again, and so are the stats of
+	// another trace (a longer run of the same seed).
+	if err := os.WriteFile(filepath.Join(dir, "randtree-none-1.stats.arrow"), []byte("damaged"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	third, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if third.Reused != evaluated-1 {
+		t.Errorf("after damaging one stats file: %d reused; want %d", third.Reused, evaluated-1)
+	}
+	o.Steps = 3100
+	fourth, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fourth.Reused != 0 {
+		t.Errorf("other traces: %d reused; want 0", fourth.Reused)
 	}
 }

@@ -127,8 +127,12 @@ func (s *Summary) WriteText(w io.Writer) error {
 	if !s.Pass() {
 		verdict = "FAIL"
 	}
-	_, err := fmt.Fprintf(w, "%s: %d runs in %s; plain: recall %d/%d (%.0f%%, target %.0f%%), precision %.0f%% (target %.0f%%); baseline: recall %d/%d (%.0f%%), precision %.0f%%; bug-free runs report at most %d steady almost-invariants (target %d)\n",
-		verdict, len(s.Runs), s.Elapsed.Round(time.Second),
+	reused := ""
+	if s.Reused > 0 {
+		reused = fmt.Sprintf(" (%d from kept stats)", s.Reused)
+	}
+	_, err := fmt.Fprintf(w, "%s: %d runs%s in %s; plain: recall %d/%d (%.0f%%, target %.0f%%), precision %.0f%% (target %.0f%%); baseline: recall %d/%d (%.0f%%), precision %.0f%%; bug-free runs report at most %d steady almost-invariants (target %d)\n",
+		verdict, len(s.Runs), reused, s.Elapsed.Round(time.Second),
 		plain.Recalled, plain.Runs, 100*plain.Recall(), 100*TargetRecall, 100*plain.Precision, 100*TargetPrecision,
 		base.Recalled, base.Runs, 100*base.Recall(), 100*base.Precision, s.MaxSteady(), MaxBugFreeSteady)
 	return err
