@@ -15,8 +15,11 @@
 // one and hears of the next; a node that lags behind asks the sender for
 // the values it missed (CatchUp, answered by Decided).
 //
-// An acceptor persists its instance, promised round and accepted round
-// and value, a proposer the highest round it has used, and a learner the
+// An acceptor persists its instance, promised round, accepted round and
+// value, and every vote (round and value) it accepted in the instance (an
+// instrumented acceptor keeps its history, which Paxos does not need but
+// the checks do: a value stays chosen when its acceptors move on), a
+// proposer the highest round it has used, and a learner the
 // values it has learned; a crash keeps only that.
 //
 // Bugs, the two Paxos bugs of the CrystalBall paper:
@@ -87,6 +90,12 @@ const (
 	logTail                = 3    // decided values exposed
 )
 
+// Vote is a round and the value an acceptor accepted in it, as exposed.
+type Vote struct {
+	Round int64  `augur:"round"`
+	Value string `augur:"value"`
+}
+
 // Decision is a decided instance as exposed.
 type Decision struct {
 	Instance int64  `augur:"instance"`
@@ -100,6 +109,7 @@ type State struct {
 	Promised      int64      `augur:"promised"`
 	AcceptedRound int64      `augur:"accepted_round"`
 	AcceptedValue string     `augur:"accepted_value"`
+	Votes         []Vote     `augur:"votes"` // every vote accepted in the open instance, in order
 	Phase         string     `augur:"phase"` // of the proposer: idle, prepare or accept
 	Round         int64      `augur:"round"` // the proposer's round, 0 when idle
 	Proposal      string     `augur:"proposal"`
@@ -146,6 +156,7 @@ type disk struct {
 	accValue                 string
 	ballot                   int64    // the highest round the proposer used
 	log                      []string // log[i-1] is the value of instance i
+	accVotes                 []vote   // the votes accepted in inst, in order
 }
 
 // vote is a round and value that acceptors accepted.
@@ -160,6 +171,7 @@ type node struct {
 	// Acceptor.
 	inst, promised, accRound int64
 	accValue                 string
+	accVotes                 []vote // every vote accepted in inst, in order
 	// Proposer: ballot is its highest round, seen the highest round a
 	// Nack told of, proposal the value of round.
 	ballot, seen, round int64
@@ -239,7 +251,7 @@ func nextRound(id, nodes int, above int64) int64 {
 // round is not part of what is written.
 func (c *cluster) save(n *node) {
 	n.disk = disk{inst: n.inst, promised: n.promised, accRound: n.accRound, accValue: n.accValue,
-		ballot: n.ballot, log: n.log}
+		ballot: n.ballot, log: n.log, accVotes: n.accVotes}
 	if c.bug == BugLostPromise {
 		n.disk.promised = 0
 	}
@@ -250,7 +262,7 @@ func (c *cluster) save(n *node) {
 func (c *cluster) load(n *node) {
 	d := n.disk
 	*n = node{id: n.id, disk: d, inst: d.inst, promised: d.promised, accRound: d.accRound,
-		accValue: d.accValue, ballot: d.ballot, log: d.log, votes: map[vote]uint64{}}
+		accValue: d.accValue, accVotes: d.accVotes, ballot: d.ballot, log: d.log, votes: map[vote]uint64{}}
 }
 
 // send sends m from n to node to, itself included: a node's roles talk
@@ -313,7 +325,7 @@ func (c *cluster) startRound(n *node) {
 // advance moves n, which has learned its open instance, to the next.
 func (c *cluster) advance(n *node) {
 	n.inst++
-	n.promised, n.accRound, n.accValue = 0, 0, ""
+	n.promised, n.accRound, n.accValue, n.accVotes = 0, 0, "", nil
 	clear(n.votes)
 	c.save(n)
 }
@@ -411,6 +423,9 @@ func (c *cluster) handle(n *node, from int, m any) {
 			return
 		}
 		n.promised, n.accRound, n.accValue = m.round, m.round, m.value
+		if v := (vote{m.round, m.value}); !slices.Contains(n.accVotes, v) {
+			n.accVotes = append(slices.Clip(n.accVotes), v) // the disk shares the old slice
+		}
 		c.save(n)
 		c.record(n, m)
 		c.broadcast(n, accepted{inst: m.inst, round: m.round, value: m.value})
@@ -503,6 +518,7 @@ func (n *node) clone() *node {
 	c := *n
 	c.queue, c.log = slices.Clone(n.queue), slices.Clone(n.log)
 	c.disk.log = slices.Clone(n.disk.log)
+	c.accVotes, c.disk.accVotes = slices.Clone(n.accVotes), slices.Clone(n.disk.accVotes)
 	c.votes = maps.Clone(n.votes)
 	return &c
 }
@@ -550,6 +566,13 @@ func (c *cluster) Hash(i int) uint64 {
 			h.String(s)
 		}
 	}
+	for _, l := range [][]vote{n.accVotes, n.disk.accVotes} {
+		h.Int(int64(len(l)))
+		for _, v := range l {
+			h.Int(v.round)
+			h.String(v.value)
+		}
+	}
 	var votes uint64 // a sum, in no order
 	for v, by := range n.votes {
 		var e testbeds.Hasher
@@ -567,7 +590,11 @@ func (c *cluster) State(i int) State {
 	s := State{
 		ID: testbeds.Name(n.id), Instance: n.inst, Promised: n.promised,
 		AcceptedRound: n.accRound, AcceptedValue: n.accValue,
-		Phase: n.phase.String(), Round: n.round, Proposal: n.proposal, Log: []Decision{},
+		Phase: n.phase.String(), Round: n.round, Proposal: n.proposal,
+		Votes: make([]Vote, 0, len(n.accVotes)), Log: []Decision{},
+	}
+	for _, v := range n.accVotes {
+		s.Votes = append(s.Votes, Vote{v.round, v.value})
 	}
 	if n.learned() {
 		s.Learned = n.log[n.inst-1]

@@ -1,6 +1,7 @@
 package paxos
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/augur-dev/augur/testbeds/testbedtest"
@@ -129,4 +130,58 @@ func TestPredict(t *testing.T) {
 // longer runs).
 func TestSteerClean(t *testing.T) {
 	testbedtest.SteerClean(t, Testbed, "../../specs/paxos.checks.yaml", 30, 50, 100)
+}
+
+// TestVotes checks the votes an acceptor exposes: every round and value
+// it accepted in the open instance, a repeated Accept once, kept across a
+// restart, gone in the next instance; and that the node's hash tells
+// votes apart.
+func TestVotes(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		bug     string
+		accepts []accept // delivered to node 1 in this order
+		restart bool     // crash and restart node 1 after the accepts
+		after   []accept // delivered after the restart
+		advance bool     // then learn and move to the next instance
+		want    []Vote
+	}{
+		{"none", "", nil, false, nil, false, []Vote{}},
+		{"two rounds", "", []accept{{1, 3, "a"}, {1, 5, "b"}}, false, nil, false, []Vote{{3, "a"}, {5, "b"}}},
+		{"repeated", "", []accept{{1, 3, "a"}, {1, 3, "a"}}, false, nil, false, []Vote{{3, "a"}}},
+		{"restarted", "", []accept{{1, 3, "a"}, {1, 5, "b"}}, true, nil, false, []Vote{{3, "a"}, {5, "b"}}},
+		{"lower round refused after a restart", "", []accept{{1, 5, "b"}}, true, []accept{{1, 4, "a"}}, false, []Vote{{5, "b"}}},
+		{"lost-promise: lower round after a restart", BugLostPromise, []accept{{1, 5, "b"}}, true, []accept{{1, 4, "a"}}, false, []Vote{{5, "b"}, {4, "a"}}},
+		{"next instance", "", []accept{{1, 3, "a"}}, false, nil, true, []Vote{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newTestCluster(tc.bug)
+			for _, m := range tc.accepts {
+				c.handle(c.nodes[0], 1, m)
+			}
+			if tc.restart {
+				c.Crash(0)
+				c.Restart(0)
+			}
+			for _, m := range tc.after {
+				c.handle(c.nodes[0], 1, m)
+			}
+			if tc.advance {
+				c.learn(c.nodes[0], "a")
+				c.advance(c.nodes[0])
+			}
+			if got := c.State(0).Votes; !slices.Equal(got, tc.want) {
+				t.Errorf("votes %v, want %v", got, tc.want)
+			}
+			if len(tc.want) == 0 {
+				return
+			}
+			h := c.Hash(0)
+			c.Own(0)
+			c.nodes[0].accVotes = c.nodes[0].accVotes[:len(c.nodes[0].accVotes)-1]
+			if c.Hash(0) == h {
+				t.Error("hash unchanged without the last vote")
+			}
+		})
+	}
 }

@@ -94,6 +94,11 @@ type State struct {
 	Children []string `augur:"children"`
 	Siblings []string `augur:"siblings"`
 	Joined   bool     `augur:"joined"`
+	// RecoveryTimer is whether the node's recovery timer is armed, the
+	// timer that has the root of a tree other than n1's send Join to n1
+	// until the trees merge (a joined node keeps it armed; a joining one
+	// has it off until it joins).
+	RecoveryTimer bool `augur:"recovery_timer"`
 }
 
 // Messages. They are shared by duplicates and never mutated.
@@ -408,7 +413,8 @@ func names(ids []int) []string {
 func (c *cluster) State(i int) State {
 	n := c.nodes[i]
 	return State{ID: name(n.id), Parent: name(n.parent), Root: name(n.root),
-		Children: names(n.children), Siblings: names(n.siblings), Joined: n.joined}
+		Children: names(n.children), Siblings: names(n.siblings), Joined: n.joined,
+		RecoveryTimer: n.recoverAt != 0}
 }
 
 // first reports whether i is the first live node, whose tick counts the

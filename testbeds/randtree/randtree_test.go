@@ -113,6 +113,41 @@ func TestSingleRoot(t *testing.T) {
 	}
 }
 
+// TestRecoveryTimer checks the recovery timer a node exposes: off while it
+// joins, armed once a stray root joins itself, except under
+// no-recovery-timer, and armed under a parent.
+func TestRecoveryTimer(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		bug   string
+		ticks int // ticks of n3 after its join starts, joinTimeout apart
+		reply bool
+		want  bool
+	}{
+		{"joining", "", 0, false, false},
+		{"joined itself", "", joinTries, false, true},
+		{"no-recovery-timer: joined itself", BugNoRecoveryTimer, joinTries, false, false},
+		{"no-recovery-timer: adopted", BugNoRecoveryTimer, 0, true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := tree(tc.bug, none, 0, none)
+			n := c.nodes[2]
+			n.joined, n.root = false, none
+			c.startJoin(n)
+			for range tc.ticks {
+				n.joinBy = c.sim.Now()
+				c.Tick(2)
+			}
+			if tc.reply {
+				c.Deliver(0, 2, joinReply{wellKnown, []int{1}})
+			}
+			if got := c.State(2).RecoveryTimer; got != tc.want {
+				t.Errorf("recovery_timer %v, want %v (root %s, joining %v)", got, tc.want, name(n.root), n.joining)
+			}
+		})
+	}
+}
+
 func TestCyclic(t *testing.T) {
 	c := tree("", none, 2, 1)
 	if !c.cyclic() {
