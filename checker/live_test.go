@@ -123,7 +123,7 @@ func liveStats(t *testing.T, d *decodedTrace, ch *Checker, put bool) []evaluator
 			st.Support++
 			st.Bindings += int64(tl.bindings)
 			st.Violations += int64(tl.failing)
-			st.ScoreSum += float64(tl.bindings-tl.failing) / float64(tl.bindings)
+			st.ScoreSum = st.ScoreSum.Add(evaluator.ScoreOf(int64(tl.bindings-tl.failing), int64(tl.bindings)))
 			if tl.failing == 0 {
 				st.Perfect++
 				continue
@@ -144,7 +144,7 @@ func liveStats(t *testing.T, d *decodedTrace, ch *Checker, put bool) []evaluator
 }
 
 // sameAsReference compares the live checker's sums with the reference's,
-// field by field, ScoreSum to the bit.
+// field by field, score sums exactly.
 func sameAsReference(t *testing.T, tr *trace.Trace, prog *evaluator.Program, ch *Checker, put bool) {
 	t.Helper()
 	d := decodeTrace(t, tr)

@@ -6,9 +6,9 @@
 // every field of evaluator.Stats, and a header in the schema metadata
 // naming the spec and trace it was computed from (SHA-256), the shard and
 // the block. Merge sums the partials of all N shards into stats equal to
-// those of a single run: identical counts, and score sums (hence rates)
-// equal up to floating-point rounding, since they are added in another
-// order. Merge refuses missing, duplicate and mismatched shards.
+// those of a single run: identical counts and score sums, since score
+// sums are exact (evaluator.Score) and so do not depend on the order of
+// the additions. Merge refuses missing, duplicate and mismatched shards.
 //
 // Shards run without the filter: pruning decisions depend on the
 // snapshots seen so far, which differ from shard to shard.
@@ -28,11 +28,13 @@ import (
 )
 
 // Format and Version identify a stats file in its schema metadata.
-// Version 3 added the content digest and compression; files of earlier
-// versions are refused with a message saying to compute them again.
+// Version 3 added the content digest and compression, version 4 exact
+// score sums (evaluator.Score, two uint64 columns, for a float64 column);
+// files of earlier versions are refused with a message saying to compute
+// them again: a float sum cannot be made exact.
 const (
 	Format  = "augur-stats"
-	Version = 3
+	Version = 4
 )
 
 // Header describes what a stats file was computed from.

@@ -21,11 +21,11 @@ var (
 // part returns shard x of n over two properties, with made-up stats.
 func part(x, n int) *Stats {
 	st := []evaluator.Stats{
-		{Support: int64(10 + x), Bindings: 60, Violations: int64(x), Perfect: 9, ViolatingSnapshots: 1, ScoreSum: 9.5 + float64(x),
+		{Support: int64(10 + x), Bindings: 60, Violations: int64(x), Perfect: 9, ViolatingSnapshots: 1, ScoreSum: evaluator.Score{Int: uint64(9 + x), Frac: 1 << 63},
 			Tags: map[string]int64{"bug:a": 1, "b": int64(x + 1)},
 			Witnesses: []evaluator.Witness{{Snapshot: uint64(100 + x), TS: 7, Binding: map[string]any{"n0": "n1"},
 				Values: map[string]any{"n0.term": int64(1) << 60, "n0.log": []any{1.5, "x", nil, true}}}}},
-		{Support: 3, Bindings: 3, Perfect: 3, ScoreSum: 3, Pruned: x == 1, PrunedAfter: int64(x)},
+		{Support: 3, Bindings: 3, Perfect: 3, ScoreSum: evaluator.Score{Int: 3}, Pruned: x == 1, PrunedAfter: int64(x)},
 	}
 	st[0].Patterns[3] = int64(x + 2)
 	return &Stats{
@@ -97,7 +97,8 @@ func TestMerge(t *testing.T) {
 		t.Errorf("header %+v", m.Header)
 	}
 	s := m.Stats[0]
-	if s.Support != 33 || s.Violations != 3 || s.ScoreSum != 9.5*3+3 || s.Patterns[3] != 9 || s.Tags["b"] != 6 || s.Tags["bug:a"] != 3 {
+	if s.Support != 33 || s.Violations != 3 || s.ScoreSum != (evaluator.Score{Int: 31, Frac: 1 << 63}) || // 9.5 + 10.5 + 11.5
+		s.Patterns[3] != 9 || s.Tags["b"] != 6 || s.Tags["bug:a"] != 3 {
 		t.Errorf("sums %+v", s)
 	}
 	if len(s.Witnesses) != 2 || s.Witnesses[0].Snapshot != 100 || s.Witnesses[1].Snapshot != 101 {

@@ -11,7 +11,6 @@ import (
 	"hash"
 	"io"
 	"maps"
-	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -54,7 +53,10 @@ var fields = []arrow.Field{
 	{Name: "violations", Type: arrow.PrimitiveTypes.Int64},
 	{Name: "perfect", Type: arrow.PrimitiveTypes.Int64},
 	{Name: "violating_snapshots", Type: arrow.PrimitiveTypes.Int64},
-	{Name: "score_sum", Type: arrow.PrimitiveTypes.Float64},
+	// The score sum, exactly (evaluator.Score): the integer part, then
+	// the fraction in units of 2^-64.
+	{Name: "score_sum_int", Type: arrow.PrimitiveTypes.Uint64},
+	{Name: "score_sum_frac", Type: arrow.PrimitiveTypes.Uint64},
 	{Name: "patterns", Type: arrow.ListOf(arrow.PrimitiveTypes.Int64)},
 	{Name: "tags", Type: arrow.MapOf(arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int64)},
 	{Name: "witnesses", Type: arrow.BinaryTypes.String}, // JSON array of evaluator.Witness
@@ -114,7 +116,7 @@ func parseHeader(md arrow.Metadata) (Header, error) {
 			return Header{}, fmt.Errorf("header %s: %w", it.key, err)
 		}
 		if it.key == keyVersion && *it.dst < Version {
-			return Header{}, fmt.Errorf("stats version %d, from an older augur: this augur reads version %d only, which adds a checksum; compute the stats again (augur infer --stats)", *it.dst, Version)
+			return Header{}, fmt.Errorf("stats version %d, from an older augur: this augur reads version %d only, whose score sums are exact; compute the stats again (augur infer --stats)", *it.dst, Version)
 		}
 		if it.key == keyVersion && *it.dst != Version {
 			return Header{}, fmt.Errorf("unsupported stats version %d (this augur reads version %d)", *it.dst, Version)
@@ -238,15 +240,15 @@ func record(schema *arrow.Schema, s *Stats) (arrow.RecordBatch, error) {
 	defer b.Release()
 	ids := b.Field(0).(*array.StringBuilder)
 	ints := func(i int) *array.Int64Builder { return b.Field(i).(*array.Int64Builder) }
-	scores := b.Field(6).(*array.Float64Builder)
-	pats := b.Field(7).(*array.ListBuilder)
+	scoreInt, scoreFrac := b.Field(6).(*array.Uint64Builder), b.Field(7).(*array.Uint64Builder)
+	pats := b.Field(8).(*array.ListBuilder)
 	patv := pats.ValueBuilder().(*array.Int64Builder)
-	tags := b.Field(8).(*array.MapBuilder)
+	tags := b.Field(9).(*array.MapBuilder)
 	tagk := tags.KeyBuilder().(*array.StringBuilder)
 	tagv := tags.ItemBuilder().(*array.Int64Builder)
-	wits := b.Field(9).(*array.StringBuilder)
-	pruned := b.Field(10).(*array.BooleanBuilder)
-	moms := b.Field(12).(*array.ListBuilder)
+	wits := b.Field(10).(*array.StringBuilder)
+	pruned := b.Field(11).(*array.BooleanBuilder)
+	moms := b.Field(13).(*array.ListBuilder)
 	momv := moms.ValueBuilder().(*array.Uint64Builder)
 	for i := range s.Stats {
 		st := &s.Stats[i]
@@ -256,7 +258,8 @@ func record(schema *arrow.Schema, s *Stats) (arrow.RecordBatch, error) {
 		ints(3).Append(st.Violations)
 		ints(4).Append(st.Perfect)
 		ints(5).Append(st.ViolatingSnapshots)
-		scores.Append(st.ScoreSum)
+		scoreInt.Append(st.ScoreSum.Int)
+		scoreFrac.Append(st.ScoreSum.Frac)
 		pats.Append(true)
 		patv.AppendValues(st.Patterns[:], nil)
 		tags.Append(true)
@@ -274,7 +277,7 @@ func record(schema *arrow.Schema, s *Stats) (arrow.RecordBatch, error) {
 		}
 		wits.Append(string(data))
 		pruned.Append(st.Pruned)
-		ints(11).Append(st.PrunedAfter)
+		ints(12).Append(st.PrunedAfter)
 		moms.Append(true)
 		momv.AppendValues(st.Moments, nil)
 	}
@@ -408,8 +411,9 @@ func (d *digest) str(s string) {
 // columns are the arrays of a batch of a stats file, typed.
 type columns struct {
 	ids, wits  *array.String
-	ints       [12]*array.Int64 // by column; nil where not int64
-	scores     *array.Float64
+	ints       [13]*array.Int64 // by column; nil where not int64
+	scoreInt   *array.Uint64
+	scoreFrac  *array.Uint64
 	pats, moms *array.List
 	patv       *array.Int64
 	tags       *array.Map
@@ -422,15 +426,16 @@ type columns struct {
 // columnsOf types the arrays of rec, whose schema is fields.
 func columnsOf(rec arrow.RecordBatch) *columns {
 	c := &columns{
-		ids:    rec.Column(0).(*array.String),
-		scores: rec.Column(6).(*array.Float64),
-		pats:   rec.Column(7).(*array.List),
-		tags:   rec.Column(8).(*array.Map),
-		wits:   rec.Column(9).(*array.String),
-		pruned: rec.Column(10).(*array.Boolean),
-		moms:   rec.Column(12).(*array.List),
+		ids:       rec.Column(0).(*array.String),
+		scoreInt:  rec.Column(6).(*array.Uint64),
+		scoreFrac: rec.Column(7).(*array.Uint64),
+		pats:      rec.Column(8).(*array.List),
+		tags:      rec.Column(9).(*array.Map),
+		wits:      rec.Column(10).(*array.String),
+		pruned:    rec.Column(11).(*array.Boolean),
+		moms:      rec.Column(13).(*array.List),
 	}
-	for _, i := range []int{1, 2, 3, 4, 5, 11} {
+	for _, i := range []int{1, 2, 3, 4, 5, 12} {
 		c.ints[i] = rec.Column(i).(*array.Int64)
 	}
 	c.patv = c.pats.ListValues().(*array.Int64)
@@ -449,7 +454,8 @@ func (d *digest) record(rec arrow.RecordBatch) {
 		for _, k := range []int{1, 2, 3, 4, 5} {
 			d.u64(uint64(c.ints[k].Value(i)))
 		}
-		d.u64(math.Float64bits(c.scores.Value(i)))
+		d.u64(c.scoreInt.Value(i))
+		d.u64(c.scoreFrac.Value(i))
 		lo, hi := c.pats.ValueOffsets(i)
 		d.u64(uint64(hi - lo))
 		for j := lo; j < hi; j++ {
@@ -467,7 +473,7 @@ func (d *digest) record(rec arrow.RecordBatch) {
 		} else {
 			d.u64(0)
 		}
-		d.u64(uint64(c.ints[11].Value(i)))
+		d.u64(uint64(c.ints[12].Value(i)))
 		lo, hi = c.moms.ValueOffsets(i)
 		d.u64(uint64(hi - lo))
 		for j := lo; j < hi; j++ {
@@ -523,8 +529,8 @@ func checkStats(st *evaluator.Stats, h *Header) error {
 		return fmt.Errorf("%d perfect and %d violating of %d supporting snapshots", st.Perfect, st.ViolatingSnapshots, st.Support)
 	case st.Violations > st.Bindings:
 		return fmt.Errorf("%d violations of %d bindings", st.Violations, st.Bindings)
-	case math.IsNaN(st.ScoreSum) || st.ScoreSum < 0 || st.ScoreSum > float64(st.Support)*(1+1e-9):
-		return fmt.Errorf("score sum %v over %d supporting snapshots", st.ScoreSum, st.Support)
+	case st.ScoreSum.Compare(evaluator.Score{Int: uint64(st.Perfect)}) < 0 || st.ScoreSum.Compare(evaluator.Score{Int: uint64(st.Support)}) > 0:
+		return fmt.Errorf("score sum %v not between %d perfect and %d supporting snapshots", st.ScoreSum, st.Perfect, st.Support)
 	case len(st.Witnesses) > h.MaxWitnesses:
 		return fmt.Errorf("%d witnesses, the header keeps %d", len(st.Witnesses), h.MaxWitnesses)
 	case int64(len(st.Moments)) > st.ViolatingSnapshots || !slices.IsSorted(st.Moments):
@@ -564,9 +570,9 @@ func (s *Stats) readRecord(rec arrow.RecordBatch) error {
 			Violations:         c.ints[3].Value(i),
 			Perfect:            c.ints[4].Value(i),
 			ViolatingSnapshots: c.ints[5].Value(i),
-			ScoreSum:           c.scores.Value(i),
+			ScoreSum:           evaluator.Score{Int: c.scoreInt.Value(i), Frac: c.scoreFrac.Value(i)},
 			Pruned:             c.pruned.Value(i),
-			PrunedAfter:        c.ints[11].Value(i),
+			PrunedAfter:        c.ints[12].Value(i),
 		}
 		id := c.ids.Value(i)
 		lo, hi := c.pats.ValueOffsets(i)

@@ -13,6 +13,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
+
+	"github.com/augur-dev/augur/evaluator"
 )
 
 // sameStats reports whether a and b hold the same header and figures.
@@ -121,6 +123,8 @@ func TestForged(t *testing.T) {
 		{"snapshots changed, not re-signed", part(0, 3), false, set(keySnapshots, "11"), "content SHA-256"},
 		{"merged=false on one shard", part(0, 1), true, set(keyMerged, "false"), "not merged, but there is only one shard"},
 		{"version 2", part(0, 3), true, set(keyVersion, "2"), "stats version 2, from an older augur"},
+		{"version 3, float score sums", part(0, 3), true, set(keyVersion, "3"), "stats version 3, from an older augur: this augur reads version 4 only, whose score sums are exact; compute the stats again"},
+		{"version 5", part(0, 3), true, set(keyVersion, "5"), "unsupported stats version 5"},
 		{"bad spec hash", part(0, 3), true, set(keySpec, "spec"), `augur.spec_sha256 "spec" is not a hex SHA-256`},
 		{"bad trace hash", part(0, 3), true, set(keyTrace, "x"), `augur.trace_sha256 "x" is not a hex SHA-256`},
 		{"no digest", part(0, 3), false, func(keys, vals []string) { keys[len(keys)-1] = "augur.other" }, "no augur.content_sha256 at the end of the header"},
@@ -128,6 +132,10 @@ func TestForged(t *testing.T) {
 		{"more violations than bindings", func() *Stats { s := part(0, 3); s.Stats[0].Violations = 61; return s }(), true, set("", ""), "row 0 (property aaa): 61 violations of 60 bindings"},
 		{"support beyond snapshots", func() *Stats { s := part(0, 3); s.Stats[1].Support = 11; return s }(), true, set("", ""), "row 1 (property bbb): support 11 of 10 snapshots"},
 		{"too many witnesses", func() *Stats { s := part(0, 3); s.MaxWitnesses = 0; return s }(), true, set("", ""), "row 0 (property aaa): 1 witnesses, the header keeps 0"},
+		{"score sum beyond support", func() *Stats { s := part(0, 3); s.Stats[1].ScoreSum.Frac = 1; return s }(), true, set("", ""),
+			"row 1 (property bbb): score sum 3 (3+0x1/2^64) not between 3 perfect and 3 supporting snapshots"},
+		{"score sum below perfect", func() *Stats { s := part(0, 3); s.Stats[0].ScoreSum = evaluator.Score{Int: 8, Frac: 1 << 63}; return s }(), true, set("", ""),
+			"row 0 (property aaa): score sum 8.5 (8+0x8000000000000000/2^64) not between 9 perfect and 10 supporting snapshots"},
 		{"negative pattern", func() *Stats { s := part(0, 3); s.Stats[0].Patterns[1] = -1; return s }(), true, set("", ""), "patterns"},
 	}
 	for _, tt := range tests {

@@ -16,7 +16,7 @@ import (
 
 // This file checks the fast evaluator against the reference on random
 // specs, traces and properties: every field of every Stats must be equal,
-// ScoreSum to the bit.
+// score sums exactly (evaluator.Score).
 
 // sameStats runs both evaluators and reports the first difference.
 func sameStats(t testing.TB, tr *trace.Trace, prog *evaluator.Program, opts evaluator.Options) {

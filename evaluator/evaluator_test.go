@@ -107,6 +107,12 @@ func evaluate(t testing.TB, tr *trace.Trace, opts evaluator.Options, props ...st
 
 func i64(n int64) int64 { return n }
 
+// dyadic returns x, a multiple of 2^-64, as a Score.
+func dyadic(x float64) evaluator.Score {
+	i, f := math.Modf(x)
+	return evaluator.Score{Int: uint64(i), Frac: uint64(math.Ldexp(f, 64))}
+}
+
 // kinds are the evaluators every hand-computed case runs on.
 var kinds = []evaluator.Kind{evaluator.Reference, evaluator.Fast}
 
@@ -142,48 +148,48 @@ func TestHoldingRates(t *testing.T) {
 		want  evaluator.Stats // only the counts and ScoreSum are compared
 	}{
 		{"single node", two, `forall n0 in nodes: n0.x == 1`,
-			evaluator.Stats{Support: 2, Bindings: 4, Violations: 1, Perfect: 1, ViolatingSnapshots: 1, ScoreSum: 1.5}},
+			evaluator.Stats{Support: 2, Bindings: 4, Violations: 1, Perfect: 1, ViolatingSnapshots: 1, ScoreSum: dyadic(1.5)}},
 		{"null equals null", two, `forall n0, n1 in nodes: n0.y == n1.y`,
 			// Snapshot 0: 1 against null, both ways; snapshot 1: null == null.
-			evaluator.Stats{Support: 2, Bindings: 4, Violations: 2, Perfect: 1, ViolatingSnapshots: 1, ScoreSum: 1}},
+			evaluator.Stats{Support: 2, Bindings: 4, Violations: 2, Perfect: 1, ViolatingSnapshots: 1, ScoreSum: dyadic(1)}},
 		{"less is false on null", two, `forall n0 in nodes: n0.x <= n0.y`,
-			evaluator.Stats{Support: 2, Bindings: 4, Violations: 3, Perfect: 0, ViolatingSnapshots: 2, ScoreSum: 0.5}},
+			evaluator.Stats{Support: 2, Bindings: 4, Violations: 3, Perfect: 0, ViolatingSnapshots: 2, ScoreSum: dyadic(0.5)}},
 		{"not less on null holds", two, `forall n0 in nodes: not n0.x <= n0.y`,
-			evaluator.Stats{Support: 2, Bindings: 4, Violations: 1, Perfect: 1, ViolatingSnapshots: 1, ScoreSum: 1.5}},
+			evaluator.Stats{Support: 2, Bindings: 4, Violations: 1, Perfect: 1, ViolatingSnapshots: 1, ScoreSum: dyadic(1.5)}},
 		{"set", two, `forall n0 in nodes: set(n0.y)`,
-			evaluator.Stats{Support: 2, Bindings: 4, Violations: 3, ViolatingSnapshots: 2, ScoreSum: 0.5}},
+			evaluator.Stats{Support: 2, Bindings: 4, Violations: 3, ViolatingSnapshots: 2, ScoreSum: dyadic(0.5)}},
 		{"distinct pairs", three, `forall n0, n1 in nodes: n0.x == n1.x`,
 			// 6 ordered pairs of distinct nodes in snapshot 0, 2 equal;
 			// snapshot 1 has one node: vacuous.
-			evaluator.Stats{Support: 1, Bindings: 6, Violations: 4, ViolatingSnapshots: 1, ScoreSum: 2.0 / 6}},
+			evaluator.Stats{Support: 1, Bindings: 6, Violations: 4, ViolatingSnapshots: 1, ScoreSum: evaluator.ScoreOf(2, 6)}},
 		{"iterator over empty and null lists", logs, `forall n0 in nodes: forall e0 in n0.log: e0.index < n0.x`,
 			// Snapshot 0: no element anywhere, vacuous; 1: 4 < 5 holds,
 			// 6 < 5 fails; 2: no logs, vacuous.
-			evaluator.Stats{Support: 1, Bindings: 2, Violations: 1, ViolatingSnapshots: 1, ScoreSum: 0.5}},
+			evaluator.Stats{Support: 1, Bindings: 2, Violations: 1, ViolatingSnapshots: 1, ScoreSum: dyadic(0.5)}},
 		{"iterator over a set", logs, `forall n0 in nodes: forall e0 in n0.peers: e0 != n0.id`,
-			evaluator.Stats{Support: 1, Bindings: 3, Perfect: 1, ScoreSum: 1}},
+			evaluator.Stats{Support: 1, Bindings: 3, Perfect: 1, ScoreSum: dyadic(1)}},
 		{"null container is empty", logs, `forall n0 in nodes: n0.id in n0.peers or empty(n0.peers)`,
 			// Snapshots 0 and 1: no peers; 2: neither node is its own peer.
-			evaluator.Stats{Support: 3, Bindings: 5, Violations: 2, Perfect: 2, ViolatingSnapshots: 1, ScoreSum: 2}},
+			evaluator.Stats{Support: 3, Bindings: 5, Violations: 2, Perfect: 2, ViolatingSnapshots: 1, ScoreSum: dyadic(2)}},
 		{"derived", logs, `forall n0 in nodes: n0.last == 0`,
 			// last is 0 for an empty log, 6 for a's log in snapshot 1, and
 			// null where len(log) fails on a null log.
-			evaluator.Stats{Support: 3, Bindings: 5, Violations: 4, ViolatingSnapshots: 3, ScoreSum: 0.5}},
+			evaluator.Stats{Support: 3, Bindings: 5, Violations: 4, ViolatingSnapshots: 3, ScoreSum: dyadic(0.5)}},
 		{"two leaders", leaders, `forall n0, n1 in nodes: n0.state != "leader" or n1.state != "leader"`,
-			evaluator.Stats{Support: 3, Bindings: 6, Violations: 2, Perfect: 2, ViolatingSnapshots: 1, ScoreSum: 2}},
+			evaluator.Stats{Support: 3, Bindings: 6, Violations: 2, Perfect: 2, ViolatingSnapshots: 1, ScoreSum: dyadic(2)}},
 		{"exists: one binding per snapshot", leaders, `exists n0 in nodes: n0.state == "leader"`,
-			evaluator.Stats{Support: 3, Bindings: 3, Violations: 1, Perfect: 2, ViolatingSnapshots: 1, ScoreSum: 2}},
+			evaluator.Stats{Support: 3, Bindings: 3, Violations: 1, Perfect: 2, ViolatingSnapshots: 1, ScoreSum: dyadic(2)}},
 		{"separate groups may bind the same node", three, `forall n0 in nodes: forall n1 in nodes: n0.x == n1.x`,
 			// Snapshot 0: 9 pairs, 5 equal: (a,a) (a,b) (b,a) (b,b) (c,c);
 			// snapshot 1: (a,a).
-			evaluator.Stats{Support: 2, Bindings: 10, Violations: 4, Perfect: 1, ViolatingSnapshots: 1, ScoreSum: 5.0/9 + 1}},
+			evaluator.Stats{Support: 2, Bindings: 10, Violations: 4, Perfect: 1, ViolatingSnapshots: 1, ScoreSum: evaluator.ScoreOf(5, 9).Add(evaluator.ScoreOf(1, 1))}},
 		{"sets compare as sets", sets, `forall n0, n1 in nodes: n0.peers == n1.peers`,
 			// Snapshot 1 has no node: vacuous.
-			evaluator.Stats{Support: 2, Bindings: 4, Violations: 2, Perfect: 1, ViolatingSnapshots: 1, ScoreSum: 1}},
+			evaluator.Stats{Support: 2, Bindings: 4, Violations: 2, Perfect: 1, ViolatingSnapshots: 1, ScoreSum: dyadic(1)}},
 		{"exists is vacuous without nodes", sets, `exists n0 in nodes: empty(n0.peers)`,
-			evaluator.Stats{Support: 2, Bindings: 2, Violations: 1, Perfect: 1, ViolatingSnapshots: 1, ScoreSum: 1}},
+			evaluator.Stats{Support: 2, Bindings: 2, Violations: 1, Perfect: 1, ViolatingSnapshots: 1, ScoreSum: dyadic(1)}},
 		{"forall exists: groups are not distinct", leaders, `forall n0 in nodes: exists n1 in nodes: n1.state == n0.state`,
-			evaluator.Stats{Support: 3, Bindings: 6, Perfect: 3, ScoreSum: 3}},
+			evaluator.Stats{Support: 3, Bindings: 6, Perfect: 3, ScoreSum: dyadic(3)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -192,7 +198,7 @@ func TestHoldingRates(t *testing.T) {
 				got := evaluate(t, tr, evaluator.Options{Kind: kind, Workers: 1}, tt.prop)[0]
 				if got.Support != tt.want.Support || got.Bindings != tt.want.Bindings || got.Violations != tt.want.Violations ||
 					got.Perfect != tt.want.Perfect || got.ViolatingSnapshots != tt.want.ViolatingSnapshots ||
-					math.Abs(got.ScoreSum-tt.want.ScoreSum) > 1e-12 {
+					got.ScoreSum != tt.want.ScoreSum {
 					t.Errorf("%s, %s:\ngot  %+v\nwant %+v", kind, tt.prop, got, tt.want)
 				}
 			}

@@ -3,7 +3,6 @@ package evaluator
 import (
 	"fmt"
 	"maps"
-	"math"
 	"math/bits"
 	"slices"
 
@@ -1251,7 +1250,7 @@ func (e *fast) flush(pp *pprop) {
 	st.Support += r
 	st.Bindings += r * ru.nb
 	st.Violations += r * (ru.nb - ru.holds)
-	st.ScoreSum = addRepeated(st.ScoreSum, float64(ru.holds)/float64(ru.nb), n)
+	st.ScoreSum = st.ScoreSum.AddN(ScoreOf(ru.holds, ru.nb), r)
 	if e.patterns && pp.patterns {
 		pats := &e.runPats[pp.index]
 		for pat := range 1 << len(pp.lits) {
@@ -1270,48 +1269,6 @@ func (e *fast) flush(pp *pprop) {
 	for ; k < len(e.tagged) && int(e.tagged[k]) < e.idx; k++ {
 		st.countTags(e.tags[e.tagged[k]])
 	}
-}
-
-// addRepeated returns s after n additions of x, each rounded, as a loop
-// would compute it, in a few steps per power of two crossed. While the sum
-// stays in one binade [2^(e-1), 2^e), where its spacing is u, every
-// addition adds the same multiple d of u (x rounded to u), unless x is a
-// tie halfway between two multiples; so k additions add k·d, exactly.
-func addRepeated(s, x float64, n int) float64 {
-	if x == 0 && s >= 0 {
-		return s
-	}
-	for n > 8 && s > 0 && x > 0 && !math.IsInf(s+x, 0) {
-		_, exp := math.Frexp(s) // s in [2^(exp-1), 2^exp)
-		if exp-53 < -1021 {
-			break // subnormal spacing
-		}
-		u := math.Ldexp(1, exp-53)
-		d := (s + x) - s // exact: both are multiples of u
-		switch {
-		case math.Abs(d-x) == u/2:
-			// A tie: the rounding goes by the parity of s.
-			s += x
-			n--
-			continue
-		case d == 0:
-			return s // x is below half a spacing here: nothing changes
-		}
-		// In units of u, s is S < 2^53 and each addition adds D while
-		// the sum stays below 2^53 (k is 0 if the first leaves).
-		S, D := uint64(s/u), uint64(d/u)
-		k := min(int((1<<53-1-S)/D), n)
-		s += float64(k) * d
-		n -= k
-		if n > 0 {
-			s += x // crosses 2^exp, rounding
-			n--
-		}
-	}
-	for range n {
-		s += x
-	}
-	return s
 }
 
 // witnesses gives a witness at the current snapshot to every failing

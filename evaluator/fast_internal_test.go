@@ -1,8 +1,6 @@
 package evaluator
 
 import (
-	"math"
-	"math/rand/v2"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -123,31 +121,6 @@ variables:
 	}
 	if tk.acc[1].Support == 0 || tk.acc[4].Bindings == 0 {
 		t.Errorf("nothing evaluated: %+v", tk.acc)
-	}
-}
-
-// TestAddRepeated checks the shortcut for runs of equal scores against
-// the loop it replaces, to the bit.
-func TestAddRepeated(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	starts := []float64{0, 0.25, 0.95, 1, 3, 17.95, 31.9999999, 1023.3, 1<<53 - 3.5, 1 << 53, 1<<53 + 2, 1e17}
-	scores := []float64{0, 1, 0.5, 0.95, 1.0 / 3, 2.0 / 3, 239.0 / 240, 1.0 / 240, 1e-9}
-	for range 150 {
-		starts = append(starts, rng.Float64()*float64(uint64(1)<<rng.IntN(60)))
-		scores = append(scores, float64(rng.IntN(241))/float64(1+rng.IntN(240)))
-	}
-	for _, s := range starts {
-		for _, x := range scores {
-			for _, n := range []int{0, 1, 2, 7, 100, 5000, 1 + rng.IntN(40000)} {
-				want := s
-				for range n {
-					want += x
-				}
-				if got := addRepeated(s, x, n); math.Float64bits(got) != math.Float64bits(want) {
-					t.Fatalf("addRepeated(%v, %v, %d) = %v, want %v", s, x, n, got, want)
-				}
-			}
-		}
 	}
 }
 

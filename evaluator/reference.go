@@ -181,7 +181,7 @@ func (r *reference) evalProp(p *Prop, s *trace.Snapshot, st *Stats, maxWit int) 
 	st.Support++
 	st.Bindings += bindings
 	st.Violations += bindings - holds
-	st.ScoreSum += float64(holds) / float64(bindings)
+	st.ScoreSum = st.ScoreSum.Add(ScoreOf(holds, bindings))
 	if holds == bindings {
 		st.Perfect++
 		return

@@ -1,9 +1,10 @@
 package evaluator_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
-	"math"
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"testing"
@@ -14,9 +15,9 @@ import (
 )
 
 // TestShardsUnion checks that the shards of a trace together evaluate
-// every snapshot once: their summed stats equal one run's (counts
-// exactly, score sums up to rounding), and the first witnesses in
-// snapshot order are the same.
+// every snapshot once: their summed stats equal one run's exactly, score
+// sums included, in whatever order they are summed, and the first
+// witnesses in snapshot order are the same.
 func TestShardsUnion(t *testing.T) {
 	c := evaltest.NewCase(11, 120)
 	spec, err := specs.Parse("random.yaml", []byte(c.Spec))
@@ -31,9 +32,10 @@ func TestShardsUnion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, sh := range []struct{ count, block int }{{1, 0}, {2, 1}, {3, 7}, {3, 0}, {4, 300}} {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, sh := range []struct{ count, block int }{{1, 0}, {2, 1}, {3, 7}, {3, 0}, {4, 300}, {5, 2}} {
 		t.Run(fmt.Sprintf("%d/%d", sh.count, sh.block), func(t *testing.T) {
-			sum := &evaluator.Result{Stats: make([]evaluator.Stats, len(prog.Props))}
+			parts := make([]*evaluator.Result, sh.count)
 			for x := range sh.count {
 				opts.Shard = evaluator.Shard{Index: x, Count: sh.count, Block: sh.block}
 				got, err := evaluator.Run(context.Background(), tr, prog, opts)
@@ -43,43 +45,58 @@ func TestShardsUnion(t *testing.T) {
 				if n := opts.Shard.Size(tr.NumSnapshots()); got.Snapshots != n {
 					t.Errorf("shard %d: %d snapshots, Size says %d", x, got.Snapshots, n)
 				}
-				sum.Snapshots += got.Snapshots
-				for i := range sum.Stats {
-					s := &sum.Stats[i]
-					ws := append(s.Witnesses, got.Stats[i].Witnesses...)
-					ms := append(s.Moments, got.Stats[i].Moments...)
-					s.Witnesses, s.Moments = nil, nil
-					s.Merge(&got.Stats[i], 0, 0)
-					slices.SortStableFunc(ws, func(a, b evaluator.Witness) int { return int(a.Snapshot) - int(b.Snapshot) })
-					s.Witnesses = ws[:min(len(ws), maxW)]
-					slices.Sort(ms)
-					s.Moments = ms[:min(len(ms), evaluator.MaxMoments)]
-				}
+				parts[x] = got
 			}
-			if sum.Snapshots != want.Snapshots {
-				t.Fatalf("shards cover %d snapshots, want %d", sum.Snapshots, want.Snapshots)
+			// Score sums are exact, so the order of the merge does not
+			// matter: in shard order, backwards, and shuffled.
+			orders := [][]int{make([]int, sh.count), make([]int, sh.count), rng.Perm(sh.count)}
+			for x := range sh.count {
+				orders[0][x], orders[1][x] = x, sh.count-1-x
 			}
-			for i := range want.Stats {
-				g, w := sum.Stats[i], want.Stats[i]
-				if math.Abs(g.ScoreSum-w.ScoreSum) > 1e-9 {
-					t.Fatalf("%s: score sum %v, want %v", prog.Props[i].Text, g.ScoreSum, w.ScoreSum)
+			for _, order := range orders {
+				sum := merge(parts, order, len(prog.Props), maxW)
+				if sum.Snapshots != want.Snapshots {
+					t.Fatalf("shards %v cover %d snapshots, want %d", order, sum.Snapshots, want.Snapshots)
 				}
-				g.ScoreSum = w.ScoreSum
-				if len(g.Tags) == 0 && len(w.Tags) == 0 {
-					g.Tags, w.Tags = nil, nil
-				}
-				if len(g.Witnesses) == 0 && len(w.Witnesses) == 0 {
-					g.Witnesses, w.Witnesses = nil, nil
-				}
-				if len(g.Moments) == 0 && len(w.Moments) == 0 {
-					g.Moments, w.Moments = nil, nil
-				}
-				if !reflect.DeepEqual(g, w) {
-					t.Fatalf("%s:\nshards %+v\none    %+v", prog.Props[i].Text, g, w)
+				for i := range want.Stats {
+					g, w := sum.Stats[i], want.Stats[i]
+					if len(g.Tags) == 0 && len(w.Tags) == 0 {
+						g.Tags, w.Tags = nil, nil
+					}
+					if len(g.Witnesses) == 0 && len(w.Witnesses) == 0 {
+						g.Witnesses, w.Witnesses = nil, nil
+					}
+					if len(g.Moments) == 0 && len(w.Moments) == 0 {
+						g.Moments, w.Moments = nil, nil
+					}
+					if !reflect.DeepEqual(g, w) {
+						t.Fatalf("%s, shards merged in order %v:\nshards %+v\none    %+v", prog.Props[i].Text, order, g, w)
+					}
 				}
 			}
 		})
 	}
+}
+
+// merge sums the stats of shards parts in the given order, keeping the
+// first maxW witnesses and MaxMoments moments in snapshot order.
+func merge(parts []*evaluator.Result, order []int, nprops, maxW int) *evaluator.Result {
+	sum := &evaluator.Result{Stats: make([]evaluator.Stats, nprops)}
+	for _, x := range order {
+		sum.Snapshots += parts[x].Snapshots
+		for i := range sum.Stats {
+			s := &sum.Stats[i]
+			ws := append(s.Witnesses, parts[x].Stats[i].Witnesses...)
+			ms := append(s.Moments, parts[x].Stats[i].Moments...)
+			s.Witnesses, s.Moments = nil, nil
+			s.Merge(&parts[x].Stats[i], 0, 0)
+			slices.SortStableFunc(ws, func(a, b evaluator.Witness) int { return cmp.Compare(a.Snapshot, b.Snapshot) })
+			s.Witnesses = ws[:min(len(ws), maxW)]
+			slices.Sort(ms)
+			s.Moments = ms[:min(len(ms), evaluator.MaxMoments)]
+		}
+	}
+	return sum
 }
 
 func TestShardCheck(t *testing.T) {

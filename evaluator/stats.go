@@ -21,12 +21,12 @@ const MaxMoments = 16
 // Stats are the accumulated counts of one property over the snapshots
 // evaluated so far.
 type Stats struct {
-	Support            int64   // non-vacuous snapshots
-	Bindings           int64   // bindings, summed over snapshots
-	Violations         int64   // bindings at which the property fails
-	Perfect            int64   // non-vacuous snapshots with spatial score 1
-	ViolatingSnapshots int64   // non-vacuous snapshots with score below 1
-	ScoreSum           float64 // spatial scores, summed
+	Support            int64 // non-vacuous snapshots
+	Bindings           int64 // bindings, summed over snapshots
+	Violations         int64 // bindings at which the property fails
+	Perfect            int64 // non-vacuous snapshots with spatial score 1
+	ViolatingSnapshots int64 // non-vacuous snapshots with score below 1
+	ScoreSum           Score // spatial scores, summed exactly (see Score)
 
 	// Patterns counts bindings by the truth values of the literals: bit i
 	// of the index is literal i. It is kept for flat properties (no exists)
@@ -127,12 +127,12 @@ func formatMap(m map[string]any) string {
 }
 
 // HoldingRate returns the mean spatial score over non-vacuous snapshots,
-// or 0 if there are none.
+// or 0 if there are none: ScoreSum/Support, correctly rounded. Each
+// snapshot's score is rounded down to a multiple of 2^-64 first, so the
+// rate may fall short of the mean of the exact scores by less than 2^-64,
+// far below the float64's own rounding for rates above 2^-11.
 func (s *Stats) HoldingRate() float64 {
-	if s.Support == 0 {
-		return 0
-	}
-	return s.ScoreSum / float64(s.Support)
+	return s.ScoreSum.Rate(s.Support)
 }
 
 // TemporalRate returns the share of non-vacuous snapshots with score 1.
@@ -151,7 +151,7 @@ func (s *Stats) Merge(o *Stats, maxWitnesses, maxMoments int) {
 	s.Violations += o.Violations
 	s.Perfect += o.Perfect
 	s.ViolatingSnapshots += o.ViolatingSnapshots
-	s.ScoreSum += o.ScoreSum
+	s.ScoreSum = s.ScoreSum.Add(o.ScoreSum)
 	for i, n := range o.Patterns {
 		s.Patterns[i] += n
 	}

@@ -19,8 +19,8 @@ func TestKeep(t *testing.T) {
 		keep bool
 	}{
 		{"no support yet", evaluator.Stats{}, true},
-		{"at the ratio", evaluator.Stats{Support: 10, ScoreSum: 9}, true},
-		{"below", evaluator.Stats{Support: 10, ScoreSum: 8.9}, false},
+		{"at the ratio", evaluator.Stats{Support: 10, ScoreSum: evaluator.Score{Int: 9}}, true},
+		{"below", evaluator.Stats{Support: 10, ScoreSum: evaluator.Score{Int: 8, Frac: 1 << 63}}, false},
 	}
 	for _, tt := range tests {
 		if got := f.Keep(&tt.s); got != tt.keep {

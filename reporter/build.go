@@ -277,8 +277,8 @@ func newEntry(p *evaluator.Prop, st *evaluator.Stats, steadyTag string, th Thres
 }
 
 // roundRate rounds a rate to precision, so that the last bits of a sum
-// of per-snapshot scores, which depend on the order of the additions (one
-// run, or merged shards), change no comparison, rank or printed figure.
+// of per-snapshot scores, each rounded to a multiple of 2^-64, change no
+// comparison, rank or printed figure.
 func roundRate(h, precision float64) float64 {
 	scale := 1 / precision
 	return math.Round(h*scale) / scale

@@ -74,7 +74,7 @@ func stats(patterns map[int]int64) evaluator.Stats {
 		}
 	}
 	s.Support = s.Bindings
-	s.ScoreSum = float64(s.Bindings - s.Violations)
+	s.ScoreSum = evaluator.Score{Int: uint64(s.Bindings - s.Violations)}
 	s.Perfect = s.Bindings - s.Violations
 	s.ViolatingSnapshots = s.Violations
 	return s

@@ -25,9 +25,9 @@ type Thresholds struct {
 	FullMoments int
 
 	// RatePrecision is the precision at which holding rates are compared,
-	// ranked and printed. Rates are sums of per-snapshot scores, and the
-	// order of the additions (one run, or merged shards) changes their
-	// last bits.
+	// ranked and printed. Rates are sums of per-snapshot scores, each
+	// rounded down to a multiple of 2^-64 (evaluator.Score), so two rates
+	// equal as fractions may differ in their last bits.
 	RatePrecision float64
 }
 

@@ -5,8 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/augur-dev/augur/cluster"
@@ -21,8 +21,8 @@ func augur(t *testing.T, args ...string) {
 }
 
 // TestShardedStats checks that merged shards equal one run without
-// filtering: identical counts and witnesses, and score sums equal up to
-// rounding (they are added in another order).
+// filtering, exactly: counts, score sums and witnesses, whatever the
+// order in which the shards are given to augur merge.
 func TestShardedStats(t *testing.T) {
 	dir := t.TempDir()
 	spec, tr := "../../testdata/small.yaml", filepath.Join(dir, "small.trace")
@@ -40,6 +40,7 @@ func TestShardedStats(t *testing.T) {
 			augur(t, "infer", spec, tr, "-q", "--shard", fmt.Sprintf("%d/%d", x, sh.n), "--block", fmt.Sprint(sh.block), "--stats", p)
 			parts = append(parts, p)
 		}
+		slices.Reverse(parts)
 		merged := filepath.Join(dir, "merged.arrow")
 		augur(t, append(append([]string{"merge"}, parts...), "-o", merged)...)
 		got, err := cluster.Read(merged)
@@ -51,10 +52,6 @@ func TestShardedStats(t *testing.T) {
 		}
 		for i := range want.Stats {
 			g, w := got.Stats[i], want.Stats[i]
-			if math.Abs(g.HoldingRate()-w.HoldingRate()) > 1e-12 {
-				t.Fatalf("%d/%d: %s: holding rate %v, want %v", sh.n, sh.block, want.IDs[i], g.HoldingRate(), w.HoldingRate())
-			}
-			g.ScoreSum = w.ScoreSum
 			gj, _ := json.Marshal(g)
 			wj, _ := json.Marshal(w)
 			if !bytes.Equal(gj, wj) {
