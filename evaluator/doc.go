@@ -2,11 +2,12 @@
 // of a trace.
 //
 // [Compile] type-checks properties against a spec and resolves their
-// variables once. [Run] streams the trace in blocks of snapshots, spreads
-// the blocks over worker goroutines, and merges their partial [Stats] in
-// block order, so that results do not depend on the number of workers.
-// Between chunks of snapshots an optional [Pruner] drops properties that
-// no longer look like invariants.
+// variables once. [Run] streams the trace in chunks of snapshots and cuts
+// the properties into one span per worker goroutine; each span's engine
+// adds up its properties' [Stats] over every snapshot in trace order,
+// carrying what it knows from one chunk into the next, so that results do
+// not depend on the number of workers. Between chunks an optional
+// [Pruner] drops properties that no longer look like invariants.
 //
 // # Evaluators
 //

@@ -39,13 +39,13 @@ type fast struct {
 	cache, next map[uint32]*frow // prepared rows, of the previous and the current snapshot
 
 	rows, prev []*frow    // live nodes of the current and the previous snapshot
-	steady     bool       // prev is the previous snapshot of the task, of at most 64 nodes
+	steady     bool       // prev is the previous snapshot evaluated, of at most 64 nodes
 	moved      uint64     // positions whose row changed since the previous snapshot; all ones if unknown
 	colMoved   []uint64   // by column: positions whose cell changed
 	dup        bool       // a row appears twice among the members
 	task       *task      // the current task
-	idx        int        // the current snapshot's index in the task
-	tags       [][]string // tags of the task's snapshots so far
+	idx        int        // the current snapshot's index in the chunk
+	tags       [][]string // tags of the chunk's snapshots so far
 	ids        []uint64   // their IDs
 	tagged     []int32    // the indexes of those that have tags
 	scopes     []scopeRun // by plan scope
@@ -84,7 +84,7 @@ type scopeRun struct {
 	atoms  []int32   // the atoms they use
 	used   []bool    // by atom
 	users  [][]int32 // by atom: the active properties that use it
-	valid  bool      // bits hold the atoms at the previous snapshot of the task, over the same bindings
+	valid  bool      // bits hold the atoms at the previous snapshot evaluated, over the same bindings
 	table  *nodeTable
 	nb, nw int      // bindings of the current snapshot, and words per bitset
 	bind   []int32  // the current bindings, nslots each: node positions and member indexes
@@ -143,9 +143,9 @@ var scopeBytes = 16 << 20
 // prun is a property's run: the snapshots since start share its counts
 // (and its patterns, in fast.runPats, when the task counts them).
 type prun struct {
-	start int32 // -1: no run
-	mark  int32 // 1 + the snapshot index at which it was last marked dirty
-	owed  bool  // in its scope's owed list
+	start int32  // -1: no run
+	owed  bool   // in its scope's owed list
+	mark  uint64 // fast.gen when it was last marked dirty
 	holds int64
 	nb    int64
 }
@@ -209,29 +209,38 @@ func (e *fast) start(t *task) {
 	}
 	e.idx = 0
 	e.tags, e.tagged, e.ids = e.tags[:0], e.tagged[:0], e.ids[:0]
-	e.steady = false
-	e.prev = e.prev[:0]
 	if e.in.bytes > internBudget {
+		// The previous rows' cells hold ids of the values forgotten:
+		// the next snapshot is evaluated afresh (runs go on if its
+		// counts are the same).
 		e.in.reset()
 		clear(e.cache)
 		clear(e.memo) // keyed by ids
 		e.prepareConsts()
+		e.steady = false
+		for k := range e.scopes {
+			e.scopes[k].valid = false
+		}
 	}
 	for k, sc := range e.pl.scopes {
 		sr := &e.scopes[k]
-		sr.props, sr.atoms, sr.owed = sr.props[:0], sr.atoms[:0], sr.owed[:0]
-		sr.valid = false
+		// Properties pruned since the last chunk leave the scope; the
+		// runs of those that stay go on.
+		sr.props, sr.atoms = sr.props[:0], sr.atoms[:0]
 		clear(sr.used)
 		for a := range sr.users {
 			sr.users[a] = sr.users[a][:0]
 		}
 		for j := range sc.props {
 			pp := &sc.props[j]
-			if pp.index < t.lo || pp.index >= t.hi || !t.active[pp.index] {
+			if pp.index < t.lo || pp.index >= t.hi {
+				continue
+			}
+			if !t.active[pp.index] {
+				e.runs[pp.index] = prun{start: -1}
 				continue
 			}
 			sr.props = append(sr.props, int32(j))
-			e.runs[pp.index] = prun{start: -1}
 			for _, a := range pp.lits {
 				if n := len(sr.users[a]); n == 0 || sr.users[a][n-1] != int32(j) {
 					sr.users[a] = append(sr.users[a], int32(j))
@@ -244,6 +253,13 @@ func (e *fast) start(t *task) {
 				sr.atoms = append(sr.atoms, int32(a))
 			}
 		}
+		owed := sr.owed[:0]
+		for _, j := range sr.owed {
+			if t.active[sc.props[j].index] {
+				owed = append(owed, j)
+			}
+		}
+		sr.owed = owed
 	}
 	e.fallback = e.fallback[:0]
 	for _, i := range e.pl.fallback {
@@ -253,9 +269,17 @@ func (e *fast) start(t *task) {
 	}
 }
 
+// finish adds the runs so far to the stats; they go on into the next
+// chunk, whose snapshots the engine counts from 0 again.
 func (e *fast) finish() {
 	for k, sc := range e.pl.scopes {
-		e.endRuns(sc, &e.scopes[k])
+		for _, j := range e.scopes[k].props {
+			pp := &sc.props[j]
+			if ru := &e.runs[pp.index]; ru.start >= 0 {
+				e.flush(pp)
+				ru.start = 0
+			}
+		}
 	}
 }
 
@@ -302,7 +326,7 @@ func (e *fast) evalSnapshot(s *trace.Snapshot) error {
 		e.refNodes()
 		for i := t.lo; i < t.hi; i++ {
 			if t.active[i] {
-				e.ref.evalProp(e.pl.prog.Props[i], s, &t.acc[i], t.wits[i])
+				e.ref.evalProp(e.pl.prog.Props[i], s, &t.acc[i], t.wits)
 			}
 		}
 		return nil
@@ -317,7 +341,7 @@ func (e *fast) evalSnapshot(s *trace.Snapshot) error {
 	if len(e.fallback) > 0 {
 		e.refNodes()
 		for _, i := range e.fallback {
-			e.ref.evalProp(e.pl.prog.Props[i], s, &t.acc[i], t.wits[i])
+			e.ref.evalProp(e.pl.prog.Props[i], s, &t.acc[i], t.wits)
 		}
 	}
 	return nil
@@ -354,7 +378,7 @@ func (e *fast) load(s *trace.Snapshot) error {
 	}
 	e.cache, e.next = e.next, e.cache
 
-	steady := e.idx > 0 && e.steady && len(e.rows) == len(e.prev)
+	steady := e.steady && len(e.rows) == len(e.prev)
 	e.steady = len(e.rows) <= 64
 	if !steady {
 		e.moved = ^uint64(0)
@@ -773,9 +797,8 @@ func (e *fast) evalAll(sc *scope, sr *scopeRun) {
 	for _, a := range sr.atoms {
 		e.evalAtom(sc, sr, &sc.atoms[a], sr.bits[int(a)*sr.nw:][:sr.nw])
 	}
-	mark := int32(e.idx + 1)
 	for _, j := range sr.props {
-		e.runs[sc.props[j].index].mark = mark
+		e.runs[sc.props[j].index].mark = e.gen
 	}
 	sr.dirty = append(sr.dirty[:0], sr.props...)
 }
@@ -874,11 +897,10 @@ func (e *fast) evalMoved(sc *scope, sr *scopeRun, tb *nodeTable) {
 // touch marks dirty the properties that use atom a.
 func (e *fast) touch(sc *scope, sr *scopeRun, a int32) {
 	sr.atomMod[a] = e.gen
-	mark := int32(e.idx + 1)
 	for _, j := range sr.users[a] {
 		ru := &e.runs[sc.props[j].index]
-		if ru.mark != mark {
-			ru.mark = mark
+		if ru.mark != e.gen {
+			ru.mark = e.gen
 			sr.dirty = append(sr.dirty, j)
 		}
 	}
@@ -1226,7 +1248,7 @@ func (e *fast) settle(sr *scopeRun, pp *pprop, j int32, holds int64, nb int, pat
 			e.runPats[pp.index] = *pats
 		}
 	}
-	if holds < int64(nb) && !ru.owed && e.task.acc[pp.index].witnesses() < e.task.wits[pp.index] {
+	if holds < int64(nb) && !ru.owed && e.task.acc[pp.index].witnesses() < e.task.wits {
 		ru.owed = true
 		sr.owed = append(sr.owed, j)
 	}
@@ -1278,12 +1300,12 @@ func (e *fast) witnesses(sc *scope, sr *scopeRun, s *trace.Snapshot) {
 	for _, j := range sr.owed {
 		pp := &sc.props[j]
 		ru, st := &e.runs[pp.index], &e.task.acc[pp.index]
-		if ru.holds == ru.nb || st.witnesses() >= e.task.wits[pp.index] {
+		if ru.holds == ru.nb || st.witnesses() >= e.task.wits {
 			ru.owed = false
 			continue
 		}
-		e.witness(sc, sr, j, s, st, e.task.wits[pp.index])
-		if st.witnesses() < e.task.wits[pp.index] {
+		e.witness(sc, sr, j, s, st, e.task.wits)
+		if st.witnesses() < e.task.wits {
 			owed = append(owed, j)
 		} else {
 			ru.owed = false

@@ -89,9 +89,9 @@ variables:
 	}
 	defer e.close()
 	n := len(prog.Props)
-	tk := &task{active: make([]bool, n), acc: make([]Stats, n), hi: n, wits: make([]int, n), moments: MaxMoments}
+	tk := &task{active: make([]bool, n), acc: make([]Stats, n), hi: n, wits: 1, moments: MaxMoments}
 	for i := range tk.active {
-		tk.active[i], tk.wits[i] = true, 1
+		tk.active[i] = true
 	}
 	// Preparing a new state row allocates (decoding does); the steady
 	// state is that of rows already prepared.

@@ -139,7 +139,7 @@ func (r *reference) eval(s *trace.Snapshot) error {
 	t := r.task
 	for i := t.lo; i < t.hi; i++ {
 		if t.active[i] {
-			r.evalProp(r.prog.Props[i], s, &t.acc[i], t.wits[i])
+			r.evalProp(r.prog.Props[i], s, &t.acc[i], t.wits)
 		}
 	}
 	return nil

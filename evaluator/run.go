@@ -143,44 +143,35 @@ type Result struct {
 	Tags map[string]int64
 }
 
-// blockSize is the number of snapshots one task evaluates. A chunk of
-// snapshots is cut into blocks, and the properties into one slice per
-// worker; each task evaluates one slice over one block, so that small
-// chunks still keep every worker busy. Partial stats are merged in block
-// order, and block boundaries depend only on the chunk size, so the
-// floating-point sums are the same for any number of workers.
-const blockSize = 256
-
 // defaultChunk is the number of snapshots read between merges when no
 // Pruner sets the pace.
-const defaultChunk = 16 * blockSize
+const defaultChunk = 4096
 
-// engine evaluates snapshots for one goroutine.
+// engine evaluates, for one goroutine at a time, one span of the
+// properties over the snapshots of a run, in trace order: the span's
+// stats grow as the chunks of the run go by, and an engine carries what
+// it knows from one chunk into the next.
 type engine interface {
-	// start begins a task; the snapshots eval is given until the next
-	// start are consecutive.
+	// start begins a chunk. The task's span is the same at every chunk;
+	// properties may have left it (the Pruner), none joins.
 	start(t *task)
 	// eval evaluates the task's properties on s into the task's stats.
 	eval(s *trace.Snapshot) error
-	// finish completes the task's stats.
+	// finish brings the task's stats up to the end of the chunk.
 	finish()
 	// failures returns the expressions that failed on this engine.
 	failures() *failures
 	close()
 }
 
-// task is the work of one goroutine on one block: the active properties
+// task is the work of one engine on one chunk: the active properties
 // lo ≤ i < hi, accumulated into acc[i].
 type task struct {
-	active []bool
-	acc    []Stats
-	lo, hi int
-	// wits[i] is the number of witnesses property i may still use: the
-	// merged result keeps the first MaxWitnesses in snapshot order, so a
-	// block never needs more than the result still lacks when its chunk
-	// starts.
-	wits     []int
-	moments  int  // per property
+	active   []bool
+	acc      []Stats
+	lo, hi   int
+	wits     int  // witnesses kept per property
+	moments  int  // moments kept per property
 	patterns bool // count Stats.Patterns
 }
 
@@ -222,95 +213,78 @@ func Run(ctx context.Context, tr *trace.Trace, prog *Program, opts Options) (*Re
 		chunk = opts.Pruner.Every()
 	}
 
-	engines := make(chan engine, opts.Workers)
-	defer func() {
-		close(engines)
-		for e := range engines {
-			e.close()
-		}
-	}()
 	var pl *plan
 	if opts.Kind == Fast {
 		pl = newPlan(prog)
 	}
-	all := make([]engine, 0, opts.Workers)
-	for range opts.Workers {
-		e, err := newEngine(opts.Kind, tr, prog, pl)
-		if err != nil {
-			return nil, err
+	spans := propSpans(len(prog.Props), opts.Workers)
+	engines := make([]engine, 0, len(spans))
+	defer func() {
+		for _, e := range engines {
+			e.close()
 		}
-		all = append(all, e)
-		engines <- e
-	}
-
+	}()
 	res := &Result{Stats: make([]Stats, len(prog.Props)), Patterns: !opts.NoPatterns}
 	active := make([]bool, len(prog.Props))
 	for i := range active {
 		active[i] = true
 	}
-	wits := make([]int, len(prog.Props))
-	var partials [][]Stats
+	tasks := make([]task, len(spans))
+	for k, r := range spans {
+		e, err := newEngine(opts.Kind, tr, prog, pl)
+		if err != nil {
+			return nil, err
+		}
+		engines = append(engines, e)
+		tasks[k] = task{active: active, acc: res.Stats, lo: r.lo, hi: r.hi, wits: opts.MaxWitnesses, moments: opts.MaxMoments, patterns: !opts.NoPatterns}
+	}
+
 	sr := tr.Snapshots()
 	defer sr.Close()
 	tags := map[string]string{}
 	total := opts.Shard.Size(tr.NumSnapshots())
 	pos := 0 // position in the trace of the next snapshot sr reads
+	var snaps []trace.Snapshot
 	for {
-		blocks, err := readChunk(sr, chunk, tags, opts.Shard, opts.OnlyTag, &pos)
+		var err error
+		snaps, err = readChunk(sr, snaps[:0], chunk, tags, opts.Shard, opts.OnlyTag, &pos)
 		if err != nil {
 			return nil, err
 		}
-		if len(blocks) == 0 {
+		if len(snaps) == 0 {
 			break
 		}
-		for len(partials) < len(blocks) {
-			partials = append(partials, make([]Stats, len(prog.Props)))
-		}
-		for i := range wits {
-			wits[i] = opts.MaxWitnesses - len(res.Stats[i].Witnesses)
-		}
 		g, gctx := errgroup.WithContext(ctx)
-		spans := propSpans(len(prog.Props), len(blocks), opts.Workers)
-		for b, block := range blocks {
-			acc := partials[b]
-			for _, r := range spans {
-				g.Go(func() error {
-					e := <-engines
-					defer func() { engines <- e }()
-					for i := r.lo; i < r.hi; i++ {
-						acc[i].reset()
+		g.SetLimit(opts.Workers)
+		for k, e := range engines {
+			g.Go(func() error {
+				e.start(&tasks[k])
+				for i := range snaps {
+					if err := gctx.Err(); err != nil {
+						return err
 					}
-					e.start(&task{active: active, acc: acc, lo: r.lo, hi: r.hi, wits: wits, moments: opts.MaxMoments, patterns: !opts.NoPatterns})
-					for i := range block {
-						if err := gctx.Err(); err != nil {
-							return err
-						}
-						if err := e.eval(&block[i]); err != nil {
-							return err
-						}
+					if err := e.eval(&snaps[i]); err != nil {
+						return err
 					}
-					e.finish()
-					return nil
-				})
-			}
+				}
+				e.finish()
+				return nil
+			})
 		}
 		if err := g.Wait(); err != nil {
 			return nil, err
 		}
-		for b, block := range blocks {
-			for i := range res.Stats {
-				p := &partials[b][i]
-				p.buildWitnesses(prog.Props[i], opts.MaxWitnesses-len(res.Stats[i].Witnesses))
-				res.Stats[i].Merge(p, opts.MaxWitnesses, opts.MaxMoments)
-			}
-			res.Snapshots += len(block)
-			for i := range block {
-				for _, t := range block[i].Tags {
-					if res.Tags == nil {
-						res.Tags = map[string]int64{}
-					}
-					res.Tags[t]++
+		for i := range res.Stats {
+			st := &res.Stats[i]
+			st.buildWitnesses(prog.Props[i], opts.MaxWitnesses-len(st.Witnesses))
+		}
+		res.Snapshots += len(snaps)
+		for i := range snaps {
+			for _, t := range snaps[i].Tags {
+				if res.Tags == nil {
+					res.Tags = map[string]int64{}
 				}
+				res.Tags[t]++
 			}
 		}
 		// Pruning saves work on the snapshots still to come; after the
@@ -337,8 +311,11 @@ func Run(ctx context.Context, tr *trace.Trace, prog *Program, opts Options) (*Re
 	if err := sr.Err(); err != nil {
 		return nil, err
 	}
+	for i := range res.Stats {
+		res.Stats[i].dropPending()
+	}
 	var fails failures
-	for _, e := range all {
+	for _, e := range engines {
 		fails.merge(e.failures())
 	}
 	res.Failures = fails.list()
@@ -348,34 +325,28 @@ func Run(ctx context.Context, tr *trace.Trace, prog *Program, opts Options) (*Re
 // span is a slice lo ≤ i < hi of the properties.
 type span struct{ lo, hi int }
 
-// propSpans cuts n properties into as few slices as keep the workers busy
-// on a chunk of blocks: each task prepares the state rows of its block
-// again, so cutting more costs time.
-func propSpans(n, blocks, workers int) []span {
-	k := min(workers, (2*workers+blocks-1)/blocks)
+// propSpans cuts n properties into one slice per worker. Each slice is
+// one engine's for the whole run, so that a property's stats are added
+// up in trace order by one engine whatever the number of workers.
+func propSpans(n, workers int) []span {
 	var spans []span
-	for w := range k {
-		if lo, hi := w*n/k, (w+1)*n/k; lo < hi {
+	for w := range workers {
+		if lo, hi := w*n/workers, (w+1)*n/workers; lo < hi {
 			spans = append(spans, span{lo, hi})
 		}
 	}
 	return spans
 }
 
-// readChunk reads up to n snapshots of shard sh (carrying tag only, if
-// set), copied out of the reader, in blocks of blockSize; the others are
-// skipped. *pos is the trace position of the next snapshot sr reads. Tags
-// are interned in tags.
-func readChunk(sr *trace.SnapshotReader, n int, tags map[string]string, sh Shard, only string, pos *int) ([][]trace.Snapshot, error) {
-	var blocks [][]trace.Snapshot
-	for read := 0; read < n && sr.Next(); read++ {
+// readChunk appends to buf up to n snapshots of shard sh (carrying tag
+// only, if set), copied out of the reader; the others are skipped. *pos
+// is the trace position of the next snapshot sr reads. Tags are interned
+// in tags.
+func readChunk(sr *trace.SnapshotReader, buf []trace.Snapshot, n int, tags map[string]string, sh Shard, only string, pos *int) ([]trace.Snapshot, error) {
+	for len(buf) < n && sr.Next() {
 		*pos++
 		if !sh.Selects(*pos-1) || only != "" && !slices.Contains(sr.Snapshot().Tags, only) {
-			read--
 			continue
-		}
-		if read%blockSize == 0 {
-			blocks = append(blocks, make([]trace.Snapshot, 0, min(blockSize, n-read)))
 		}
 		s := sr.Snapshot()
 		c := trace.Snapshot{ID: s.ID, TS: s.TS, Members: append([]uint32(nil), s.Members...)}
@@ -387,7 +358,7 @@ func readChunk(sr *trace.SnapshotReader, n int, tags map[string]string, sh Shard
 			}
 			c.Tags = append(c.Tags, it)
 		}
-		blocks[len(blocks)-1] = append(blocks[len(blocks)-1], c)
+		buf = append(buf, c)
 	}
-	return blocks, sr.Err()
+	return buf, sr.Err()
 }

@@ -187,11 +187,5 @@ func (s *Stats) countTags(tags []string) {
 	}
 }
 
-// reset clears s for reuse, keeping its allocations.
-func (s *Stats) reset() {
-	tags, ws, pending, slots := s.Tags, s.Witnesses[:0], s.pending, s.slots
-	clear(tags)
-	clear(pending)
-	clear(slots)
-	*s = Stats{Tags: tags, Witnesses: ws, pending: pending[:0], slots: slots[:0]}
-}
+// dropPending frees the buffers of pending witnesses, all built.
+func (s *Stats) dropPending() { s.pending, s.slots = nil, nil }
