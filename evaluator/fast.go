@@ -49,7 +49,6 @@ type fast struct {
 	ids        []uint64   // their IDs
 	tagged     []int32    // the indexes of those that have tags
 	scopes     []scopeRun // by plan scope
-	runs       []prun     // by property
 	fallback   []int      // the task's active properties of plan.fallback
 	slots      []any      // a binding, for witnesses
 	cur        []int32    // a binding being enumerated
@@ -57,11 +56,8 @@ type fast struct {
 	argc       []*cell    // their cells
 	memo       map[callKey]callResult
 
-	// patterns says whether the task counts Stats.Patterns; runPats
-	// holds, by property, the patterns of its run, when it does.
-	patterns bool
-	runPats  [][1 << MaxPatternLiterals]int64
-	gen      uint64 // counts the snapshots evaluated, across tasks; from 1
+	patterns bool   // the task counts Stats.Patterns
+	gen      uint64 // counts the snapshots evaluated, across chunks; from 1
 }
 
 // frow is a prepared state row.
@@ -92,7 +88,7 @@ type scopeRun struct {
 	last   []int32  // its bindings at the previous snapshot
 	bits   []uint64 // atom a's bitset at bits[a*nw:]
 	tmp    []uint64
-	dirty  []int32      // properties to count again at this snapshot
+	dirty  []uint64     // by scope property: count it again at this snapshot
 	owed   []int32      // properties that fail and may still take witnesses
 	tables []*nodeTable // by number of nodes, up to 64
 	big    *nodeTable   // the table of the last number of nodes above 64
@@ -103,6 +99,14 @@ type scopeRun struct {
 	total   int      // bindings of the blocks so far
 	counts  []pcount // by scope property: its counts over the blocks so far
 	fail    []int32  // by scope property, nslots each: its first failing binding
+
+	// By scope property, in the order of scope.props so that counting
+	// the dirty ones walks memory forward: its run, its counts so far (a
+	// copy of its Stats' during a chunk), and the patterns of its run
+	// when the task counts them.
+	runs []prun
+	sums []psums
+	pats [][1 << MaxPatternLiterals]int64
 
 	// For the patterns of properties of up to three literals (derive):
 	// the number of bindings where each atom holds, and where each pair
@@ -141,13 +145,20 @@ const maxMasked = 64
 var scopeBytes = 16 << 20
 
 // prun is a property's run: the snapshots since start share its counts
-// (and its patterns, in fast.runPats, when the task counts them).
+// (and its patterns, in scopeRun.pats, when the task counts them).
 type prun struct {
-	start int32  // -1: no run
-	owed  bool   // in its scope's owed list
-	mark  uint64 // fast.gen when it was last marked dirty
-	holds int64
-	nb    int64
+	start       int32 // -1: no run
+	owed        bool  // in its scope's owed list
+	witnessed   bool  // its stats have all the witnesses they keep
+	momentsKept bool  // its stats have all the moments they keep
+	holds       int64
+	nb          int64
+}
+
+// psums are the counts of a property's Stats that every run adds to.
+type psums struct {
+	support, bindings, violations, perfect, violating int64
+	score                                             Score
 }
 
 // internBudget bounds the bytes of interned keys an engine keeps; past it
@@ -171,7 +182,6 @@ func newFast(tr *trace.Trace, prog *Program, pl *plan) (*fast, error) {
 		next:     map[uint32]*frow{},
 		colMoved: make([]uint64, len(pl.cols)),
 		scopes:   make([]scopeRun, len(pl.scopes)),
-		runs:     make([]prun, len(prog.Props)),
 	}
 	for k, sc := range pl.scopes {
 		sr := &e.scopes[k]
@@ -179,11 +189,13 @@ func newFast(tr *trace.Trace, prog *Program, pl *plan) (*fast, error) {
 		sr.users = make([][]int32, len(sc.atoms))
 		sr.ones, sr.onesAt, sr.atomMod = make([]int64, len(sc.atoms)), make([]uint64, len(sc.atoms)), make([]uint64, len(sc.atoms))
 		sr.pairN, sr.pairAt = make([]int64, len(sc.pairs)), make([]uint64, len(sc.pairs))
+		sr.dirty = make([]uint64, bitset.Words(len(sc.props)))
+		sr.runs, sr.sums = make([]prun, len(sc.props)), make([]psums, len(sc.props))
+		for j := range sr.runs {
+			sr.runs[j].start = -1
+		}
 		e.slots = make([]any, max(len(e.slots), sc.nslots))
 		e.cur = make([]int32, max(len(e.cur), sc.nslots))
-	}
-	for i := range e.runs {
-		e.runs[i].start = -1
 	}
 	e.prepareConsts()
 	return e, nil
@@ -204,9 +216,6 @@ func (e *fast) start(t *task) {
 	e.task = t
 	e.ref.task = t
 	e.patterns = t.patterns
-	if e.patterns && e.runPats == nil {
-		e.runPats = make([][1 << MaxPatternLiterals]int64, len(e.runs))
-	}
 	e.idx = 0
 	e.tags, e.tagged, e.ids = e.tags[:0], e.tagged[:0], e.ids[:0]
 	if e.in.bytes > internBudget {
@@ -237,10 +246,14 @@ func (e *fast) start(t *task) {
 				continue
 			}
 			if !t.active[pp.index] {
-				e.runs[pp.index] = prun{start: -1}
+				sr.runs[j] = prun{start: -1}
 				continue
 			}
 			sr.props = append(sr.props, int32(j))
+			st := &t.acc[pp.index]
+			sr.sums[j] = psums{st.Support, st.Bindings, st.Violations, st.Perfect, st.ViolatingSnapshots, st.ScoreSum}
+			ru := &sr.runs[j]
+			ru.witnessed, ru.momentsKept = st.witnesses() >= t.wits, len(st.Moments) >= t.moments
 			for _, a := range pp.lits {
 				if n := len(sr.users[a]); n == 0 || sr.users[a][n-1] != int32(j) {
 					sr.users[a] = append(sr.users[a], int32(j))
@@ -252,6 +265,9 @@ func (e *fast) start(t *task) {
 			if u {
 				sr.atoms = append(sr.atoms, int32(a))
 			}
+		}
+		if e.patterns && sr.pats == nil {
+			sr.pats = make([][1 << MaxPatternLiterals]int64, len(sc.props))
 		}
 		owed := sr.owed[:0]
 		for _, j := range sr.owed {
@@ -273,12 +289,14 @@ func (e *fast) start(t *task) {
 // chunk, whose snapshots the engine counts from 0 again.
 func (e *fast) finish() {
 	for k, sc := range e.pl.scopes {
-		for _, j := range e.scopes[k].props {
-			pp := &sc.props[j]
-			if ru := &e.runs[pp.index]; ru.start >= 0 {
-				e.flush(pp)
+		sr := &e.scopes[k]
+		for _, j := range sr.props {
+			if ru := &sr.runs[j]; ru.start >= 0 {
+				e.flush(sc, sr, j)
 				ru.start = 0
 			}
+			st, c := &e.task.acc[sc.props[j].index], &sr.sums[j]
+			st.Support, st.Bindings, st.Violations, st.Perfect, st.ViolatingSnapshots, st.ScoreSum = c.support, c.bindings, c.violations, c.perfect, c.violating, c.score
 		}
 	}
 }
@@ -287,11 +305,11 @@ func (e *fast) finish() {
 // current snapshot to their stats, and forgets the scope's bitsets.
 func (e *fast) endRuns(sc *scope, sr *scopeRun) {
 	for _, j := range sr.props {
-		e.flush(&sc.props[j])
+		e.flush(sc, sr, j)
 	}
 	sr.valid = false
 	for _, j := range sr.owed {
-		e.runs[sc.props[j].index].owed = false
+		sr.runs[j].owed = false
 	}
 	sr.owed = sr.owed[:0]
 }
@@ -655,10 +673,16 @@ func (e *fast) evalScope(sc *scope, sr *scopeRun, s *trace.Snapshot) error {
 		e.evalChanged(sc, sr)
 	}
 	sr.valid = true
-	for _, j := range sr.dirty {
-		e.recount(sc, sr, &sc.props[j], j)
+	for w, m := range sr.dirty {
+		if m == 0 {
+			continue
+		}
+		sr.dirty[w] = 0
+		for ; m != 0; m &= m - 1 {
+			j := int32(w<<6 + bits.TrailingZeros64(m))
+			e.recount(sc, sr, &sc.props[j], j)
+		}
 	}
-	sr.dirty = sr.dirty[:0]
 	e.witnesses(sc, sr, s)
 	return nil
 }
@@ -780,7 +804,7 @@ func (e *fast) endBlocks(sc *scope, sr *scopeRun, s *trace.Snapshot) {
 		if e.patterns && pp.patterns {
 			pats = &c.pats
 		}
-		e.settle(sr, pp, j, c.holds, sr.total, pats)
+		e.settle(sc, sr, j, c.holds, sr.total, pats)
 	}
 	e.witnesses(sc, sr, s)
 	sr.blocked = false
@@ -798,9 +822,8 @@ func (e *fast) evalAll(sc *scope, sr *scopeRun) {
 		e.evalAtom(sc, sr, &sc.atoms[a], sr.bits[int(a)*sr.nw:][:sr.nw])
 	}
 	for _, j := range sr.props {
-		e.runs[sc.props[j].index].mark = e.gen
+		bitset.Set(sr.dirty, int(j))
 	}
-	sr.dirty = append(sr.dirty[:0], sr.props...)
 }
 
 // evalChanged evaluates every atom again, and marks dirty the properties
@@ -815,7 +838,7 @@ func (e *fast) evalChanged(sc *scope, sr *scopeRun) {
 		old := sr.bits[int(a)*sr.nw:][:sr.nw]
 		if !slices.Equal(tmp, old) {
 			copy(old, tmp)
-			e.touch(sc, sr, a)
+			e.touch(sr, a)
 		}
 	}
 }
@@ -851,7 +874,7 @@ func (e *fast) evalMoved(sc *scope, sr *scopeRun, tb *nodeTable) {
 				changed = true
 			}
 			if changed {
-				e.touch(sc, sr, ai)
+				e.touch(sr, ai)
 			}
 			continue
 		}
@@ -889,20 +912,16 @@ func (e *fast) evalMoved(sc *scope, sr *scopeRun, tb *nodeTable) {
 			}
 		}
 		if changed {
-			e.touch(sc, sr, ai)
+			e.touch(sr, ai)
 		}
 	}
 }
 
 // touch marks dirty the properties that use atom a.
-func (e *fast) touch(sc *scope, sr *scopeRun, a int32) {
+func (e *fast) touch(sr *scopeRun, a int32) {
 	sr.atomMod[a] = e.gen
 	for _, j := range sr.users[a] {
-		ru := &e.runs[sc.props[j].index]
-		if ru.mark != e.gen {
-			ru.mark = e.gen
-			sr.dirty = append(sr.dirty, j)
-		}
+		bitset.Set(sr.dirty, int(j))
 	}
 }
 
@@ -1025,14 +1044,14 @@ func (e *fast) evalAtom(sc *scope, sr *scopeRun, a *fatom, out []uint64) {
 func (e *fast) recount(sc *scope, sr *scopeRun, pp *pprop, j int32) {
 	switch {
 	case !e.patterns || !pp.patterns:
-		e.settle(sr, pp, j, e.holds(sr, pp), sr.nb, nil)
+		e.settle(sc, sr, j, e.holds(sr, pp), sr.nb, nil)
 	case len(pp.lits) <= 3:
 		holds := e.holds(sr, pp)
 		pats := e.derive(sc, sr, pp, holds)
-		e.settle(sr, pp, j, holds, sr.nb, &pats)
+		e.settle(sc, sr, j, holds, sr.nb, &pats)
 	default:
 		holds, pats := e.count(sr, pp)
-		e.settle(sr, pp, j, holds, sr.nb, &pats)
+		e.settle(sc, sr, j, holds, sr.nb, &pats)
 	}
 }
 
@@ -1236,28 +1255,29 @@ func (e *fast) count(sr *scopeRun, pp *pprop) (int64, [1 << MaxPatternLiterals]i
 	return holds, pats
 }
 
-// settle gives a property its counts on the current snapshot, and its
-// patterns if the task counts them (else pats is nil): if they changed,
-// its run ends and a new one starts.
-func (e *fast) settle(sr *scopeRun, pp *pprop, j int32, holds int64, nb int, pats *[1 << MaxPatternLiterals]int64) {
-	ru := &e.runs[pp.index]
-	if ru.start < 0 || ru.holds != holds || ru.nb != int64(nb) || pats != nil && e.runPats[pp.index] != *pats {
-		e.flush(pp)
+// settle gives property j of the scope its counts on the current
+// snapshot, and its patterns if the task counts them (else pats is nil):
+// if they changed, its run ends and a new one starts.
+func (e *fast) settle(sc *scope, sr *scopeRun, j int32, holds int64, nb int, pats *[1 << MaxPatternLiterals]int64) {
+	ru := &sr.runs[j]
+	if ru.start < 0 || ru.holds != holds || ru.nb != int64(nb) || pats != nil && sr.pats[j] != *pats {
+		e.flush(sc, sr, j)
 		ru.start, ru.holds, ru.nb = int32(e.idx), holds, int64(nb)
 		if pats != nil {
-			e.runPats[pp.index] = *pats
+			sr.pats[j] = *pats
 		}
 	}
-	if holds < int64(nb) && !ru.owed && e.task.acc[pp.index].witnesses() < e.task.wits {
+	if holds < int64(nb) && !ru.owed && !ru.witnessed {
 		ru.owed = true
 		sr.owed = append(sr.owed, j)
 	}
 }
 
-// flush adds a property's run, which ends before the current snapshot,
-// to its stats.
-func (e *fast) flush(pp *pprop) {
-	ru := &e.runs[pp.index]
+// flush adds the run of property j of the scope, which ends before the
+// current snapshot, to its counts; its moments, tags and patterns go to
+// its stats.
+func (e *fast) flush(sc *scope, sr *scopeRun, j int32) {
+	ru := &sr.runs[j]
 	if ru.start < 0 {
 		return
 	}
@@ -1267,27 +1287,34 @@ func (e *fast) flush(pp *pprop) {
 	if n == 0 || ru.nb == 0 {
 		return
 	}
-	st := &e.task.acc[pp.index]
+	c := &sr.sums[j]
 	r := int64(n)
-	st.Support += r
-	st.Bindings += r * ru.nb
-	st.Violations += r * (ru.nb - ru.holds)
-	st.ScoreSum = st.ScoreSum.AddN(ScoreOf(ru.holds, ru.nb), r)
+	c.support += r
+	c.bindings += r * ru.nb
+	c.violations += r * (ru.nb - ru.holds)
+	c.score = c.score.AddN(ScoreOf(ru.holds, ru.nb), r)
+	pp := &sc.props[j]
 	if e.patterns && pp.patterns {
-		pats := &e.runPats[pp.index]
+		st := &e.task.acc[pp.index]
 		for pat := range 1 << len(pp.lits) {
-			st.Patterns[pat] += r * pats[pat]
+			st.Patterns[pat] += r * sr.pats[j][pat]
 		}
 	}
 	if ru.holds == ru.nb {
-		st.Perfect += r
+		c.perfect += r
 		return
 	}
-	st.ViolatingSnapshots += r
+	c.violating += r
+	k, _ := slices.BinarySearch(e.tagged, int32(start))
+	tagged := k < len(e.tagged) && int(e.tagged[k]) < e.idx
+	if ru.momentsKept && !tagged {
+		return
+	}
+	st := &e.task.acc[pp.index]
 	for _, id := range e.ids[start:min(e.idx, start+max(0, e.task.moments-len(st.Moments)))] {
 		st.addMoment(id, e.task.moments)
 	}
-	k, _ := slices.BinarySearch(e.tagged, int32(start))
+	ru.momentsKept = len(st.Moments) >= e.task.moments
 	for ; k < len(e.tagged) && int(e.tagged[k]) < e.idx; k++ {
 		st.countTags(e.tags[e.tagged[k]])
 	}
@@ -1298,14 +1325,12 @@ func (e *fast) flush(pp *pprop) {
 func (e *fast) witnesses(sc *scope, sr *scopeRun, s *trace.Snapshot) {
 	owed := sr.owed[:0]
 	for _, j := range sr.owed {
-		pp := &sc.props[j]
-		ru, st := &e.runs[pp.index], &e.task.acc[pp.index]
-		if ru.holds == ru.nb || st.witnesses() >= e.task.wits {
-			ru.owed = false
-			continue
+		ru, st := &sr.runs[j], &e.task.acc[sc.props[j].index]
+		if ru.holds < ru.nb && st.witnesses() < e.task.wits {
+			e.witness(sc, sr, j, s, st, e.task.wits)
 		}
-		e.witness(sc, sr, j, s, st, e.task.wits)
-		if st.witnesses() < e.task.wits {
+		ru.witnessed = st.witnesses() >= e.task.wits
+		if ru.holds < ru.nb && !ru.witnessed {
 			owed = append(owed, j)
 		} else {
 			ru.owed = false
