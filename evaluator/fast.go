@@ -767,9 +767,7 @@ func (e *fast) block(sc *scope, sr *scopeRun, bind []int32) {
 	}
 	sr.nb, sr.bind, sr.nw = nb, bind, bitset.Words(nb)
 	sr.allMod = e.gen
-	if n := len(sc.atoms) * sr.nw; len(sr.bits) < n {
-		sr.bits = make([]uint64, n)
-	}
+	sr.sizeBits(sc)
 	for _, a := range sr.atoms {
 		e.evalAtom(sc, sr, &sc.atoms[a], sr.bits[int(a)*sr.nw:][:sr.nw])
 	}
@@ -784,7 +782,7 @@ func (e *fast) block(sc *scope, sr *scopeRun, bind []int32) {
 				c.pats[k] += pats[k]
 			}
 		} else {
-			holds = e.holds(sr, pp)
+			holds = e.holds(sc, sr, j)
 		}
 		c.holds += holds
 		if holds < int64(nb) && !c.failed {
@@ -810,14 +808,21 @@ func (e *fast) endBlocks(sc *scope, sr *scopeRun, s *trace.Snapshot) {
 	sr.blocked = false
 }
 
+// sizeBits makes room for the bitsets of the scope's atoms at sr.nw
+// words each, and of its atom zero, which it clears.
+func (sr *scopeRun) sizeBits(sc *scope) {
+	if n := (len(sc.atoms) + 1) * sr.nw; len(sr.bits) < n {
+		sr.bits = make([]uint64, n)
+	}
+	clear(sr.bits[int(sc.zero)*sr.nw:][:sr.nw])
+}
+
 // evalAll evaluates every atom at every binding, and marks every property
 // dirty.
 func (e *fast) evalAll(sc *scope, sr *scopeRun) {
 	sr.nw = bitset.Words(sr.nb)
 	sr.allMod = e.gen
-	if n := len(sc.atoms) * sr.nw; len(sr.bits) < n {
-		sr.bits = make([]uint64, n)
-	}
+	sr.sizeBits(sc)
 	for _, a := range sr.atoms {
 		e.evalAtom(sc, sr, &sc.atoms[a], sr.bits[int(a)*sr.nw:][:sr.nw])
 	}
@@ -1044,9 +1049,9 @@ func (e *fast) evalAtom(sc *scope, sr *scopeRun, a *fatom, out []uint64) {
 func (e *fast) recount(sc *scope, sr *scopeRun, pp *pprop, j int32) {
 	switch {
 	case !e.patterns || !pp.patterns:
-		e.settle(sc, sr, j, e.holds(sr, pp), sr.nb, nil)
+		e.settle(sc, sr, j, e.holds(sc, sr, j), sr.nb, nil)
 	case len(pp.lits) <= 3:
-		holds := e.holds(sr, pp)
+		holds := e.holds(sc, sr, j)
 		pats := e.derive(sc, sr, pp, holds)
 		e.settle(sc, sr, j, holds, sr.nb, &pats)
 	default:
@@ -1143,46 +1148,32 @@ func (e *fast) pair(sc *scope, sr *scopeRun, p int32) int64 {
 	return int64(c)
 }
 
-// holds returns the number of the scope's current bindings at which pp
-// holds: the popcount of the OR of its literals' bitsets. Disjunctions
-// of up to three literals, nearly all of a pool, take their words from
-// slices hoisted out of the loop.
-func (e *fast) holds(sr *scopeRun, pp *pprop) int64 {
-	nb, nw := sr.nb, sr.nw
-	tail := bitset.Tail(nb)
-	last := nw - 1
-	lit := func(i int) ([]uint64, uint64) {
-		return sr.bits[int(pp.lits[i])*nw:][:nw], pp.xor[i]
-	}
-	var c int
-	switch len(pp.lits) {
-	case 1:
-		l0, x0 := lit(0)
-		for w := range last {
-			c += bits.OnesCount64(l0[w] ^ x0)
-		}
-		c += bits.OnesCount64((l0[last] ^ x0) & tail)
-	case 2:
-		l0, x0 := lit(0)
-		l1, x1 := lit(1)
-		for w := range last {
-			c += bits.OnesCount64((l0[w] ^ x0) | (l1[w] ^ x1))
-		}
-		c += bits.OnesCount64(((l0[last] ^ x0) | (l1[last] ^ x1)) & tail)
-	case 3:
-		l0, x0 := lit(0)
-		l1, x1 := lit(1)
-		l2, x2 := lit(2)
-		for w := range last {
-			c += bits.OnesCount64((l0[w] ^ x0) | (l1[w] ^ x1) | (l2[w] ^ x2))
-		}
-		c += bits.OnesCount64(((l0[last] ^ x0) | (l1[last] ^ x1) | (l2[last] ^ x2)) & tail)
-	default:
+// holds returns the number of the scope's current bindings at which
+// property j holds: the popcount of the OR of its literals' bitsets.
+// Properties of up to three literals, nearly all of a pool, take one
+// loop (scope.tri).
+func (e *fast) holds(sc *scope, sr *scopeRun, j int32) int64 {
+	nw, last := sr.nw, sr.nw-1
+	tail := bitset.Tail(sr.nb)
+	t := &sc.tri[j]
+	if t.atoms[0] < 0 {
+		pp := &sc.props[j]
+		var c int
 		for w := range last {
 			c += bits.OnesCount64(e.or(sr, pp, w))
 		}
 		c += bits.OnesCount64(e.or(sr, pp, last) & tail)
+		return int64(c)
 	}
+	l0 := sr.bits[int(t.atoms[0])*nw:][:nw]
+	l1 := sr.bits[int(t.atoms[1])*nw:][:nw]
+	l2 := sr.bits[int(t.atoms[2])*nw:][:nw]
+	x0, x1, x2 := -uint64(t.neg&1), -uint64(t.neg>>1&1), -uint64(t.neg>>2&1)
+	var c int
+	for w := range l0[:last] {
+		c += bits.OnesCount64((l0[w] ^ x0) | (l1[w] ^ x1) | (l2[w] ^ x2))
+	}
+	c += bits.OnesCount64(((l0[last] ^ x0) | (l1[last] ^ x1) | (l2[last] ^ x2)) & tail)
 	return int64(c)
 }
 

@@ -60,10 +60,23 @@ type scope struct {
 	nodeOnly bool // no iterator: the bindings depend only on the number of nodes
 	atoms    []fatom
 	props    []pprop
+	// tri are the properties again, as the engine counts those of at
+	// most three literals: a missing literal is atom zero, an index past
+	// the atoms whose bitset the engine keeps all zeros, so that one
+	// loop counts every such property.
+	tri  []ptri
+	zero int32
 	// pairs are the pairs of atoms, lower first, that three-literal
 	// properties combine: the engine counts the bindings where both
 	// hold once for all the properties that share them (fast.derive).
 	pairs [][2]int32
+}
+
+// ptri is a property of at most three literals: the atoms of its
+// literals and a bit per negated one. atoms[0] < 0 marks a longer one.
+type ptri struct {
+	atoms [3]int32
+	neg   uint8 // bit i: literal i is negated
 }
 
 // pquant is a node group (dom < 0) or an iterator.
@@ -138,7 +151,8 @@ func newPlan(prog *Program) *plan {
 
 // pack moves the literals of the scope's properties into one array each,
 // in property order: the engine reads them property after property. It
-// also lists the pairs of atoms of the three-literal properties.
+// also lists the pairs of atoms of the three-literal properties, and
+// fills scope.tri.
 func (sc *scope) pack() {
 	pairs := map[[2]int32]int32{}
 	for k := range sc.props {
@@ -169,6 +183,22 @@ func (sc *scope) pack() {
 		pp := &sc.props[k]
 		lits, xor = append(lits, pp.lits...), append(xor, pp.xor...)
 		pp.lits, pp.xor = lits[len(lits)-len(pp.lits):len(lits):len(lits)], xor[len(xor)-len(pp.xor):len(xor):len(xor)]
+	}
+	sc.zero = int32(len(sc.atoms))
+	sc.tri = make([]ptri, len(sc.props))
+	for k, pp := range sc.props {
+		t := &sc.tri[k]
+		if len(pp.lits) > len(t.atoms) {
+			t.atoms[0] = -1
+			continue
+		}
+		t.atoms = [3]int32{sc.zero, sc.zero, sc.zero}
+		for i, a := range pp.lits {
+			t.atoms[i] = a
+			if pp.xor[i] != 0 {
+				t.neg |= 1 << i
+			}
+		}
 	}
 }
 
