@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // Canonical returns a normalised copy of p:
@@ -24,6 +25,12 @@ import (
 // positions and source of p, so errors found in it point into p's
 // source. Canonical(Canonical(p)) prints the same as Canonical(p).
 func Canonical(p *Property) *Property {
+	c, _ := canonical(p)
+	return c
+}
+
+// canonical returns Canonical(p) and the text of each of its literals.
+func canonical(p *Property) (*Property, []string) {
 	names := make(map[string]string)
 	var nodes, iters int
 	for _, q := range p.Quants {
@@ -62,10 +69,12 @@ func Canonical(p *Property) *Property {
 	}
 	slices.SortStableFunc(lits, func(a, b keyed) int { return cmp.Compare(a.text, b.text) })
 	lits = slices.CompactFunc(lits, func(a, b keyed) bool { return a.text == b.text })
-	for _, k := range lits {
+	texts := make([]string, len(lits))
+	for i, k := range lits {
 		c.Matrix = append(c.Matrix, k.lit)
+		texts[i] = k.text
 	}
-	return c
+	return c, texts
 }
 
 // canonicalLiteral returns a copy of l with its operands renamed, a
@@ -121,7 +130,21 @@ func renameOperand(x Operand, names map[string]string) Operand {
 
 // Text returns the canonical text of p, Canonical(p).String(). Two
 // properties with the same text are the same property.
-func (p *Property) Text() string { return Canonical(p).String() }
+func (p *Property) Text() string {
+	c, texts := canonical(p)
+	var b strings.Builder
+	for _, q := range c.Quants {
+		writeQuantifier(&b, q)
+		b.WriteString(": ")
+	}
+	for i, t := range texts {
+		if i > 0 {
+			b.WriteString(" or ")
+		}
+		b.WriteString(t)
+	}
+	return b.String()
+}
 
 // ID returns the first 12 hex digits of the SHA-256 of p.Text().
 func (p *Property) ID() string {

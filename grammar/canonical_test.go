@@ -73,6 +73,9 @@ func checkCanonical(t *testing.T, p *Property) {
 	if p.String() != before {
 		t.Errorf("Canonical changed its argument: %s became %s", before, p)
 	}
+	if p.Text() != c.String() {
+		t.Errorf("Text() = %q, Canonical prints %q", p.Text(), c)
+	}
 	if cc := Canonical(c); !Equal(cc, c) {
 		t.Errorf("Canonical is not idempotent:\n once %s\ntwice %s", c, cc)
 	}

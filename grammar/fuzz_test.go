@@ -59,5 +59,8 @@ func FuzzParse(f *testing.F) {
 		if got := Canonical(q).String(); got != c.String() {
 			t.Fatalf("canonical text not stable: %q became %q", c, got)
 		}
+		if got := p.Text(); got != c.String() {
+			t.Fatalf("Text() = %q, Canonical prints %q", got, c)
+		}
 	})
 }
