@@ -145,8 +145,11 @@ const maxMasked = 64
 var scopeBytes = 16 << 20
 
 // prun is a property's run: the snapshots since start share its counts
-// (and its patterns, in scopeRun.pats, when the task counts them).
+// (and its patterns, in scopeRun.pats, when the task counts them). It
+// starts with the property's literals (scope.tri), so that counting the
+// property again reads one record.
 type prun struct {
+	ptri
 	start       int32 // -1: no run
 	owed        bool  // in its scope's owed list
 	witnessed   bool  // its stats have all the witnesses they keep
@@ -192,7 +195,7 @@ func newFast(tr *trace.Trace, prog *Program, pl *plan) (*fast, error) {
 		sr.dirty = make([]uint64, bitset.Words(len(sc.props)))
 		sr.runs, sr.sums = make([]prun, len(sc.props)), make([]psums, len(sc.props))
 		for j := range sr.runs {
-			sr.runs[j].start = -1
+			sr.runs[j] = prun{ptri: sc.tri[j], start: -1}
 		}
 		e.slots = make([]any, max(len(e.slots), sc.nslots))
 		e.cur = make([]int32, max(len(e.cur), sc.nslots))
@@ -246,7 +249,7 @@ func (e *fast) start(t *task) {
 				continue
 			}
 			if !t.active[pp.index] {
-				sr.runs[j] = prun{start: -1}
+				sr.runs[j] = prun{ptri: sr.runs[j].ptri, start: -1}
 				continue
 			}
 			sr.props = append(sr.props, int32(j))
@@ -1155,7 +1158,7 @@ func (e *fast) pair(sc *scope, sr *scopeRun, p int32) int64 {
 func (e *fast) holds(sc *scope, sr *scopeRun, j int32) int64 {
 	nw, last := sr.nw, sr.nw-1
 	tail := bitset.Tail(sr.nb)
-	t := &sc.tri[j]
+	t := &sr.runs[j].ptri
 	if t.atoms[0] < 0 {
 		pp := &sc.props[j]
 		var c int
