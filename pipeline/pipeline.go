@@ -29,6 +29,9 @@ type Options struct {
 	// Top is the number of entries per list of the report; 0 takes the
 	// spec's report.size.
 	Top int
+	// All lists every anomaly, also those violated at too many moments to
+	// stand out (reporter.Thresholds.StandOut).
+	All bool
 	// Baseline is the trace of a run believed good, or "": the
 	// almost-invariants that fail there too are ranked after the others.
 	Baseline string
@@ -170,6 +173,9 @@ func (p *Pipeline) Report(ctx context.Context, res *evaluator.Result, o Options)
 	ropts := reporter.OptionsFrom(p.Spec)
 	if o.Top > 0 {
 		ropts.Size = o.Top
+	}
+	if o.All {
+		ropts.Thresholds.StandOut = -1
 	}
 	if !res.Patterns {
 		if err := p.patterns(ctx, res, ropts, o); err != nil {

@@ -251,8 +251,8 @@ func fullMoments(es []*Entry, second func([]*grammar.Property, int) ([][]uint64,
 // across quantifier scopes (a two-node property has n(n-1) bindings per
 // snapshot, a one-node property n); the bound favours rare violations
 // backed by many snapshots, as Kremenek and Engler's z-ranking does, and
-// stays in [0, 1]. The reporter counts violation episodes as v (see
-// episodes).
+// stays in [0, 1]. The reporter counts violation events as v (see
+// events).
 func score(n, v int64, z float64) float64 {
 	if n <= 0 {
 		return 0
@@ -287,6 +287,44 @@ func episodes(moments []uint64, v int64) int64 {
 		n = (n*v + k - 1) / k
 	}
 	return n
+}
+
+// events counts the violation events in moments, the first violating
+// snapshots of a property failing at v in all: each episode (a run of
+// consecutive snapshot ids) is one event, or, when it lasts longer than
+// span snapshots, one per span begun (see Thresholds.EpisodeSpan). When
+// moments holds only the first of the v, the count is scaled up to all
+// of them.
+func events(moments []uint64, v int64, span int) int64 {
+	if len(moments) == 0 {
+		return v
+	}
+	n, start := int64(0), 0
+	for i := 1; i <= len(moments); i++ {
+		if i == len(moments) || moments[i] != moments[i-1]+1 {
+			n += int64((i - start + span - 1) / span)
+			start = i
+		}
+	}
+	if k := int64(len(moments)); k < v {
+		n = (n*v + k - 1) / k
+	}
+	return n
+}
+
+// standOut returns the entries of es violated at most most times (events),
+// in order, and how many it left out. A negative most keeps all.
+func standOut(es []*Entry, most int) ([]*Entry, int) {
+	if most < 0 {
+		return es, 0
+	}
+	out := es[:0:0]
+	for _, e := range es {
+		if e.ViolationEvents <= int64(most) {
+			out = append(out, e)
+		}
+	}
+	return out, len(es) - len(out)
 }
 
 // byScore orders the representatives of anomalies by score, then fewer

@@ -245,3 +245,25 @@ func TestEpisodes(t *testing.T) {
 		}
 	}
 }
+
+func TestEvents(t *testing.T) {
+	for _, tc := range []struct {
+		moments []uint64
+		v       int64
+		span    int
+		want    int64
+	}{
+		{nil, 0, 30, 0},
+		{nil, 3, 30, 3}, // no moments kept: each violation counts
+		{[]uint64{7, 8, 9}, 3, 30, 1},
+		{[]uint64{7, 8, 9}, 3, 3, 1},
+		{[]uint64{7, 8, 9, 10}, 4, 3, 2}, // a second span begun
+		{[]uint64{7, 9, 11}, 3, 1, 3},
+		{[]uint64{1, 2, 3, 4, 5, 6, 7, 20}, 8, 2, 5},
+		{[]uint64{1, 2, 5, 6}, 8, 30, 4}, // 2 events in the first half of 8: 4
+	} {
+		if got := events(tc.moments, tc.v, tc.span); got != tc.want {
+			t.Errorf("events(%v, %d, %d) = %d, want %d", tc.moments, tc.v, tc.span, got, tc.want)
+		}
+	}
+}

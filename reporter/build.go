@@ -116,7 +116,10 @@ type Candidates struct {
 	Equivalent       int `json:"equivalent"`  // folded into an equivalence set
 	Anomalies        int `json:"anomalies"`   // groups of almost-invariants failing at the same moments
 	Grouped          int `json:"grouped"`     // almost-invariants listed under a simpler one of their anomaly
-	InBaseline       int `json:"in_baseline"` // almost-invariants that fail in the baseline too
+	InBaseline       int `json:"in_baseline"` // almost-invariants standing out that fail in the baseline too
+	// NotStandingOut counts the anomalies left out of the report because
+	// they were violated at too many moments (Thresholds.StandOut).
+	NotStandingOut int `json:"not_standing_out"`
 }
 
 // Entry is one reported property.
@@ -137,8 +140,13 @@ type Entry struct {
 	// ViolatingEpisodes counts the runs of consecutive violating snapshots
 	// (by snapshot id): one lasting violation is one episode.
 	ViolatingEpisodes int64 `json:"violating_episodes"`
+	// ViolationEvents counts the violation episodes, an episode lasting
+	// longer than Thresholds.EpisodeSpan snapshots counting one per span
+	// begun: the events that rank the anomalies and decide whether they
+	// stand out.
+	ViolationEvents int64 `json:"violation_events"`
 	// Score ranks the almost-invariants: a lower confidence bound on the
-	// share of non-vacuous snapshots where no violation episode begins.
+	// share of non-vacuous snapshots where no violation event begins.
 	Score float64 `json:"score"`
 	// Equivalents fail at the same snapshots, as often: folded into this
 	// one, the simplest.
@@ -212,7 +220,8 @@ func Build(in Input, opts Options) (*Report, error) {
 	}
 	for _, e := range almost {
 		e.ViolatingEpisodes = episodes(moments[e], e.ViolatingSnapshots)
-		e.Score = roundRate(score(e.Support, e.ViolatingEpisodes, th.Z), th.RatePrecision)
+		e.ViolationEvents = events(moments[e], e.ViolatingSnapshots, th.EpisodeSpan)
+		e.Score = roundRate(score(e.Support, e.ViolationEvents, th.Z), th.RatePrecision)
 	}
 	anomalies := groupAnomalies(almost, func(e *Entry) []uint64 { return moments[e] }, th.Grouping)
 	r.Candidates.Anomalies = len(anomalies)
@@ -225,6 +234,8 @@ func Build(in Input, opts Options) (*Report, error) {
 	if opts.SteadyTag != "" {
 		steadyFirst(r.AlmostInvariants)
 	}
+	r.Candidates.AlmostInvariants = len(r.AlmostInvariants)
+	r.AlmostInvariants, r.Candidates.NotStandingOut = standOut(r.AlmostInvariants, th.StandOut)
 	if in.Baseline != nil {
 		n, err := baselineLast(r.AlmostInvariants, in.Baseline)
 		if err != nil {
@@ -232,7 +243,6 @@ func Build(in Input, opts Options) (*Report, error) {
 		}
 		r.Candidates.InBaseline = n
 	}
-	r.Candidates.AlmostInvariants = len(r.AlmostInvariants)
 	r.Candidates.Invariants = len(r.Invariants)
 	r.AlmostInvariants = cut(r.AlmostInvariants, opts.Size)
 	r.Invariants = cut(r.Invariants, opts.Size)

@@ -28,6 +28,12 @@ func build(t *testing.T, props []string, stats []evaluator.Stats) *Report {
 // baseline is not nil, the number of baseline snapshots where each fails.
 func buildWithBaseline(t *testing.T, props []string, stats []evaluator.Stats, baseline []int64) *Report {
 	t.Helper()
+	return buildThresholds(t, props, stats, baseline, Thresholds{})
+}
+
+// buildThresholds builds as buildWithBaseline does, with thresholds th.
+func buildThresholds(t *testing.T, props []string, stats []evaluator.Stats, baseline []int64, th Thresholds) *Report {
+	t.Helper()
 	spec, err := specs.Parse("bools.yaml", []byte(boolSpec))
 	if err != nil {
 		t.Fatal(err)
@@ -55,7 +61,7 @@ func buildWithBaseline(t *testing.T, props []string, stats []evaluator.Stats, ba
 			return counts, nil
 		}
 	}
-	r, err := Build(in, Options{HoldRatio: 0.9, MinSupport: 10, Alpha: 0.01})
+	r, err := Build(in, Options{HoldRatio: 0.9, MinSupport: 10, Alpha: 0.01, Thresholds: th})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,9 +107,11 @@ func TestOrEffectIndependent(t *testing.T) {
 func TestOrEffectDependent(t *testing.T) {
 	// a fails 40% of the time, and b holds exactly then, but for 5 rare
 	// bindings: a or b is an almost-invariant with no candidate part.
-	r := build(t, []string{`forall n0 in nodes: n0.a or n0.b`}, []evaluator.Stats{
+	// Its 5 violations, at moments unknown, are 5 events: too many to
+	// stand out, so every anomaly is listed.
+	r := buildThresholds(t, []string{`forall n0 in nodes: n0.a or n0.b`}, []evaluator.Stats{
 		stats(map[int]int64{0b00: 5, 0b01: 600, 0b10: 395}),
-	})
+	}, nil, Thresholds{StandOut: -1})
 	if got := texts(r.AlmostInvariants); !reflect.DeepEqual(got, []string{"forall n0 in nodes: n0.a or n0.b"}) {
 		t.Errorf("almost-invariants = %v", got)
 	}
@@ -122,7 +130,8 @@ func TestOrEffectSubDisjunction(t *testing.T) {
 	// b holds at 8% of a's violations and 8% elsewhere: a or b is the
 	// or-effect of a.
 	ab := stats(map[int]int64{0b00: 18, 0b10: 2, 0b01: 900, 0b11: 80})
-	r := build(t, props, []evaluator.Stats{a, ac, ab})
+	// Violations at moments unknown count as events: list every anomaly.
+	r := buildThresholds(t, props, []evaluator.Stats{a, ac, ab}, nil, Thresholds{StandOut: -1})
 	want := []string{"forall n0 in nodes: n0.a or n0.c", "forall n0 in nodes: n0.a"}
 	if got := texts(r.AlmostInvariants); !reflect.DeepEqual(got, want) {
 		t.Fatalf("almost-invariants = %v, want %v", got, want)
@@ -333,5 +342,76 @@ func TestLastingOutranksScattered(t *testing.T) {
 	}
 	if a, b := r.AlmostInvariants[0], r.AlmostInvariants[1]; a.ViolatingEpisodes != 1 || b.ViolatingEpisodes != 3 {
 		t.Errorf("violating episodes %d and %d, want 1 and 3", a.ViolatingEpisodes, b.ViolatingEpisodes)
+	}
+}
+
+// TestStandOut checks that the report lists only the anomalies violated
+// at most Thresholds.StandOut times, counts the others, and lists them
+// all when StandOut is negative; and that the baseline reorders what
+// stands out.
+func TestStandOut(t *testing.T) {
+	const (
+		once      = "forall n0 in nodes: n0.a"
+		recurring = "forall n0 in nodes: n0.b"
+		thrice    = "forall n0 in nodes: n0.c"
+	)
+	props := []string{once, recurring, thrice}
+	st := []evaluator.Stats{at(span(100, 104)...), at(10, 200, 400, 600, 800), at(50, 500, 900)}
+	r := buildThresholds(t, props, st, nil, Thresholds{StandOut: 3})
+	if got, want := texts(r.AlmostInvariants), []string{once, thrice}; !reflect.DeepEqual(got, want) {
+		t.Errorf("stand-out 3: almost-invariants = %v, want %v", got, want)
+	}
+	if c := r.Candidates; c.AlmostInvariants != 3 || c.NotStandingOut != 1 {
+		t.Errorf("stand-out 3: candidates %+v, want 3 almost-invariants, 1 not standing out", c)
+	}
+	if got := r.AlmostInvariants[1].ViolationEvents; got != 3 {
+		t.Errorf("violation events of %s = %d, want 3", thrice, got)
+	}
+	if !strings.Contains(r.Candidates.summary(), "1 anomalies violated at too many moments") {
+		t.Errorf("summary %q does not say what was left out", r.Candidates.summary())
+	}
+	r = buildThresholds(t, props, st, nil, Thresholds{StandOut: 1})
+	if got, want := texts(r.AlmostInvariants), []string{once}; !reflect.DeepEqual(got, want) {
+		t.Errorf("stand-out 1: almost-invariants = %v, want %v", got, want)
+	}
+	r = buildThresholds(t, props, st, nil, Thresholds{StandOut: -1})
+	if got, want := texts(r.AlmostInvariants), []string{once, thrice, recurring}; !reflect.DeepEqual(got, want) {
+		t.Errorf("stand-out off: almost-invariants = %v, want %v", got, want)
+	}
+	if r.Candidates.NotStandingOut != 0 {
+		t.Errorf("stand-out off: %d not standing out", r.Candidates.NotStandingOut)
+	}
+	// The baseline is asked only about what stands out, and moves what
+	// fails there too after the rest.
+	r = buildThresholds(t, props, st, []int64{2, 0, 0}, Thresholds{StandOut: 3})
+	if got, want := texts(r.AlmostInvariants), []string{thrice, once}; !reflect.DeepEqual(got, want) {
+		t.Errorf("with baseline: almost-invariants = %v, want %v", got, want)
+	}
+}
+
+// TestLongViolationIsNotRare checks that a property violated through a
+// long stretch of the run counts one event per EpisodeSpan snapshots, so
+// that it ranks after a property violated at two moments and, past
+// StandOut events, is not listed; within the span it is one event.
+func TestLongViolationIsNotRare(t *testing.T) {
+	const (
+		long = "forall n0 in nodes: n0.a"
+		two  = "forall n0 in nodes: n0.b"
+	)
+	st := []evaluator.Stats{at(span(10, 104)...), at(300, 700)}
+	r := buildThresholds(t, []string{long, two}, st, nil, Thresholds{EpisodeSpan: 30, StandOut: -1})
+	if got, want := texts(r.AlmostInvariants), []string{two, long}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("span 30: almost-invariants = %v, want %v", got, want)
+	}
+	if e := r.AlmostInvariants[1]; e.ViolatingEpisodes != 1 || e.ViolationEvents != 4 {
+		t.Errorf("span 30: %d episodes, %d events; want 1 and 4", e.ViolatingEpisodes, e.ViolationEvents)
+	}
+	r = buildThresholds(t, []string{long, two}, st, nil, Thresholds{EpisodeSpan: 30, StandOut: 3})
+	if got, want := texts(r.AlmostInvariants), []string{two}; !reflect.DeepEqual(got, want) {
+		t.Errorf("span 30, stand-out 3: almost-invariants = %v, want %v", got, want)
+	}
+	r = buildThresholds(t, []string{long, two}, st, nil, Thresholds{EpisodeSpan: 100, StandOut: 3})
+	if got, want := texts(r.AlmostInvariants), []string{long, two}; !reflect.DeepEqual(got, want) {
+		t.Errorf("span 100: almost-invariants = %v, want %v", got, want)
 	}
 }

@@ -17,11 +17,16 @@
 //     under it as equivalents or "also fails here";
 //  4. ranks the anomalies by a score comparable across quantifier scopes:
 //     the lower confidence bound of the share of non-vacuous snapshots
-//     where the representative holds (rare violations backed by many
-//     snapshots first), then simplicity; with a steady tag asked for,
+//     where no violation event of the representative begins (rare
+//     violations backed by many snapshots first; a run of consecutive
+//     violating snapshots is one event, or one per Thresholds.EpisodeSpan
+//     snapshots it lasts), then simplicity; with a steady tag asked for,
 //     anomalies seen in steady state come first;
-//  5. ranks after the others what also fails in a baseline run;
-//  6. keeps the witnesses, and the report's warnings (expressions that
+//  5. keeps only the anomalies that stand out, violated at most
+//     Thresholds.StandOut times: a report may be shorter than its size,
+//     or empty, when few anomalies are rare;
+//  6. ranks after the others what also fails in a baseline run;
+//  7. keeps the witnesses, and the report's warnings (expressions that
 //     failed at run time) and each entry's (or-effect not tested).
 //
 // The fixed decision rules live in [Thresholds]. The report writes itself

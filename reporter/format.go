@@ -150,8 +150,12 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 
 // summary says what the reporter found and how it grouped it.
 func (c Candidates) summary() string {
-	return fmt.Sprintf("%d almost-invariants in %d anomalies (%d equivalent and %d more listed under a simpler one), %d invariants; %d dropped as or-effects",
+	s := fmt.Sprintf("%d almost-invariants in %d anomalies (%d equivalent and %d more listed under a simpler one), %d invariants; %d dropped as or-effects",
 		c.AlmostInvariants+c.Equivalent+c.Grouped, c.Anomalies, c.Equivalent, c.Grouped, c.Invariants, c.OrEffect)
+	if c.NotStandingOut > 0 {
+		s += fmt.Sprintf("; %d anomalies violated at too many moments to stand out, not listed", c.NotStandingOut)
+	}
+	return s
 }
 
 // mdCell escapes the pipes that would end a Markdown table cell.

@@ -18,6 +18,22 @@ type Thresholds struct {
 	// that ranks anomalies (see score): 1.645 is 95% confidence.
 	Z float64
 
+	// EpisodeSpan is how long one violation event lasts at most, in
+	// snapshots (see events): a violation episode longer than that counts
+	// one event per EpisodeSpan snapshots it lasts. A broken state lasts
+	// until something repairs it, so one lasting violation is one event;
+	// but a property violated through most of the run is not violated
+	// rarely, and counted as one event it would outrank every rare one.
+	EpisodeSpan int
+
+	// StandOut is the most violation events an anomaly may have and
+	// still stand out: the report lists only anomalies violated at most
+	// StandOut times (up to Options.Size of them), and counts the others
+	// in Candidates.NotStandingOut. An anomaly violated at more moments
+	// is a recurring state of the system, not a rare one. Negative lists
+	// every anomaly.
+	StandOut int
+
 	// FullMoments is how many violating snapshots of each candidate the
 	// second pass keeps (Input.Moments), so that grouping compares whole
 	// sets for all but broad properties; the evaluator's first pass keeps
@@ -36,6 +52,8 @@ var DefaultThresholds = Thresholds{
 	Grouping:      DefaultGrouping,
 	MinLift:       2,
 	Z:             1.645,
+	EpisodeSpan:   50,
+	StandOut:      4,
 	FullMoments:   4096,
 	RatePrecision: 1e-12,
 }
@@ -51,6 +69,12 @@ func (th Thresholds) withDefaults() Thresholds {
 	}
 	if th.Z == 0 {
 		th.Z = d.Z
+	}
+	if th.EpisodeSpan == 0 {
+		th.EpisodeSpan = d.EpisodeSpan
+	}
+	if th.StandOut == 0 {
+		th.StandOut = d.StandOut
 	}
 	if th.FullMoments == 0 {
 		th.FullMoments = d.FullMoments

@@ -11,9 +11,11 @@ import (
 
 // TestDemoFindsTheBug checks that the demo's top 10 holds a property
 // relevant to the injected bug (one whose violating snapshots mostly
-// carry the bug's tag), and that the share of relevant properties does
-// not fall below what the reporter reaches today on this run (3 of 10,
-// measured when the demo moved to the etcd raft testbed).
+// carry the bug's tag), and that the share of relevant properties among
+// those reported (precision, as augur bench testbeds counts it) does not
+// fall below what the reporter reached on this run when the demo moved to
+// the etcd raft testbed (3 of 10; with the stand-out rule, 2 of the 6
+// anomalies that stand out).
 func TestDemoFindsTheBug(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the demo evaluates about 50,000 properties")
@@ -35,7 +37,8 @@ func TestDemoFindsTheBug(t *testing.T) {
 	if s.First == 0 || s.First > k {
 		t.Errorf("first relevant property at rank %d, want within the top %d", s.First, k)
 	}
-	if s.Relevant < 3 {
-		t.Errorf("precision@%d = %d/%d, want at least 3/%d", k, s.Relevant, k, k)
+	reported := min(k, len(r.AlmostInvariants))
+	if 10*s.Relevant < 3*reported {
+		t.Errorf("precision@%d = %d/%d, want at least 30%%", k, s.Relevant, reported)
 	}
 }

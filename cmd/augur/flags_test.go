@@ -38,9 +38,9 @@ func TestInferFlags(t *testing.T) {
 			inferOptions{spec: "s.yaml", trace: "r.trace", format: "text", evaluator: "fast", selector: cluster.Selector{Block: 1024}},
 		},
 		{
-			[]string{"s.yaml", "r.trace", "--format", "json", "-o", "rep.json", "--top", "20", "--no-filter", "-q", "--baseline", "good.trace", "--evaluator", "reference", "--workers", "3"},
+			[]string{"s.yaml", "r.trace", "--format", "json", "-o", "rep.json", "--top", "20", "--no-filter", "-q", "--baseline", "good.trace", "--evaluator", "reference", "--workers", "3", "--all"},
 			inferOptions{spec: "s.yaml", trace: "r.trace", format: "json", output: "rep.json", top: 20, noFilter: true, quiet: true,
-				baseline: "good.trace", evaluator: "reference", workers: 3, selector: cluster.Selector{Block: 1024}},
+				baseline: "good.trace", evaluator: "reference", workers: 3, all: true, selector: cluster.Selector{Block: 1024}},
 		},
 		{
 			[]string{"s.yaml", "r.trace", "--shard", "1/4", "--block", "7", "--stats", "p1.arrow"},

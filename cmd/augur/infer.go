@@ -31,6 +31,7 @@ type inferOptions struct {
 	quiet       bool
 	baseline    string
 	onlyTag     string
+	all         bool
 
 	// Sharded evaluation into partial stats.
 	sharded  bool // a sharding flag was given
@@ -51,6 +52,7 @@ func (o *inferOptions) addFlags(cmd *cobra.Command) {
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress on stderr")
 	f.StringVar(&o.baseline, "baseline", "", "a trace of a run believed good: almost-invariants that fail there too are ranked last")
 	f.StringVar(&o.onlyTag, "only-tag", "", "evaluate only the snapshots carrying this tag (e.g. steady: no message in flight)")
+	f.BoolVar(&o.all, "all", false, "list every anomaly, also those violated at too many moments to stand out")
 }
 
 // pipelineOptions returns the pipeline options o asks for.
@@ -71,6 +73,7 @@ func (o *inferOptions) pipelineOptions() (pipeline.Options, error) {
 		Baseline:  o.baseline,
 		Timeline:  o.format == "html",
 		Output:    o.output,
+		All:       o.all,
 	}
 	if !o.quiet {
 		po.Progress = progress.New(o.stderr)

@@ -46,6 +46,7 @@ were computed from this spec, this trace and this pool, and ranks them as
 	f.StringVar(&o.infer.format, "format", "text", "output format: "+strings.Join(reporter.Formats, ", "))
 	intFlagP(f, &o.infer.top, "top", "", 0, 0, "entries per list (default: the spec's report.size)")
 	f.StringVarP(&o.infer.output, "output", "o", "", "write the report to this file instead of stdout")
+	f.BoolVar(&o.infer.all, "all", false, "list every anomaly, also those violated at too many moments to stand out")
 	return cmd
 }
 
