@@ -222,6 +222,41 @@ func TestFastMemo(t *testing.T) {
 	}
 }
 
+// TestMovingSpans checks that the results of both evaluators do not
+// depend on how Run cuts the properties between engines from one chunk to
+// the next: a property that changes engine starts a new run.
+func TestMovingSpans(t *testing.T) {
+	for seed := range uint64(4) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			c := evaltest.NewCase(200+seed, 120)
+			spec, err := specs.Parse("random.yaml", []byte(c.Spec))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr := c.Trace(t, seed, 700)
+			prog := c.Compile(t, spec)
+			opts := evaluator.Options{Kind: evaluator.Fast, Workers: 1, Pruner: keepAbove{every: 60, rate: 0.6}}
+			want, err := evaluator.Run(context.Background(), tr, prog, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer evaluator.MoveSpans(seed)()
+			for _, kind := range []evaluator.Kind{evaluator.Fast, evaluator.Reference} {
+				opts.Kind, opts.Workers = kind, 3
+				got, err := evaluator.Run(context.Background(), tr, prog, opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := range want.Stats {
+					if !reflect.DeepEqual(got.Stats[i], want.Stats[i]) {
+						t.Fatalf("%s, %s with moving spans:\ngot  %+v\nwant %+v", kind, prog.Props[i].Text, got.Stats[i], want.Stats[i])
+					}
+				}
+			}
+		})
+	}
+}
+
 // TestFastWorkers checks that the fast evaluator's results do not depend
 // on the number of workers.
 func TestFastWorkers(t *testing.T) {

@@ -1,5 +1,11 @@
 package evaluator
 
+import (
+	"math/rand/v2"
+	"slices"
+	"time"
+)
+
 // SetScopeBytes sets the memory a scope's bitsets may take per engine,
 // so that tests reach the evaluation in blocks on small traces, and
 // returns a function that restores it.
@@ -15,4 +21,30 @@ func SetMemoSize(n int) (restore func()) {
 	old := memoSize
 	memoSize = n
 	return func() { memoSize = old }
+}
+
+// MoveSpans makes Run move the bounds between its engines' spans to
+// random places after every chunk, instead of by their times, and
+// returns a function that restores it.
+func MoveSpans(seed uint64) (restore func()) {
+	old := balance
+	rng := rand.New(rand.NewPCG(seed, 0))
+	balance = func(tasks []task, _ []time.Duration, _ []bool) {
+		lo, hi := tasks[0].lo, tasks[len(tasks)-1].hi
+		cuts := make([]int, len(tasks)-1)
+		for k := range cuts {
+			cuts[k] = lo + rng.IntN(hi-lo+1)
+		}
+		slices.Sort(cuts)
+		for k := range tasks {
+			tasks[k].lo = lo
+			if k < len(cuts) {
+				tasks[k].hi = cuts[k]
+			} else {
+				tasks[k].hi = hi
+			}
+			lo = tasks[k].hi
+		}
+	}
+	return func() { balance = old }
 }

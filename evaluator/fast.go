@@ -50,6 +50,7 @@ type fast struct {
 	tagged     []int32    // the indexes of those that have tags
 	scopes     []scopeRun // by plan scope
 	fallback   []int      // the task's active properties of plan.fallback
+	lo, hi     int        // the span of the last task
 	slots      []any      // a binding, for witnesses
 	cur        []int32    // a binding being enumerated
 	args       []any      // predicate arguments
@@ -234,10 +235,20 @@ func (e *fast) start(t *task) {
 			e.scopes[k].valid = false
 		}
 	}
+	if t.lo != e.lo || t.hi != e.hi {
+		// The span moved (Run balances the engines): a property that
+		// joins starts a new run, and the atoms it reads are evaluated
+		// afresh.
+		e.lo, e.hi = t.lo, t.hi
+		for k := range e.scopes {
+			e.scopes[k].valid = false
+		}
+	}
 	for k, sc := range e.pl.scopes {
 		sr := &e.scopes[k]
-		// Properties pruned since the last chunk leave the scope; the
-		// runs of those that stay go on.
+		// Properties pruned since the last chunk, or now in another
+		// engine's span, leave the scope; the runs of those that stay go
+		// on.
 		sr.props, sr.atoms = sr.props[:0], sr.atoms[:0]
 		clear(sr.used)
 		for a := range sr.users {
@@ -245,10 +256,7 @@ func (e *fast) start(t *task) {
 		}
 		for j := range sc.props {
 			pp := &sc.props[j]
-			if pp.index < t.lo || pp.index >= t.hi {
-				continue
-			}
-			if !t.active[pp.index] {
+			if pp.index < t.lo || pp.index >= t.hi || !t.active[pp.index] {
 				sr.runs[j] = prun{ptri: sr.runs[j].ptri, start: -1}
 				continue
 			}
@@ -274,7 +282,7 @@ func (e *fast) start(t *task) {
 		}
 		owed := sr.owed[:0]
 		for _, j := range sr.owed {
-			if t.active[sc.props[j].index] {
+			if i := sc.props[j].index; i >= t.lo && i < t.hi && t.active[i] {
 				owed = append(owed, j)
 			}
 		}

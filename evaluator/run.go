@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -256,8 +257,11 @@ func Run(ctx context.Context, tr *trace.Trace, prog *Program, opts Options) (*Re
 		}
 		g, gctx := errgroup.WithContext(ctx)
 		g.SetLimit(opts.Workers)
+		took := make([]time.Duration, len(engines))
 		for k, e := range engines {
 			g.Go(func() error {
+				t0 := time.Now()
+				defer func() { took[k] = time.Since(t0) }()
 				e.start(&tasks[k])
 				for i := range snaps {
 					if err := gctx.Err(); err != nil {
@@ -307,6 +311,7 @@ func Run(ctx context.Context, tr *trace.Trace, prog *Program, opts Options) (*Re
 		if opts.Progress != nil {
 			opts.Progress(res.Snapshots, total)
 		}
+		balance(tasks, took, active)
 	}
 	if err := sr.Err(); err != nil {
 		return nil, err
@@ -336,6 +341,64 @@ func propSpans(n, workers int) []span {
 		}
 	}
 	return spans
+}
+
+// balance is rebalance; tests move the spans at will.
+var balance = rebalance
+
+// rebalance moves the bounds between the tasks' spans so that each
+// should take as long on the next chunk, if the last one took some a
+// tenth longer than the mean: it assumes each active property of a span
+// cost the same, its share of the span's time. Results do not depend on
+// the spans: each engine's stats are complete at the end of a chunk, and
+// a property that changes engine starts a new run there.
+func rebalance(tasks []task, took []time.Duration, active []bool) {
+	if len(tasks) < 2 {
+		return
+	}
+	var sum, worst time.Duration
+	cost := make([]float64, len(tasks)) // per active property
+	for k, t := range tasks {
+		sum += took[k]
+		worst = max(worst, took[k])
+		n := 0
+		for _, a := range active[t.lo:t.hi] {
+			if a {
+				n++
+			}
+		}
+		cost[k] = took[k].Seconds() / float64(max(n, 1))
+	}
+	if sum <= 0 || float64(worst) < 1.1*float64(sum)/float64(len(tasks)) {
+		return
+	}
+	old := make([]span, len(tasks))
+	for k, t := range tasks {
+		old[k] = span{t.lo, t.hi}
+	}
+	share := sum.Seconds() / float64(len(tasks))
+	var cuts []int
+	acc := 0.0
+	for k, sp := range old {
+		for i := sp.lo; i < sp.hi; i++ {
+			if !active[i] {
+				continue
+			}
+			acc += cost[k]
+			if len(cuts) < len(old)-1 && acc >= share*float64(len(cuts)+1) {
+				cuts = append(cuts, i+1)
+			}
+		}
+	}
+	lo := old[0].lo
+	for k := range tasks {
+		hi := old[len(old)-1].hi
+		if k < len(cuts) {
+			hi = cuts[k]
+		}
+		tasks[k].lo, tasks[k].hi = lo, hi
+		lo = hi
+	}
 }
 
 // readChunk appends to buf up to n snapshots of shard sh (carrying tag
