@@ -102,9 +102,9 @@ type scopeRun struct {
 	fail    []int32  // by scope property, nslots each: its first failing binding
 
 	// By scope property, in the order of scope.props so that counting
-	// the dirty ones walks memory forward: its run, its counts so far (a
-	// copy of its Stats' during a chunk), and the patterns of its run
-	// when the task counts them.
+	// the dirty ones walks memory forward: its run, what its runs added
+	// during the chunk (to its Stats at the end of the chunk), and the
+	// patterns of its run when the task counts them.
 	runs []prun
 	sums []psums
 	pats [][1 << MaxPatternLiterals]int64
@@ -159,7 +159,7 @@ type prun struct {
 	nb          int64
 }
 
-// psums are the counts of a property's Stats that every run adds to.
+// psums are what a property's runs add to the counts of its Stats.
 type psums struct {
 	support, bindings, violations, perfect, violating int64
 	score                                             Score
@@ -262,7 +262,6 @@ func (e *fast) start(t *task) {
 			}
 			sr.props = append(sr.props, int32(j))
 			st := &t.acc[pp.index]
-			sr.sums[j] = psums{st.Support, st.Bindings, st.Violations, st.Perfect, st.ViolatingSnapshots, st.ScoreSum}
 			ru := &sr.runs[j]
 			ru.witnessed, ru.momentsKept = st.witnesses() >= t.wits, len(st.Moments) >= t.moments
 			for _, a := range pp.lits {
@@ -307,7 +306,13 @@ func (e *fast) finish() {
 				ru.start = 0
 			}
 			st, c := &e.task.acc[sc.props[j].index], &sr.sums[j]
-			st.Support, st.Bindings, st.Violations, st.Perfect, st.ViolatingSnapshots, st.ScoreSum = c.support, c.bindings, c.violations, c.perfect, c.violating, c.score
+			st.Support += c.support
+			st.Bindings += c.bindings
+			st.Violations += c.violations
+			st.Perfect += c.perfect
+			st.ViolatingSnapshots += c.violating
+			st.ScoreSum = st.ScoreSum.Add(c.score)
+			*c = psums{}
 		}
 	}
 }

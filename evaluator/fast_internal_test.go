@@ -151,3 +151,82 @@ func TestNodeBindings(t *testing.T) {
 		}
 	}
 }
+
+// TestFastDuplicateMembers checks that the fast engine, which leaves a
+// snapshot listing a node twice to the reference, counts the snapshots
+// around it as the reference does. Traces cannot hold such snapshots
+// (the writer and the reader refuse them), so they are given to the
+// engines directly.
+func TestFastDuplicateMembers(t *testing.T) {
+	spec, err := specs.Parse("s.yaml", []byte("types: {Num: int64, Name: string}\nvariables: {id: Name, x: Num}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := trace.Schema{
+		{Name: "id", Type: arrow.BinaryTypes.String},
+		{Name: "x", Type: arrow.PrimitiveTypes.Int64},
+	}
+	b := tracetest.New(t, schema, trace.Options{})
+	var rows []uint32
+	for n, name := range []string{"a", "b", "c"} {
+		rows = append(rows, b.State(name, 0, name, int64(n)))
+	}
+	b.Snapshot(trace.Snapshot{Members: rows})
+	tr := b.Open()
+	var props []*grammar.Property
+	for _, src := range []string{`forall n0 in nodes: n0.x <= 1`, `forall n0, n1 in nodes: n0.x < n1.x or n0.x == 2`} {
+		p, err := grammar.Parse(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		props = append(props, p)
+	}
+	prog, err := Compile(spec, props)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var snaps []trace.Snapshot
+	for i := range 12 {
+		members := rows[:2+i%2]
+		if i%5 == 2 {
+			members = append([]uint32{rows[0]}, rows...) // a twice
+		}
+		snaps = append(snaps, trace.Snapshot{ID: uint64(i), Members: members})
+	}
+	ref, err := newReference(tr, prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ref.close()
+	fa, err := newFast(tr, prog, newPlan(prog))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fa.close()
+	var got [2][]Stats
+	for k, e := range []engine{ref, fa} {
+		n := len(prog.Props)
+		tk := &task{active: make([]bool, n), acc: make([]Stats, n), hi: n, moments: MaxMoments}
+		for i := range tk.active {
+			tk.active[i] = true
+		}
+		for chunk := range 2 { // runs go on from one chunk into the next
+			e.start(tk)
+			for i := range snaps[chunk*6 : chunk*6+6] {
+				if err := e.eval(&snaps[chunk*6+i]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			e.finish()
+		}
+		got[k] = tk.acc
+	}
+	for i := range prog.Props {
+		if r, f := got[0][i], got[1][i]; r.Support != f.Support || r.Violations != f.Violations || r.ScoreSum != f.ScoreSum || r.Perfect != f.Perfect || r.ViolatingSnapshots != f.ViolatingSnapshots {
+			t.Errorf("%s:\nfast      %+v\nreference %+v", prog.Props[i].Text, f, r)
+		}
+	}
+	if got[0][0].Support == 0 {
+		t.Error("nothing counted")
+	}
+}

@@ -153,8 +153,9 @@ const defaultChunk = 4096
 // stats grow as the chunks of the run go by, and an engine carries what
 // it knows from one chunk into the next.
 type engine interface {
-	// start begins a chunk. The task's span is the same at every chunk;
-	// properties may have left it (the Pruner), none joins.
+	// start begins a chunk. Properties may have left the task's span
+	// since the last chunk (the Pruner), and its bounds may have moved
+	// (rebalance).
 	start(t *task)
 	// eval evaluates the task's properties on s into the task's stats.
 	eval(s *trace.Snapshot) error
