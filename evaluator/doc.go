@@ -5,9 +5,11 @@
 // variables once. [Run] streams the trace in chunks of snapshots and cuts
 // the properties into one span per worker goroutine; each span's engine
 // adds up its properties' [Stats] over every snapshot in trace order,
-// carrying what it knows from one chunk into the next, so that results do
-// not depend on the number of workers. Between chunks an optional
-// [Pruner] drops properties that no longer look like invariants.
+// carrying what it knows from one chunk into the next. Between chunks the
+// bounds of the spans move so that the engines take as long; a property
+// that changes engine starts a new run, so results depend neither on the
+// number of workers nor on the spans. An optional [Pruner] also drops,
+// between chunks, properties that no longer look like invariants.
 //
 // # Evaluators
 //

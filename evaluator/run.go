@@ -331,9 +331,8 @@ func Run(ctx context.Context, tr *trace.Trace, prog *Program, opts Options) (*Re
 // span is a slice lo ≤ i < hi of the properties.
 type span struct{ lo, hi int }
 
-// propSpans cuts n properties into one slice per worker. Each slice is
-// one engine's for the whole run, so that a property's stats are added
-// up in trace order by one engine whatever the number of workers.
+// propSpans cuts n properties into one slice per worker, each one
+// engine's; rebalance moves the bounds between them as the run goes.
 func propSpans(n, workers int) []span {
 	var spans []span
 	for w := range workers {
