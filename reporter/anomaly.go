@@ -274,19 +274,7 @@ func score(n, v int64, z float64) float64 {
 // transient. When moments holds only the first of the v, the count is
 // scaled up to all of them.
 func episodes(moments []uint64, v int64) int64 {
-	if len(moments) == 0 {
-		return v
-	}
-	n := int64(1)
-	for i := 1; i < len(moments); i++ {
-		if moments[i] != moments[i-1]+1 {
-			n++
-		}
-	}
-	if k := int64(len(moments)); k < v {
-		n = (n*v + k - 1) / k
-	}
-	return n
+	return events(moments, v, max(1, len(moments))) // no episode is longer
 }
 
 // events counts the violation events in moments, the first violating
