@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"bytes"
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
@@ -9,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Canonical returns a normalised copy of p:
@@ -130,20 +132,209 @@ func renameOperand(x Operand, names map[string]string) Operand {
 
 // Text returns the canonical text of p, Canonical(p).String(). Two
 // properties with the same text are the same property.
+//
+// It prints the canonical literals straight into one buffer, without the
+// canonical copy of p: reporters and compilers call it for every
+// property of a pool, and sub-disjunctions of each.
 func (p *Property) Text() string {
-	c, texts := canonical(p)
-	var b strings.Builder
-	for _, q := range c.Quants {
-		writeQuantifier(&b, q)
-		b.WriteString(": ")
+	t := texters.Get().(*texter)
+	defer texters.Put(t)
+	t.buf, t.names, t.nodes, t.its = t.buf[:0], t.names[:0], 0, 0
+	var spans [8]textSpan
+	for _, q := range p.Quants {
+		for _, v := range q.Vars {
+			t.bind(v, q.Domain != nil)
+		}
 	}
-	for i, t := range texts {
+	for _, q := range p.Quants {
+		t.buf = append(t.buf, q.Kind.String()...)
+		t.buf = append(t.buf, ' ')
+		for i, v := range q.Vars {
+			if i > 0 {
+				t.buf = append(t.buf, ", "...)
+			}
+			t.buf = append(t.buf, t.name(v)...)
+		}
+		t.buf = append(t.buf, " in "...)
+		if q.Domain == nil {
+			t.buf = append(t.buf, "nodes"...)
+		} else {
+			t.operand(q.Domain)
+		}
+		t.buf = append(t.buf, ": "...)
+	}
+	prefix := len(t.buf)
+	lits := spans[:0]
+	for _, l := range p.Matrix {
+		start := len(t.buf)
+		t.literal(l)
+		lits = append(lits, textSpan{start, len(t.buf)})
+	}
+	text := func(s textSpan) []byte { return t.buf[s.lo:s.hi] }
+	slices.SortStableFunc(lits, func(a, b textSpan) int { return bytes.Compare(text(a), text(b)) })
+	lits = slices.CompactFunc(lits, func(a, b textSpan) bool { return bytes.Equal(text(a), text(b)) })
+	n := prefix
+	for _, s := range lits {
+		n += len(" or ") + s.hi - s.lo
+	}
+	var b strings.Builder
+	b.Grow(n)
+	b.Write(t.buf[:prefix])
+	for i, s := range lits {
 		if i > 0 {
 			b.WriteString(" or ")
 		}
-		b.WriteString(t)
+		b.Write(text(s))
 	}
 	return b.String()
+}
+
+// A texter prints the canonical literals of one property for Text.
+// Texters are reused, so that Text allocates only the text.
+type texter struct {
+	buf        []byte
+	names      []varName // in binding order; a later binding of a name wins
+	nodes, its int
+}
+
+var texters = sync.Pool{New: func() any { return new(texter) }}
+
+type varName struct{ v, name string }
+
+type textSpan struct{ lo, hi int }
+
+var (
+	nodeNames = [...]string{"n0", "n1", "n2", "n3", "n4", "n5", "n6", "n7"}
+	iterNames = [...]string{"e0", "e1", "e2", "e3", "e4", "e5", "e6", "e7"}
+)
+
+// bind names v as canonical does: n0, n1, … for node variables, e0, e1,
+// … for iterator variables.
+func (t *texter) bind(v string, iter bool) {
+	var name string
+	switch {
+	case !iter && t.nodes < len(nodeNames):
+		name = nodeNames[t.nodes]
+	case !iter:
+		name = "n" + strconv.Itoa(t.nodes)
+	case t.its < len(iterNames):
+		name = iterNames[t.its]
+	default:
+		name = "e" + strconv.Itoa(t.its)
+	}
+	if iter {
+		t.its++
+	} else {
+		t.nodes++
+	}
+	t.names = append(t.names, varName{v, name})
+}
+
+// name returns the canonical name of v, or v if no quantifier binds it.
+func (t *texter) name(v string) string {
+	for i := len(t.names) - 1; i >= 0; i-- {
+		if t.names[i].v == v {
+			return t.names[i].name
+		}
+	}
+	return v
+}
+
+// literal prints canonicalLiteral(l).String().
+func (t *texter) literal(l *Literal) {
+	c, ok := l.Atom.(*Compare)
+	if !ok || (c.Op != OpEq && c.Op != OpNe) {
+		if l.Neg {
+			t.buf = append(t.buf, "not "...)
+		}
+		t.atom(l.Atom)
+		return
+	}
+	op := c.Op
+	if l.Neg {
+		if op == OpEq {
+			op = OpNe
+		} else {
+			op = OpEq
+		}
+	}
+	// Print both operands, then the literal after them in canonical
+	// order (operandLess), then move it over them.
+	start := len(t.buf)
+	t.operand(c.X)
+	mid := len(t.buf)
+	t.operand(c.Y)
+	end := len(t.buf)
+	x, y := t.buf[start:mid], t.buf[mid:end]
+	_, xc := c.X.(*Const)
+	_, yc := c.Y.(*Const)
+	if xc != yc && xc || xc == yc && bytes.Compare(y, x) < 0 {
+		x, y = y, x
+	}
+	t.buf = append(t.buf, x...)
+	t.buf = append(t.buf, ' ')
+	t.buf = append(t.buf, op.String()...)
+	t.buf = append(t.buf, ' ')
+	t.buf = append(t.buf, y...)
+	t.buf = t.buf[:start+copy(t.buf[start:], t.buf[end:])]
+}
+
+// atom prints a with its variables renamed, as writeAtom does.
+func (t *texter) atom(a Atom) {
+	switch a := a.(type) {
+	case *Compare:
+		t.binary(a.X, a.Op.String(), a.Y)
+	case *In:
+		t.binary(a.X, "in", a.S)
+	case *Subset:
+		t.binary(a.X, "subset", a.Y)
+	case *Empty:
+		t.call("empty", a.S)
+	case *IsSet:
+		t.call("set", a.X)
+	case *Truth:
+		t.operand(a.X)
+	case *Call:
+		t.call(a.Name, a.Args...)
+	default:
+		t.buf = append(t.buf, "<nil>"...)
+	}
+}
+
+func (t *texter) binary(x Operand, op string, y Operand) {
+	t.operand(x)
+	t.buf = append(t.buf, ' ')
+	t.buf = append(t.buf, op...)
+	t.buf = append(t.buf, ' ')
+	t.operand(y)
+}
+
+func (t *texter) call(name string, args ...Operand) {
+	t.buf = append(t.buf, name...)
+	t.buf = append(t.buf, '(')
+	for i, x := range args {
+		if i > 0 {
+			t.buf = append(t.buf, ", "...)
+		}
+		t.operand(x)
+	}
+	t.buf = append(t.buf, ')')
+}
+
+// operand prints x with its variable renamed, as writeOperand does.
+func (t *texter) operand(x Operand) {
+	switch x := x.(type) {
+	case *Path:
+		t.buf = append(t.buf, t.name(x.Var)...)
+		for _, f := range x.Fields {
+			t.buf = append(t.buf, '.')
+			t.buf = append(t.buf, f...)
+		}
+	case *Const:
+		t.buf = appendConst(t.buf, x)
+	default:
+		t.buf = append(t.buf, "<nil>"...)
+	}
 }
 
 // ID returns the first 12 hex digits of the SHA-256 of p.Text().

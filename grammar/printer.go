@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"bytes"
 	"math"
 	"strconv"
 	"strings"
@@ -125,22 +126,26 @@ func writeOperand(b *strings.Builder, x Operand) {
 // fraction or an exponent, so they do not read back as integers; the
 // infinities and NaN, which Parse never returns, print as +Inf, -Inf
 // and NaN, which Parse rejects.
-func constText(c *Const) string {
+func constText(c *Const) string { return string(appendConst(nil, c)) }
+
+// appendConst appends constText(c) to b.
+func appendConst(b []byte, c *Const) []byte {
 	switch c.Kind {
 	case ConstString:
-		return strconv.QuoteToASCII(c.Str)
+		return strconv.AppendQuoteToASCII(b, c.Str)
 	case ConstInt:
-		return strconv.FormatInt(c.Int, 10)
+		return strconv.AppendInt(b, c.Int, 10)
 	case ConstUint:
-		return strconv.FormatUint(c.Uint, 10)
+		return strconv.AppendUint(b, c.Uint, 10)
 	case ConstFloat:
-		s := strconv.FormatFloat(c.Float, 'g', -1, 64)
-		if strings.ContainsAny(s, ".e") || math.IsInf(c.Float, 0) || math.IsNaN(c.Float) {
-			return s
+		n := len(b)
+		b = strconv.AppendFloat(b, c.Float, 'g', -1, 64)
+		if bytes.ContainsAny(b[n:], ".e") || math.IsInf(c.Float, 0) || math.IsNaN(c.Float) {
+			return b
 		}
-		return s + ".0"
+		return append(b, ".0"...)
 	case ConstBool:
-		return strconv.FormatBool(c.Bool)
+		return strconv.AppendBool(b, c.Bool)
 	}
-	return c.Kind.String()
+	return append(b, c.Kind.String()...)
 }
