@@ -18,21 +18,33 @@ func orEffect(cands []*Entry, alpha, minLift float64) int {
 			bySym[e.sym] = e
 		}
 	}
-	subs := func(e *Entry, yield func(q *Entry, mask int)) {
-		n := e.prop.Literals()
-		if n < 2 || !testable(e) {
-			return
-		}
-		for mask := 1; mask < 1<<n-1; mask++ {
-			if q, ok := bySym[symmetricText(subProperty(e.prop.Property, mask))]; ok && q != e {
-				yield(q, mask)
-			}
-		}
+	// The sub-disjunctions of each candidate among the candidates, found
+	// once: their texts are what costs.
+	type sub struct {
+		q    *Entry
+		mask int
 	}
-	// The number of sub-disjunction tests corrects the significance level.
+	subsOf := make(map[*Entry][]sub, len(cands))
 	tests := 0
 	for _, e := range cands {
-		subs(e, func(*Entry, int) { tests++ })
+		n := e.prop.Literals()
+		if n < 2 || !testable(e) {
+			continue
+		}
+		var ss []sub
+		for mask := 1; mask < 1<<n-1; mask++ {
+			if q, ok := bySym[symmetricText(subProperty(e.prop.Property, mask))]; ok && q != e {
+				ss = append(ss, sub{q, mask})
+			}
+		}
+		subsOf[e] = ss
+		// The number of sub-disjunction tests corrects the significance level.
+		tests += len(ss)
+	}
+	subs := func(e *Entry, yield func(q *Entry, mask int)) {
+		for _, s := range subsOf[e] {
+			yield(s.q, s.mask)
+		}
 	}
 	level := alpha / float64(max(tests, 1))
 

@@ -10,24 +10,24 @@ import (
 // the quantifiers it still needs.
 func subProperty(p *grammar.Property, mask int) *grammar.Property {
 	q := &grammar.Property{}
-	used := map[string]bool{}
+	var used []string // few: a property has a handful of variables
 	for i, l := range p.Matrix {
 		if mask&(1<<i) == 0 {
 			continue
 		}
 		q.Matrix = append(q.Matrix, l)
 		for x := range grammar.Paths(&grammar.Property{Matrix: []*grammar.Literal{l}}) {
-			used[x.Var] = true
+			used = append(used, x.Var)
 		}
 	}
 	// An iterator needs the variable its domain starts from.
 	for i := len(p.Quants) - 1; i >= 0; i-- {
-		if d := p.Quants[i].Domain; d != nil && used[p.Quants[i].Vars[0]] {
-			used[d.Var] = true
+		if d := p.Quants[i].Domain; d != nil && slices.Contains(used, p.Quants[i].Vars[0]) {
+			used = append(used, d.Var)
 		}
 	}
 	for _, qu := range p.Quants {
-		vars := slices.DeleteFunc(slices.Clone(qu.Vars), func(v string) bool { return !used[v] })
+		vars := slices.DeleteFunc(slices.Clone(qu.Vars), func(v string) bool { return !slices.Contains(used, v) })
 		if len(vars) > 0 {
 			q.Quants = append(q.Quants, &grammar.Quantifier{Kind: qu.Kind, Vars: vars, Domain: qu.Domain})
 		}
@@ -40,48 +40,41 @@ func subProperty(p *grammar.Property, mask int) *grammar.Property {
 // interchangeable, so properties that differ only in their naming are
 // the same property.
 func symmetricText(p *grammar.Property) string {
+	q := &grammar.Property{Matrix: p.Matrix, Quants: make([]*grammar.Quantifier, len(p.Quants))}
+	for i, qu := range p.Quants {
+		c := *qu
+		c.Vars = slices.Clone(qu.Vars)
+		q.Quants[i] = &c
+	}
 	best := ""
 	var try func(i int)
 	try = func(i int) {
-		if i == len(p.Quants) {
-			if t := p.Text(); best == "" || t < best {
+		if i == len(q.Quants) {
+			if t := q.Text(); best == "" || t < best {
 				best = t
 			}
 			return
 		}
-		q := p.Quants[i]
-		if q.Domain != nil || len(q.Vars) < 2 {
-			try(i + 1)
-			return
-		}
-		orig := q.Vars
-		for _, perm := range permutations(orig) {
-			q.Vars = perm
+		if qu := q.Quants[i]; qu.Domain == nil && len(qu.Vars) >= 2 {
+			permute(qu.Vars, 0, func() { try(i + 1) })
+		} else {
 			try(i + 1)
 		}
-		q.Vars = orig
 	}
-	q := &grammar.Property{Matrix: p.Matrix}
-	for _, qu := range p.Quants {
-		c := *qu
-		q.Quants = append(q.Quants, &c)
-	}
-	p = q
 	try(0)
 	return best
 }
 
-// permutations returns every order of vs; vs has at most a few elements.
-func permutations(vs []string) [][]string {
-	if len(vs) <= 1 {
-		return [][]string{slices.Clone(vs)}
+// permute calls f with vs[from:] in each of its orders, in place, and
+// leaves vs as it was; vs has at most a few elements.
+func permute(vs []string, from int, f func()) {
+	if from >= len(vs)-1 {
+		f()
+		return
 	}
-	var out [][]string
-	for i, v := range vs {
-		rest := append(slices.Clone(vs[:i]), vs[i+1:]...)
-		for _, p := range permutations(rest) {
-			out = append(out, append([]string{v}, p...))
-		}
+	for i := from; i < len(vs); i++ {
+		vs[from], vs[i] = vs[i], vs[from]
+		permute(vs, from+1, f)
+		vs[from], vs[i] = vs[i], vs[from]
 	}
-	return out
 }
