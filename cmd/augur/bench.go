@@ -44,11 +44,13 @@ func newBenchCmd(runF func(*benchOptions) error) *cobra.Command {
 		Short: "Time the evaluators on a seeded testbed workload",
 		Long: `Bench records a seeded run of the etcd raft testbed (one event per
 snapshot, under the testbed's default faults), generates the properties of
-its spec, and evaluates them with each evaluator on the same workload, without
-filtering, so that every evaluator does the same work. It prints the time,
-the throughput in snapshot×property evaluations per second (and per
-worker), and how much faster fast is than reference; it also checks that
-the evaluators agree.
+its spec, and runs the pipeline with each evaluator on the same workload, as augur
+infer --no-filter does, so that every evaluator does the same work. It
+prints the time evaluating, the throughput in snapshot×property
+evaluations per second (and per worker), the time end to end (loading,
+generating and compiling the pool, evaluating it, and building the
+report), and how much faster fast is than reference at both; it also
+checks that the evaluators' results and reports agree.
 
 With --literals 3 the spec is instead one of seven of the testbed's
 scalar variables with disjunctions of up to three literals: a pool of
@@ -127,7 +129,7 @@ func runBench(ctx context.Context, o *benchOptions) error {
 		return runBenchPredicate(ctx, o, kinds, dir)
 	}
 	start := time.Now()
-	w, err := benchWorkload(ctx, dir, o)
+	w, specPath, tracePath, err := benchWorkload(ctx, dir, o)
 	if err != nil {
 		return err
 	}
@@ -141,16 +143,21 @@ func runBench(ctx context.Context, o *benchOptions) error {
 	}
 	fmt.Fprintf(stdout, "workload: etcd raft testbed, %d nodes, %d snapshots, %d states, %d properties, seed %d%s (prepared in %s)\n",
 		o.nodes, w.Trace.NumSnapshots(), w.Trace.NumStates(), len(w.Program.Props), o.seed, shape, round(time.Since(start)))
-	times, err := timeWorkload(ctx, stdout, w, kinds, o.workers)
+	timings, err := pipeline.TimeEndToEnd(ctx, specPath, tracePath, o.props, kinds, o.workers)
+	if err != nil {
+		return err
+	}
+	times, err := printTimings(stdout, w, timings)
 	if err != nil || times[evaluator.Reference] == nil || times[evaluator.Fast] == nil {
 		return err
 	}
 	var ratios []string
 	for _, workers := range o.workers {
 		ref, fast := times[evaluator.Reference][workers], times[evaluator.Fast][workers]
-		ratios = append(ratios, fmt.Sprintf("%.1f× at %s", ref.Seconds()/fast.Seconds(), plural(int64(workers), "worker")))
+		ratios = append(ratios, fmt.Sprintf("%.1f× evaluating, %.1f× end to end at %s",
+			ref.Time.Seconds()/fast.Time.Seconds(), ref.EndToEnd.Seconds()/fast.EndToEnd.Seconds(), plural(int64(workers), "worker")))
 	}
-	fmt.Fprintf(stdout, "fast/reference: %s; results identical\n", strings.Join(ratios, ", "))
+	fmt.Fprintf(stdout, "fast/reference: %s; results and reports identical\n", strings.Join(ratios, ", "))
 	return nil
 }
 
@@ -161,17 +168,41 @@ func timeWorkload(ctx context.Context, stdout io.Writer, w *pipeline.Pipeline, k
 	if err != nil {
 		return nil, err
 	}
+	byKind, err := printTimings(stdout, w, timings)
+	times := map[evaluator.Kind]map[int]time.Duration{}
+	for k, ts := range byKind {
+		times[k] = map[int]time.Duration{}
+		for workers, t := range ts {
+			times[k][workers] = t.Time
+		}
+	}
+	return times, err
+}
+
+// printTimings prints a table of the timings of w's pool, evaluation
+// times and throughputs, and end to end times if measured, and returns
+// them by evaluator and worker count.
+func printTimings(stdout io.Writer, w *pipeline.Pipeline, timings []pipeline.Timing) (map[evaluator.Kind]map[int]pipeline.Timing, error) {
 	evals := float64(w.Trace.NumSnapshots()) * float64(len(w.Program.Props))
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "evaluator\tworkers\ttime\tsnapshot×props/s\tper worker\t")
-	times := map[evaluator.Kind]map[int]time.Duration{}
+	endToEnd := len(timings) > 0 && timings[0].EndToEnd > 0
+	if endToEnd {
+		fmt.Fprintln(tw, "evaluator\tworkers\tevaluating\tsnapshot×props/s\tper worker\tend to end\t")
+	} else {
+		fmt.Fprintln(tw, "evaluator\tworkers\ttime\tsnapshot×props/s\tper worker\t")
+	}
+	times := map[evaluator.Kind]map[int]pipeline.Timing{}
 	for _, t := range timings {
 		if times[t.Kind] == nil {
-			times[t.Kind] = map[int]time.Duration{}
+			times[t.Kind] = map[int]pipeline.Timing{}
 		}
-		times[t.Kind][t.Workers] = t.Time
+		times[t.Kind][t.Workers] = t
 		rate := evals / t.Time.Seconds()
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t\n", t.Kind, t.Workers, round(t.Time), si(rate), si(rate/float64(t.Workers)))
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t", t.Kind, t.Workers, round(t.Time), si(rate), si(rate/float64(t.Workers)))
+		if endToEnd {
+			fmt.Fprintf(tw, "%s\t", round(t.EndToEnd))
+		}
+		fmt.Fprintln(tw)
 	}
 	return times, tw.Flush()
 }
@@ -220,30 +251,29 @@ func runBenchPredicate(ctx context.Context, o *benchOptions, kinds []evaluator.K
 // benchWorkload records a run of the etcd raft testbed into dir with
 // the spec beside it, and prepares o.props properties of the pool its
 // spec generates, taken evenly from it.
-func benchWorkload(ctx context.Context, dir string, o *benchOptions) (*pipeline.Pipeline, error) {
-	specPath, tracePath, _, err := catalog.Record(dir, "bench", etcdraft.Testbed, testbeds.Config{Nodes: o.nodes, Steps: o.snapshots * o.churn, Seed: o.seed, Stop: ctx.Done()})
+func benchWorkload(ctx context.Context, dir string, o *benchOptions) (p *pipeline.Pipeline, specPath, tracePath string, err error) {
+	specPath, tracePath, _, err = catalog.Record(dir, "bench", etcdraft.Testbed, testbeds.Config{Nodes: o.nodes, Steps: o.snapshots * o.churn, Seed: o.seed, Stop: ctx.Done()})
 	if err != nil {
-		return nil, err
+		return nil, "", "", err
 	}
 	if o.churn > 1 {
 		if err := thin(tracePath, o.churn); err != nil {
-			return nil, err
+			return nil, "", "", err
 		}
 	}
 	if o.literals == 3 {
 		if err := os.WriteFile(specPath, []byte(scaleSpec), 0o644); err != nil {
-			return nil, err
+			return nil, "", "", err
 		}
 	}
-	p, err := pipeline.Open(specPath, tracePath)
-	if err != nil {
-		return nil, err
+	if p, err = pipeline.Open(specPath, tracePath); err != nil {
+		return nil, "", "", err
 	}
 	if err := p.Sample(o.props); err != nil {
 		p.Close()
-		return nil, err
+		return nil, "", "", err
 	}
-	return p, nil
+	return p, specPath, tracePath, nil
 }
 
 // si formats a rate with a metric prefix: "1.53M".
