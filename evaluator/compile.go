@@ -109,7 +109,13 @@ func Compile(spec *specs.Spec, props []*grammar.Property) (*Program, error) {
 			}
 			return nil, err
 		}
-		pr := build(spec, grammar.Canonical(p))
+		// Generated properties are canonical already (generator doc):
+		// those need no canonical copy.
+		text, c := p.Text(), p
+		if p.String() != text {
+			c = grammar.Canonical(p)
+		}
+		pr := build(spec, c, text)
 		pr.src = p
 		prog.Props = append(prog.Props, pr)
 	}
@@ -359,8 +365,8 @@ func typeName(tx, ty *specs.Type) string {
 }
 
 // build compiles a canonical, type-checked property.
-func build(spec *specs.Spec, p *grammar.Property) *Prop {
-	cp := &Prop{Property: p, Text: p.String(), ID: p.ID()}
+func build(spec *specs.Spec, p *grammar.Property, text string) *Prop {
+	cp := &Prop{Property: p, Text: text, ID: grammar.TextID(text)}
 	slots := map[string]int{}
 	nodes := map[string]bool{}
 	seen := map[string]*path{}

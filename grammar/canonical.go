@@ -338,8 +338,11 @@ func (t *texter) operand(x Operand) {
 }
 
 // ID returns the first 12 hex digits of the SHA-256 of p.Text().
-func (p *Property) ID() string {
-	sum := sha256.Sum256([]byte(p.Text()))
+func (p *Property) ID() string { return TextID(p.Text()) }
+
+// TextID returns the ID of the properties whose text is text.
+func TextID(text string) string {
+	sum := sha256.Sum256([]byte(text))
 	return hex.EncodeToString(sum[:6])
 }
 
