@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
-	"strings"
+	"strconv"
 
 	"github.com/augur-dev/augur/grammar"
 	"github.com/augur-dev/augur/specs"
@@ -219,17 +219,17 @@ func (b *planner) add(i int, p *Prop) bool {
 	if !p.Flat() || len(p.quants) == 0 {
 		return false
 	}
-	var key strings.Builder
-	var quants []pquant
-	iters := map[int32]pquant{}
+	// The scope's key, and the iterators by slot; the scope's quantifiers
+	// are built only for a new scope. Most properties share a scope, so
+	// this allocates nothing for them.
+	var (
+		kb    [64]byte
+		key   = kb[:0]
+		iters map[int32]pquant
+	)
 	for _, q := range p.quants {
 		if q.domain == nil {
-			g := make([]int32, len(q.slots))
-			for k, s := range q.slots {
-				g[k] = int32(s)
-			}
-			quants = append(quants, pquant{group: g, dom: -1})
-			fmt.Fprintf(&key, "N%d;", len(g))
+			key = append(strconv.AppendInt(append(key, 'N'), int64(len(q.slots)), 10), ';')
 			continue
 		}
 		d := q.domain
@@ -244,17 +244,32 @@ func (b *planner) add(i int, p *Prop) bool {
 			b.plan.doms = append(b.plan.doms, pdom{col: col})
 		}
 		pq := pquant{slot: int32(q.slots[0]), owner: int32(d.slot), dom: int32(dom)}
-		quants = append(quants, pq)
+		if iters == nil {
+			iters = map[int32]pquant{}
+		}
 		iters[pq.slot] = pq
-		fmt.Fprintf(&key, "I%d:%d;", d.slot, col)
+		key = append(strconv.AppendInt(append(strconv.AppendInt(append(key, 'I'), int64(d.slot), 10), ':'), int64(col), 10), ';')
 	}
-	sc, ok := b.scopes[key.String()]
+	sc, ok := b.scopes[string(key)]
 	if !ok {
+		var quants []pquant
+		for _, q := range p.quants {
+			if q.domain == nil {
+				g := make([]int32, len(q.slots))
+				for k, s := range q.slots {
+					g[k] = int32(s)
+				}
+				quants = append(quants, pquant{group: g, dom: -1})
+			} else {
+				quants = append(quants, iters[int32(q.slots[0])])
+			}
+		}
 		sc = &scope{quants: quants, nslots: len(p.vars), nodeOnly: len(iters) == 0}
-		b.scopes[key.String()] = sc
+		b.scopes[string(key)] = sc
 		b.plan.scopes = append(b.plan.scopes, sc)
 	}
-	pp := pprop{index: i, patterns: len(p.lits) <= MaxPatternLiterals}
+	pp := pprop{index: i, patterns: len(p.lits) <= MaxPatternLiterals,
+		lits: make([]int32, 0, len(p.lits)), xor: make([]uint64, 0, len(p.lits))}
 	for _, l := range p.lits {
 		pp.lits = append(pp.lits, b.atom(sc, &l.atom, iters))
 		var x uint64
