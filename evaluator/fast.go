@@ -689,6 +689,33 @@ func (e *fast) evalScope(sc *scope, sr *scopeRun, s *trace.Snapshot) error {
 		e.evalChanged(sc, sr)
 	}
 	sr.valid = true
+	if e.patterns {
+		for w, m := range sr.dirty {
+			if m == 0 {
+				continue
+			}
+			sr.dirty[w] = 0
+			for ; m != 0; m &= m - 1 {
+				j := int32(w<<6 + bits.TrailingZeros64(m))
+				e.recount(sc, sr, &sc.props[j], j)
+			}
+		}
+	} else {
+		e.recountHolds(sc, sr)
+	}
+	e.witnesses(sc, sr, s)
+	return nil
+}
+
+// recountHolds counts again the dirty properties of the scope when the
+// task counts no patterns, the first pass over a whole pool: the
+// holding bindings of a property of up to three literals are counted in
+// the loop itself (as holds does), and a property whose count stayed the
+// same only goes on with its run (as settle does).
+func (e *fast) recountHolds(sc *scope, sr *scopeRun) {
+	nw := sr.nw
+	tail := bitset.Tail(sr.nb)
+	nb := int64(sr.nb)
 	for w, m := range sr.dirty {
 		if m == 0 {
 			continue
@@ -696,11 +723,23 @@ func (e *fast) evalScope(sc *scope, sr *scopeRun, s *trace.Snapshot) error {
 		sr.dirty[w] = 0
 		for ; m != 0; m &= m - 1 {
 			j := int32(w<<6 + bits.TrailingZeros64(m))
-			e.recount(sc, sr, &sc.props[j], j)
+			ru := &sr.runs[j]
+			var holds int64
+			if ru.atoms[0] < 0 {
+				holds = e.holds(sc, sr, j)
+			} else {
+				holds = sr.triHolds(&ru.ptri, nw, tail)
+			}
+			if ru.start >= 0 && ru.holds == holds && ru.nb == nb {
+				if holds < nb && !ru.owed && !ru.witnessed {
+					ru.owed = true
+					sr.owed = append(sr.owed, j)
+				}
+				continue
+			}
+			e.settle(sc, sr, j, holds, int(nb), nil)
 		}
 	}
-	e.witnesses(sc, sr, s)
-	return nil
 }
 
 // blockLimit returns the number of bindings of sc whose bitsets and
@@ -1181,6 +1220,14 @@ func (e *fast) holds(sc *scope, sr *scopeRun, j int32) int64 {
 		c += bits.OnesCount64(e.or(sr, pp, last) & tail)
 		return int64(c)
 	}
+	return sr.triHolds(t, nw, tail)
+}
+
+// triHolds returns the number of the current bindings, nw words of them
+// with tail the mask of the last, at which t, a property of at most
+// three literals, holds.
+func (sr *scopeRun) triHolds(t *ptri, nw int, tail uint64) int64 {
+	last := nw - 1
 	l0 := sr.bits[int(t.atoms[0])*nw:][:nw]
 	l1 := sr.bits[int(t.atoms[1])*nw:][:nw]
 	l2 := sr.bits[int(t.atoms[2])*nw:][:nw]
