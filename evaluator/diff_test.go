@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -55,6 +56,38 @@ func sameStats(t testing.TB, tr *trace.Trace, prog *evaluator.Program, opts eval
 		w.Patterns = [len(w.Patterns)]int64{}
 		if !reflect.DeepEqual(got.Stats[i], w) {
 			t.Fatalf("%s without patterns:\nfast      %+v\nreference %+v", prog.Props[i].Text, got.Stats[i], w)
+		}
+	}
+	sameFullMoments(t, tr, prog, opts, want)
+}
+
+// sameFullMoments checks that the fast evaluator, keeping the full
+// moments of the properties (Options.FullMoments) and fewer in their
+// Stats, keeps the first moments that want, a run of the reference, has
+// in its Stats.
+func sameFullMoments(t testing.TB, tr *trace.Trace, prog *evaluator.Program, opts evaluator.Options, want *evaluator.Result) {
+	t.Helper()
+	const full = 3 // at most any test's Options.MaxMoments
+	opts.FullMoments, opts.MaxMoments = full, 1
+	for _, kind := range []evaluator.Kind{evaluator.Fast} {
+		opts.Kind = kind
+		got, err := evaluator.Run(context.Background(), tr, prog, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range want.Stats {
+			w := &want.Stats[i]
+			ms, ok := got.FullMoments(i, full)
+			if ok == w.Pruned {
+				t.Fatalf("%s, %s: full moments kept %v, pruned %v", kind, prog.Props[i].Text, ok, w.Pruned)
+			}
+			if ok && !slices.Equal(ms, w.Moments[:min(full, len(w.Moments))]) {
+				t.Fatalf("%s, %s: full moments %v, want the first %d of %v", kind, prog.Props[i].Text, ms, full, w.Moments)
+			}
+			_, ok = got.FullMoments(i, full+1)
+			if all := !w.Pruned && w.ViolatingSnapshots <= full; ok != all {
+				t.Fatalf("%s, %s: %d full moments kept %v with %d violating snapshots", kind, prog.Props[i].Text, full+1, ok, w.ViolatingSnapshots)
+			}
 		}
 	}
 }

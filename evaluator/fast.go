@@ -263,7 +263,7 @@ func (e *fast) start(t *task) {
 			sr.props = append(sr.props, int32(j))
 			st := &t.acc[pp.index]
 			ru := &sr.runs[j]
-			ru.witnessed, ru.momentsKept = st.witnesses() >= t.wits, len(st.Moments) >= t.moments
+			ru.witnessed, ru.momentsKept = st.witnesses() >= t.wits, st.momentsKept(t.moments, t.full)
 			for _, a := range pp.lits {
 				if n := len(sr.users[a]); n == 0 || sr.users[a][n-1] != int32(j) {
 					sr.users[a] = append(sr.users[a], int32(j))
@@ -1365,10 +1365,11 @@ func (e *fast) flush(sc *scope, sr *scopeRun, j int32) {
 		return
 	}
 	st := &e.task.acc[pp.index]
-	for _, id := range e.ids[start:min(e.idx, start+max(0, e.task.moments-len(st.Moments)))] {
-		st.addMoment(id, e.task.moments)
+	need := max(0, e.task.moments-len(st.Moments), e.task.full-st.full.n)
+	for _, id := range e.ids[start:min(e.idx, start+need)] {
+		st.addMoment(id, e.task.moments, e.task.full)
 	}
-	ru.momentsKept = len(st.Moments) >= e.task.moments
+	ru.momentsKept = st.momentsKept(e.task.moments, e.task.full)
 	for ; k < len(e.tagged) && int(e.tagged[k]) < e.idx; k++ {
 		st.countTags(e.tags[e.tagged[k]])
 	}

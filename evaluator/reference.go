@@ -187,7 +187,7 @@ func (r *reference) evalProp(p *Prop, s *trace.Snapshot, st *Stats, maxWit int) 
 		return
 	}
 	st.ViolatingSnapshots++
-	st.addMoment(s.ID, r.task.moments)
+	st.addMoment(s.ID, r.task.moments, r.task.full)
 	st.countTags(s.Tags)
 }
 

@@ -68,6 +68,12 @@ type Options struct {
 	// §7, step 10).
 	NoPatterns bool
 
+	// FullMoments, if positive, keeps the first FullMoments violating
+	// snapshots of every property that is not pruned, in less memory
+	// than Stats.Moments (a byte or two each): Result.FullMoments returns
+	// them, so that the reporter needs no second pass for them.
+	FullMoments int
+
 	// Progress, if set, is called after each chunk with the number of
 	// snapshots done and the total.
 	Progress func(done, total int)
@@ -142,6 +148,20 @@ type Result struct {
 
 	// Tags counts the evaluated snapshots that carry each tag.
 	Tags map[string]int64
+
+	fullMoments int // Options.FullMoments
+}
+
+// FullMoments returns the first max violating snapshots of property i,
+// and true, if Run kept them (Options.FullMoments): the property was not
+// pruned, and max is at most Options.FullMoments or Run kept every
+// violating snapshot of it.
+func (r *Result) FullMoments(i, max int) ([]uint64, bool) {
+	st := &r.Stats[i]
+	if r.fullMoments <= 0 || st.Pruned || max > r.fullMoments && int64(st.full.n) < st.ViolatingSnapshots {
+		return nil, false
+	}
+	return st.full.first(max), true
 }
 
 // defaultChunk is the number of snapshots read between merges when no
@@ -174,6 +194,7 @@ type task struct {
 	lo, hi   int
 	wits     int  // witnesses kept per property
 	moments  int  // moments kept per property
+	full     int  // moments kept per property in the full log
 	patterns bool // count Stats.Patterns
 }
 
@@ -226,7 +247,7 @@ func Run(ctx context.Context, tr *trace.Trace, prog *Program, opts Options) (*Re
 			e.close()
 		}
 	}()
-	res := &Result{Stats: make([]Stats, len(prog.Props)), Patterns: !opts.NoPatterns}
+	res := &Result{Stats: make([]Stats, len(prog.Props)), Patterns: !opts.NoPatterns, fullMoments: opts.FullMoments}
 	active := make([]bool, len(prog.Props))
 	for i := range active {
 		active[i] = true
@@ -238,7 +259,7 @@ func Run(ctx context.Context, tr *trace.Trace, prog *Program, opts Options) (*Re
 			return nil, err
 		}
 		engines = append(engines, e)
-		tasks[k] = task{active: active, acc: res.Stats, lo: r.lo, hi: r.hi, wits: opts.MaxWitnesses, moments: opts.MaxMoments, patterns: !opts.NoPatterns}
+		tasks[k] = task{active: active, acc: res.Stats, lo: r.lo, hi: r.hi, wits: opts.MaxWitnesses, moments: opts.MaxMoments, full: max(0, opts.FullMoments), patterns: !opts.NoPatterns}
 	}
 
 	sr := tr.Snapshots()
@@ -305,6 +326,7 @@ func Run(ctx context.Context, tr *trace.Trace, prog *Program, opts Options) (*Re
 					active[i] = false
 					st.Pruned = true
 					st.PrunedAfter = int64(res.Snapshots)
+					st.full = momentLog{}
 					res.Pruned++
 				}
 			}

@@ -1,6 +1,7 @@
 package evaluator
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -49,6 +50,10 @@ type Stats struct {
 
 	Pruned      bool  // dropped by the filter
 	PrunedAfter int64 // snapshots evaluated when it was dropped
+
+	// full are the first violating snapshots, Options.FullMoments of
+	// them, kept by Run for the reporter (Result.FullMoments).
+	full momentLog
 
 	// pending are witnesses found by an engine, not built yet: Run builds
 	// the ones the merged stats keep. Their bindings are in slots.
@@ -170,11 +175,57 @@ func (s *Stats) Merge(o *Stats, maxWitnesses, maxMoments int) {
 	s.Moments = append(s.Moments, o.Moments[:max(0, min(len(o.Moments), maxMoments-len(s.Moments)))]...)
 }
 
-// addMoment records one more violating snapshot, one of at most max.
-func (s *Stats) addMoment(id uint64, max int) {
+// addMoment records one more violating snapshot, one of at most max in
+// Moments and of at most full in the full log.
+func (s *Stats) addMoment(id uint64, max, full int) {
 	if len(s.Moments) < max {
 		s.Moments = append(s.Moments, id)
 	}
+	if s.full.n < full {
+		s.full.add(id)
+	}
+}
+
+// momentsKept reports whether s holds all the moments it keeps, max in
+// Moments and full in the full log.
+func (s *Stats) momentsKept(max, full int) bool {
+	return len(s.Moments) >= max && s.full.n >= full
+}
+
+// momentLog is a list of increasing snapshot IDs in little memory: the
+// differences between consecutive ones, as uvarints. A property that
+// fails often fails at consecutive snapshots, a byte each, where Moments
+// take eight.
+type momentLog struct {
+	n    int
+	last uint64
+	buf  []byte
+}
+
+func (l *momentLog) add(id uint64) {
+	d := id
+	if l.n > 0 {
+		d = id - l.last
+	}
+	l.buf = binary.AppendUvarint(l.buf, d)
+	l.last = id
+	l.n++
+}
+
+// first returns the first max IDs of l.
+func (l *momentLog) first(max int) []uint64 {
+	if l.n == 0 || max <= 0 {
+		return nil
+	}
+	ids := make([]uint64, 0, min(max, l.n))
+	var id uint64
+	for b := l.buf; len(ids) < cap(ids); {
+		d, k := binary.Uvarint(b)
+		b = b[k:]
+		id += d
+		ids = append(ids, id)
+	}
+	return ids
 }
 
 // countTags counts the tags of one more violating snapshot.
