@@ -144,7 +144,10 @@ func Infer(ctx context.Context, specPath, tracePath string, o Options) (*reporte
 		return nil, err
 	}
 	defer p.Close()
-	opts := evaluator.Options{Kind: o.Evaluator, Workers: o.Workers, OnlyTag: o.OnlyTag, NoPatterns: true}
+	// The first pass keeps the full moments of the properties it does
+	// not prune, a byte or two each: the reporter's candidates are among
+	// them, and need no pass of their own (moments).
+	opts := evaluator.Options{Kind: o.Evaluator, Workers: o.Workers, OnlyTag: o.OnlyTag, NoPatterns: true, FullMoments: reporter.DefaultThresholds.FullMoments}
 	if !o.NoFilter {
 		opts.Pruner = filter.New(p.Spec.Filter)
 	}
@@ -201,7 +204,7 @@ func (p *Pipeline) Report(ctx context.Context, res *evaluator.Result, o Options)
 		}
 	}
 	in.Moments = func(props []*grammar.Property, max int) ([][]uint64, error) {
-		return p.moments(ctx, props, max, o)
+		return p.moments(ctx, res, props, max, o)
 	}
 	rep, err := reporter.Build(in, ropts)
 	if err != nil {
@@ -319,17 +322,37 @@ func (p *Pipeline) patterns(ctx context.Context, res *evaluator.Result, ropts re
 	return nil
 }
 
-// moments evaluates props, candidates of p's report, again and returns the
-// first max violating snapshots of each: the reporter's second pass.
-func (p *Pipeline) moments(ctx context.Context, props []*grammar.Property, max int, o Options) ([][]uint64, error) {
+// moments returns the first max violating snapshots of each of props,
+// candidates of p's report: those that res, the first pass, kept
+// (evaluator.Options.FullMoments), and for the others the reporter's
+// second pass evaluates them again.
+func (p *Pipeline) moments(ctx context.Context, res *evaluator.Result, props []*grammar.Property, max int, o Options) ([][]uint64, error) {
+	index := make(map[*grammar.Property]int, len(p.Program.Props))
+	for i, pr := range p.Program.Props {
+		index[pr.Property] = i
+	}
+	ms := make([][]uint64, len(props))
+	var again []*grammar.Property
+	var at []int // in props, of again
+	for k, pr := range props {
+		i, ok := index[pr]
+		if ok {
+			ms[k], ok = res.FullMoments(i, max)
+		}
+		if !ok {
+			again, at = append(again, pr), append(at, k)
+		}
+	}
+	if len(again) == 0 {
+		return ms, nil
+	}
 	opts := evaluator.Options{Workers: o.Workers, MaxWitnesses: -1, MaxMoments: max, OnlyTag: o.OnlyTag, NoPatterns: true}
-	res, err := p.again(ctx, props, opts, fmt.Sprintf("grouping %d candidates", len(props)), o.Progress)
+	sec, err := p.again(ctx, again, opts, fmt.Sprintf("grouping %d candidates", len(again)), o.Progress)
 	if err != nil {
 		return nil, err
 	}
-	ms := make([][]uint64, len(props))
-	for i := range ms {
-		ms[i] = res.Stats[i].Moments
+	for n, k := range at {
+		ms[k] = sec.Stats[n].Moments
 	}
 	return ms, nil
 }
