@@ -56,6 +56,8 @@ type fast struct {
 	args       []any      // predicate arguments
 	argc       []*cell    // their cells
 	memo       map[callKey]callResult
+	oldPos     []int32 // by live node: its position in prev, or -1 if its row is new (evalRemapped)
+	oldPosAt   uint64  // the gen oldPos is of
 
 	patterns bool   // the task counts Stats.Patterns
 	gen      uint64 // counts the snapshots evaluated, across chunks; from 1
@@ -88,6 +90,8 @@ type scopeRun struct {
 	own    []int32  // bindings of an iterator scope
 	last   []int32  // its bindings at the previous snapshot
 	bits   []uint64 // atom a's bitset at bits[a*nw:]
+	spare  []uint64 // the bitsets of the previous snapshot, while they are remapped
+	from   []int32  // by binding: the binding of the previous snapshot it keeps the values of, or -1 (evalRemapped)
 	tmp    []uint64
 	dirty  []uint64     // by scope property: count it again at this snapshot
 	owed   []int32      // properties that fail and may still take witnesses
@@ -131,6 +135,7 @@ type nodeTable struct {
 	n, nb int
 	bind  []int32
 	masks []uint64 // at (slot*n + position)*nw: the bindings that put the node at position in slot; nil above 64 nodes
+	index []int32  // by tupleKey of the nodes at its slots: a binding, or -1; built when needed (evalRemapped)
 }
 
 // maxMasked is the largest number of nodes whose tables keep masks. The
@@ -644,7 +649,8 @@ func (e *fast) atomAt(a *fatom, bnd []int32) bool {
 
 // evalScope evaluates the task's properties of one scope on s.
 func (e *fast) evalScope(sc *scope, sr *scopeRun, s *trace.Snapshot) error {
-	var tb *nodeTable
+	var tb, old *nodeTable
+	remap := false // the number of nodes changed, the bitsets over old's bindings valid
 	limit := e.blockLimit(sc)
 	if sc.nodeOnly {
 		nb, ok := nodeBindings(sc, len(e.rows))
@@ -656,8 +662,10 @@ func (e *fast) evalScope(sc *scope, sr *scopeRun, s *trace.Snapshot) error {
 			e.endBlocks(sc, sr, s)
 			return nil
 		}
+		old = sr.table
 		tb = e.table(sc, sr)
-		if tb != sr.table {
+		if tb != old {
+			remap = sr.valid && old != nil
 			sr.valid = false
 		}
 		sr.table, sr.nb, sr.bind = tb, tb.nb, tb.bind
@@ -679,6 +687,8 @@ func (e *fast) evalScope(sc *scope, sr *scopeRun, s *trace.Snapshot) error {
 		return nil
 	}
 	switch {
+	case remap && e.evalRemapped(sc, sr, old, tb):
+		// The bindings of nodes whose rows stayed kept their values.
 	case !sr.valid || e.moved == ^uint64(0):
 		e.evalAll(sc, sr)
 	case e.moved == 0:
@@ -975,6 +985,101 @@ func (e *fast) evalMoved(sc *scope, sr *scopeRun, tb *nodeTable) {
 			e.touch(sr, ai)
 		}
 	}
+}
+
+// maxRemap bounds the tuples of node positions (nodes^slots) over which
+// a scope's bindings are remapped when the number of nodes changes
+// (evalRemapped); above it, every atom is evaluated again.
+const maxRemap = 1 << 16
+
+// evalRemapped evaluates the atoms of a node-only scope whose number of
+// nodes changed since the previous snapshot, old its table then, and
+// marks every property dirty; it reports false, having done nothing, if
+// the scope has too many tuples of nodes for it. An atom of such a scope
+// reads only the rows of the nodes at its slots: at a binding of nodes
+// whose rows are those of the previous snapshot, it keeps the value it
+// had at their binding then, and only the bindings of the nodes that
+// joined or changed are evaluated.
+func (e *fast) evalRemapped(sc *scope, sr *scopeRun, old, tb *nodeTable) bool {
+	ns := sc.nslots
+	size := 1
+	for range ns {
+		if size *= old.n; size > maxRemap {
+			return false
+		}
+	}
+	if e.oldPosAt != e.gen {
+		e.oldPosAt = e.gen
+		e.oldPos = e.oldPos[:0]
+		for _, r := range e.rows {
+			p := slices.Index(e.prev, r)
+			e.oldPos = append(e.oldPos, int32(p))
+		}
+	}
+	if old.index == nil {
+		old.index = make([]int32, size)
+		for i := range old.index {
+			old.index[i] = -1
+		}
+		for b := range old.nb {
+			old.index[tupleKey(old.bind[b*ns:b*ns+ns], old.n, nil)] = int32(b)
+		}
+	}
+	from := sr.from[:0]
+	for b := range tb.nb {
+		f := int32(-1)
+		if k := tupleKey(tb.bind[b*ns:b*ns+ns], old.n, e.oldPos); k >= 0 {
+			f = old.index[k]
+		}
+		from = append(from, f)
+	}
+	sr.from = from
+
+	prev, onw := sr.bits, sr.nw
+	sr.bits, sr.spare = sr.spare, sr.bits
+	sr.nw = bitset.Words(sr.nb)
+	sr.allMod = e.gen
+	sr.sizeBits(sc)
+	for _, ai := range sr.atoms {
+		a := &sc.atoms[ai]
+		in := prev[int(ai)*onw:][:onw]
+		out := sr.bits[int(ai)*sr.nw:][:sr.nw]
+		clear(out)
+		for b, f := range from {
+			var v bool
+			switch bnd := tb.bind[b*ns : b*ns+ns]; {
+			case f >= 0:
+				v = bitset.Has(in, int(f))
+			case a.row >= 0:
+				v = bitset.Has(e.rows[bnd[a.slot]].truth, int(a.row))
+			default:
+				v = e.atomAt(a, bnd)
+			}
+			if v {
+				bitset.Set(out, b)
+			}
+		}
+	}
+	for _, j := range sr.props {
+		bitset.Set(sr.dirty, int(j))
+	}
+	return true
+}
+
+// tupleKey returns the key of the tuple of node positions bnd among n
+// nodes, each position first mapped through pos if it is not nil; -1 if
+// pos maps one to -1.
+func tupleKey(bnd []int32, n int, pos []int32) int {
+	k := 0
+	for _, p := range bnd {
+		if pos != nil {
+			if p = pos[p]; p < 0 {
+				return -1
+			}
+		}
+		k = k*n + int(p)
+	}
+	return k
 }
 
 // touch marks dirty the properties that use atom a.
