@@ -699,30 +699,17 @@ func (e *fast) evalScope(sc *scope, sr *scopeRun, s *trace.Snapshot) error {
 		e.evalChanged(sc, sr)
 	}
 	sr.valid = true
-	if e.patterns {
-		for w, m := range sr.dirty {
-			if m == 0 {
-				continue
-			}
-			sr.dirty[w] = 0
-			for ; m != 0; m &= m - 1 {
-				j := int32(w<<6 + bits.TrailingZeros64(m))
-				e.recount(sc, sr, &sc.props[j], j)
-			}
-		}
-	} else {
-		e.recountHolds(sc, sr)
-	}
+	e.recountDirty(sc, sr)
 	e.witnesses(sc, sr, s)
 	return nil
 }
 
-// recountHolds counts again the dirty properties of the scope when the
-// task counts no patterns, the first pass over a whole pool: the
-// holding bindings of a property of up to three literals are counted in
-// the loop itself (as holds does), and a property whose count stayed the
-// same only goes on with its run (as settle does).
-func (e *fast) recountHolds(sc *scope, sr *scopeRun) {
+// recountDirty counts again the dirty properties of the scope. When the
+// task counts no patterns, the first pass over a whole pool, the holding
+// bindings of a property of up to three literals are counted in the loop
+// itself (as holds does), and a property whose count stayed the same
+// only goes on with its run (as settle does).
+func (e *fast) recountDirty(sc *scope, sr *scopeRun) {
 	nw := sr.nw
 	tail := bitset.Tail(sr.nb)
 	nb := int64(sr.nb)
@@ -733,6 +720,10 @@ func (e *fast) recountHolds(sc *scope, sr *scopeRun) {
 		sr.dirty[w] = 0
 		for ; m != 0; m &= m - 1 {
 			j := int32(w<<6 + bits.TrailingZeros64(m))
+			if e.patterns {
+				e.recount(sc, sr, &sc.props[j], j)
+				continue
+			}
 			ru := &sr.runs[j]
 			var holds int64
 			if ru.atoms[0] < 0 {
