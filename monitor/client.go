@@ -1,6 +1,7 @@
 package monitor
 
 import (
+	"bufio"
 	"bytes"
 	"cmp"
 	"context"
@@ -88,6 +89,29 @@ func (c *Client) Violations(ctx context.Context) (io.ReadCloser, error) {
 		return nil, err
 	}
 	return resp.Body, nil
+}
+
+// Watch writes each line of the violation stream to w as it comes,
+// until the monitor ends the stream or ctx is done, which is not an
+// error: augur monitor watch. An error of the stream starts with
+// "watch: ".
+func (c *Client) Watch(ctx context.Context, w io.Writer) error {
+	stream, err := c.Violations(ctx)
+	if err != nil {
+		return fmt.Errorf("watch: %w", err)
+	}
+	defer stream.Close()
+	sc := bufio.NewScanner(stream)
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		if _, err := fmt.Fprintf(w, "%s\n", sc.Bytes()); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil && ctx.Err() == nil {
+		return fmt.Errorf("watch: %w", err)
+	}
+	return nil
 }
 
 // Metrics reads GET /metrics: the value of each sample, by its name with

@@ -2,20 +2,15 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/augur-dev/augur/checker"
-	"github.com/augur-dev/augur/internal/safefile"
 	"github.com/augur-dev/augur/monitor"
-	"github.com/augur-dev/augur/specs"
 )
 
 // monitorOptions are augur monitor's arguments and flags.
@@ -118,112 +113,37 @@ It listens on loopback unless told otherwise, and serves HTTPS with
 	return cmd
 }
 
-// runMonitor serves until SIGINT or SIGTERM (or ctx ends), then makes
-// the last cuts, closes the recording and returns errViolations if a
-// check was violated.
+// runMonitor serves until SIGINT or SIGTERM (or ctx ends), and returns
+// errViolations if a check was violated.
 func runMonitor(ctx context.Context, o *monitorOptions) error {
-	maxBody, err := monitor.ParseSize(o.maxBody)
-	if err != nil {
-		return fmt.Errorf("--max-body: %w", err)
-	}
-	tlsConfig, err := monitor.LoadTLS(o.tlsCert, o.tlsKey)
-	if err != nil {
-		return err
-	}
-	token, err := monitor.ReadToken(o.tokenFile)
-	if err != nil {
-		return err
-	}
-	f, err := checker.Load(o.checks)
-	if err != nil {
-		return err
-	}
-	specPath := o.spec
-	if specPath == "" {
-		specPath = f.Spec
-	}
-	if specPath == "" {
-		return fmt.Errorf("%s names no spec: give --spec (the monitor takes the variables and their types from it)", o.checks)
-	}
-	spec, err := specs.Load(specPath)
-	if err != nil {
-		return err
-	}
-	schema, err := spec.Schema()
-	if err != nil {
-		return err
-	}
-	c, err := checker.Compile(spec, f)
-	if err != nil {
-		return err
-	}
+	// The signals are caught before the address is written: requests
+	// that come once it is wait in the listener's queue.
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	var violations io.Writer
 	if !o.quiet {
 		violations = o.stdout
 	}
-	// Listen first: a monitor that cannot serve must not leave an empty
-	// recording behind.
-	ln, url, warning, err := monitor.Listen(o.listen, tlsConfig)
-	if err != nil {
-		return err
-	}
-	defer ln.Close()
-	if warning != "" {
-		fmt.Fprintf(o.stderr, "augur monitor: warning: %s\n", warning)
-	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if o.addrFile != "" {
-		// Once written, the signals are caught, and requests wait in the
-		// listener's queue until the monitor serves them.
-		err := safefile.Write(o.addrFile, 0o644, func(w io.Writer) error {
-			_, err := io.WriteString(w, ln.Addr().String()+"\n")
-			return err
-		})
-		if err != nil {
-			return err
-		}
-	}
-	m, err := monitor.New(monitor.Options{
-		Checker:          c,
-		Schema:           schema,
-		Token:            token,
-		MaxBody:          maxBody,
-		MaxNodes:         o.maxNodes,
-		Nodes:            o.nodes,
-		FailAfter:        o.failAfter,
-		FailAfterTS:      o.failAfterTS,
-		Collapse:         o.collapse,
-		MaxBuffered:      o.maxBuffered,
-		Record:           o.record,
-		System:           spec.System,
-		CreatedBy:        "augur " + version() + " monitor",
-		Violations:       violations,
-		SubscriberBuffer: o.subscriberBuffer,
-		Log:              o.stderr,
+	s, err := monitor.Run(ctx, monitor.RunConfig{
+		Checks: o.checks, Spec: o.spec,
+		Listen: o.listen, AddrFile: o.addrFile, TokenFile: o.tokenFile,
+		TLSCert: o.tlsCert, TLSKey: o.tlsKey, MaxBody: o.maxBody,
+		Options: monitor.Options{
+			MaxNodes:         o.maxNodes,
+			Nodes:            o.nodes,
+			FailAfter:        o.failAfter,
+			FailAfterTS:      o.failAfterTS,
+			Collapse:         o.collapse,
+			MaxBuffered:      o.maxBuffered,
+			Record:           o.record,
+			CreatedBy:        "augur " + version() + " monitor",
+			Violations:       violations,
+			SubscriberBuffer: o.subscriberBuffer,
+			Log:              o.stderr,
+		},
 	})
-	if err != nil {
-		if o.addrFile != "" {
-			os.Remove(o.addrFile)
-		}
-		return err
+	if err == nil && s.Violations > 0 {
+		err = errViolations
 	}
-	fmt.Fprintf(o.stderr, "augur monitor: %s of %s, listening on %s\n", plural(int64(len(c.Checks())), "check"), o.checks, url)
-	if o.record != "" {
-		fmt.Fprintf(o.stderr, "augur monitor: recording to %s (journal %s.journal.jsonl)\n", o.record, strings.TrimSuffix(o.record, "/"))
-	}
-	err = monitor.Serve(ctx, ln, m, monitor.ServeOptions{TLS: tlsConfig})
-	s := m.Stats()
-	fmt.Fprintf(o.stderr, "augur monitor: %s (%d late), %s checked (%d incomplete), %s\n",
-		plural(s.Records, "record"), s.Late, plural(s.Cuts, "cut"), s.Incomplete, plural(s.Violations, "violation"))
-	if err != nil {
-		return err
-	}
-	if o.record != "" {
-		fmt.Fprintf(o.stderr, "augur monitor: recorded %s\n", o.record)
-	}
-	if s.Violations > 0 {
-		return errViolations
-	}
-	return nil
+	return err
 }

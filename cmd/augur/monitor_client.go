@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -100,20 +99,5 @@ func runMonitorWatch(ctx context.Context, o *monitorClientOptions) error {
 	if err != nil {
 		return err
 	}
-	stream, err := (&monitor.Client{URL: o.url, Token: token}).Violations(ctx)
-	if err != nil {
-		return fmt.Errorf("watch: %w", err)
-	}
-	defer stream.Close()
-	sc := bufio.NewScanner(stream)
-	sc.Buffer(nil, 64<<20)
-	for sc.Scan() {
-		if _, err := fmt.Fprintf(o.stdout, "%s\n", sc.Bytes()); err != nil {
-			return err
-		}
-	}
-	if err := sc.Err(); err != nil && ctx.Err() == nil {
-		return fmt.Errorf("watch: %w", err)
-	}
-	return nil
+	return (&monitor.Client{URL: o.url, Token: token}).Watch(ctx, o.stdout)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -101,35 +100,7 @@ func runMonitorLoad(ctx context.Context, o *monitorLoadOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(o.stdout, "%5s %8s %10s %8s %9s %9s %9s %8s %11s %7s %s\n",
-		"nodes", "rate/s", "records/s", "cuts/s", "p50", "p99", "peak RSS", "max held", "seen/plants", "dropped", "failed")
-	for _, n := range nodes {
-		for _, rate := range rates {
-			cfg := loadgen.Config{Nodes: n, Rate: rate, Duration: o.duration, PlantEvery: o.plantEvery,
-				Flush: o.flush, SilentAfter: o.silentAfter, Seed: o.seed}
-			var res *loadgen.Result
-			if o.url != "" {
-				if cfg.Token, err = monitor.ReadToken(o.tokenFile); err != nil {
-					return err
-				}
-				cfg.URL = o.url
-				res, err = loadgen.Run(ctx, cfg)
-			} else {
-				var exe string
-				if exe, err = os.Executable(); err == nil {
-					res, err = loadgen.RunSpawned(ctx, cfg, exe, strings.Fields(o.monitorFlags), o.stderr)
-				}
-			}
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(o.stdout, "%5d %8d %10.0f %8.0f %9s %9s %8.1fM %8d %5d/%-5d %7d %s\n",
-				n, rate, res.RecordsPerSecond(), res.CutsPerSecond(), res.P50.Round(time.Millisecond), res.P99.Round(time.Millisecond),
-				float64(res.PeakRSS)/(1<<20), res.MaxBuffered, res.Seen, res.Planted, res.Dropped, res.NodesFailed)
-			if o.url != "" {
-				return nil
-			}
-		}
-	}
-	return nil
+	sw := loadgen.Sweep{Nodes: nodes, Rates: rates, TokenFile: o.tokenFile, MonitorFlags: strings.Fields(o.monitorFlags), Stderr: o.stderr,
+		Config: loadgen.Config{URL: o.url, Duration: o.duration, PlantEvery: o.plantEvery, Flush: o.flush, SilentAfter: o.silentAfter, Seed: o.seed}}
+	return sw.Run(ctx, o.stdout)
 }

@@ -1,0 +1,58 @@
+package loadgen
+
+import (
+	"context"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/augur-dev/augur/checker"
+	"github.com/augur-dev/augur/monitor"
+)
+
+// TestSweepURL loads a monitor of Checks served in-process, as augur
+// monitor load --url does, and reads the table's row.
+func TestSweepURL(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{"spec.yaml": Spec, "checks.yaml": Checks, "token": "tok"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, spec, err := checker.LoadWithSpec(filepath.Join(dir, "checks.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := checker.Compile(spec, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema, err := spec.Schema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := monitor.New(monitor.Options{Checker: c, Schema: schema, Token: "tok"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(m)
+	defer srv.Close()
+	defer m.Close()
+	sw := Sweep{Nodes: []int{3, 99}, Rates: []int{300, 99}, TokenFile: filepath.Join(dir, "token"),
+		Config: Config{URL: srv.URL, Duration: 300 * time.Millisecond, PlantEvery: 10, Flush: 20 * time.Millisecond, Seed: 1}}
+	var out strings.Builder
+	if err := sw.Run(context.Background(), &out); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "nodes") || !strings.HasPrefix(strings.TrimSpace(lines[1]), "3      300") {
+		t.Errorf("want the header and one row, of 3 nodes at 300/s:\n%s", out.String())
+	}
+	sw.TokenFile = filepath.Join(dir, "none")
+	if err := sw.Run(context.Background(), &out); err == nil {
+		t.Error("a missing token file is no error")
+	}
+}

@@ -1,0 +1,90 @@
+package monitor
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestRun serves the toy checks with Run, pushes two leaders through a
+// Client, follows the stream with Watch, and stops the monitor.
+func TestRun(t *testing.T) {
+	dir := t.TempDir()
+	tokenFile, addrFile := filepath.Join(dir, "token"), filepath.Join(dir, "addr")
+	if err := os.WriteFile(tokenFile, []byte(token+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var log, violations syncBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	type ran struct {
+		s   Stats
+		err error
+	}
+	done := make(chan ran, 1)
+	go func() {
+		s, err := Run(ctx, RunConfig{Checks: "testdata/checks.yaml", Listen: "127.0.0.1:0", AddrFile: addrFile,
+			TokenFile: tokenFile, MaxBody: "1MiB", Options: Options{Violations: &violations, Log: &log}})
+		done <- ran{s, err}
+	}()
+	var c *Client
+	for deadline := time.Now().Add(10 * time.Second); c == nil; time.Sleep(10 * time.Millisecond) {
+		if b, err := os.ReadFile(addrFile); err == nil && len(b) > 0 {
+			c = &Client{URL: "http://" + strings.TrimSpace(string(b)), Token: token}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no address: %s", log.String())
+		}
+	}
+	var watched syncBuffer
+	watching := make(chan error, 1)
+	go func() { watching <- c.Watch(context.Background(), &watched) }()
+	if _, err := c.Push(ctx, []byte(twoLeaders)); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(violations.String(), "one-leader"); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no violation: %s", log.String())
+		}
+	}
+	cancel()
+	r := <-done
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if r.s.Records != 4 || r.s.Violations == 0 {
+		t.Errorf("stats %+v", r.s)
+	}
+	if err := <-watching; err != nil {
+		t.Errorf("watch: %v", err)
+	}
+	if watched.String() != violations.String() {
+		t.Errorf("watched:\n%s\nwant the violation lines:\n%s", watched.String(), violations.String())
+	}
+	for _, want := range []string{"augur monitor: 1 check of testdata/checks.yaml, listening on http://127.0.0.1:", "augur monitor: 4 records (0 late)"} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("log lacks %q:\n%s", want, log.String())
+		}
+	}
+}
+
+// TestRunRefuses checks that Run refuses a bad configuration before it
+// listens.
+func TestRunRefuses(t *testing.T) {
+	t.Setenv(TokenEnv, token)
+	for _, tt := range []struct {
+		cfg  RunConfig
+		want string
+	}{
+		{RunConfig{Checks: "testdata/checks.yaml", MaxBody: "lots"}, "--max-body: bad size"},
+		{RunConfig{Checks: "testdata/checks.yaml", MaxBody: "1MiB", TLSCert: "c.pem"}, "--tls-cert and --tls-key go together"},
+		{RunConfig{Checks: "testdata/none.yaml", MaxBody: "1MiB"}, "none.yaml"},
+	} {
+		if _, err := Run(context.Background(), tt.cfg); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Run(%+v): %v, want %q", tt.cfg, err, tt.want)
+		}
+	}
+}
