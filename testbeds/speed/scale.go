@@ -1,4 +1,4 @@
-package main
+package speed
 
 import (
 	"fmt"
@@ -8,13 +8,13 @@ import (
 	"github.com/augur-dev/augur/trace"
 )
 
-// scaleSpec is the spec of augur bench --literals 3: the etcd raft
+// ScaleSpec is the spec of augur bench --literals 3: the etcd raft
 // testbed's scalar variables (seven of them, as a deployed system's state
 // often has), with disjunctions of up to three literals over up to two
 // nodes. Its pool, about 49,000 properties of which 44,000 are two-node
 // three-literal disjunctions, is the shape of the Avenger paper's users'
 // pools.
-const scaleSpec = `# augur bench --literals 3: seven scalar variables of the etcd raft
+const ScaleSpec = `# augur bench --literals 3: seven scalar variables of the etcd raft
 # testbed, disjunctions of up to three literals over up to two nodes.
 system: etcdraft
 types:
@@ -39,11 +39,11 @@ filter: {hold_ratio: 0.95, every: 500}
 report: {size: 10, min_support: 30}
 `
 
-// thin rewrites the trace at path keeping every k-th snapshot (the k-th,
+// Thin rewrites the trace at path keeping every k-th snapshot (the k-th,
 // the 2k-th, …), and the states they use: a recorded run takes one event
 // per snapshot, so that one node changes at a time, where the snapshots of
 // a deployed system, cut every so often, find several nodes changed.
-func thin(path string, k int) error {
+func Thin(path string, k int) error {
 	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".thin")
 	if err := copyEvery(path, tmp, k); err != nil {
 		return err

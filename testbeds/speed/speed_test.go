@@ -1,0 +1,103 @@
+package speed
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/augur-dev/augur/evaluator"
+	"github.com/augur-dev/augur/testbeds"
+	"github.com/augur-dev/augur/testbeds/catalog"
+	"github.com/augur-dev/augur/testbeds/etcdraft"
+	"github.com/augur-dev/augur/trace"
+)
+
+// TestRun times both evaluators on a small etcd raft run with churn and
+// three literals, and reads what Run writes.
+func TestRun(t *testing.T) {
+	var out strings.Builder
+	err := Run(context.Background(), &out, Options{Nodes: 3, Snapshots: 40, Seed: 1, Props: 100, Workers: []int{1, 2},
+		Kinds: []evaluator.Kind{evaluator.Reference, evaluator.Fast}, Workload: "etcdraft", Literals: 3, Churn: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, re := range []string{
+		`(?m)^workload: etcd raft testbed, 3 nodes, 40 snapshots, [0-9]+ states, 100 properties, seed 1, 2 events a snapshot, up to 3 literals \(prepared in `,
+		`(?m)^ +reference +2 `,
+		`(?m)^fast/reference: [0-9.]+× evaluating, [0-9.]+× end to end at 1 worker, [0-9.]+× evaluating, [0-9.]+× end to end at 2 workers; results and reports identical$`,
+	} {
+		if !regexp.MustCompile(re).MatchString(out.String()) {
+			t.Errorf("output does not match %s:\n%s", re, out.String())
+		}
+	}
+}
+
+func TestRunRefuses(t *testing.T) {
+	for _, tt := range []struct {
+		o    Options
+		want string
+	}{
+		{Options{Workers: []int{1, 0}, Workload: "etcdraft"}, "--workers 0: want at least 1"},
+		{Options{Workers: []int{1}, Literals: 4, Workload: "etcdraft"}, "--literals 4: want 2 or 3"},
+		{Options{Workers: []int{1}, Workload: "nope"}, "--workload nope: want etcdraft or predicate"},
+	} {
+		if err := Run(context.Background(), nil, tt.o); err == nil || err.Error() != tt.want {
+			t.Errorf("Run(%+v): %v, want %q", tt.o, err, tt.want)
+		}
+	}
+}
+
+// TestThin keeps every third snapshot of a recorded run, with the states
+// it uses.
+func TestThin(t *testing.T) {
+	dir := t.TempDir()
+	_, path, _, err := catalog.Record(dir, "run", etcdraft.Testbed, testbeds.Config{Steps: 50, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := snapshots(t, path)
+	if err := Thin(path, 3); err != nil {
+		t.Fatal(err)
+	}
+	after := snapshots(t, path)
+	if len(after) != len(before)/3 {
+		t.Fatalf("%d snapshots thinned by 3 to %d", len(before), len(after))
+	}
+	for i, s := range after {
+		if want := before[3*i+2]; s != want {
+			t.Errorf("snapshot %d: %s, want %s", i, s, want)
+		}
+	}
+}
+
+// snapshots returns each snapshot of the trace at path as text: its id,
+// time and tags, and its members' nodes, times and variables.
+func snapshots(t *testing.T, path string) []string {
+	t.Helper()
+	tr, err := trace.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	var out []string
+	sr := tr.Snapshots()
+	defer sr.Close()
+	for sr.Next() {
+		s := sr.Snapshot()
+		text := fmt.Sprintf("%d@%d %v:", s.ID, s.TS, s.Tags)
+		for _, row := range s.Members {
+			st, err := tr.States().State(row)
+			if err != nil {
+				t.Fatal(err)
+			}
+			text += fmt.Sprintf(" %s@%d%v", st.Node, st.TS, st.Vars)
+		}
+		out = append(out, text)
+	}
+	if err := sr.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
