@@ -2,12 +2,7 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"io"
-	"os"
-	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
@@ -110,41 +105,6 @@ func TestBenchSteerFlags(t *testing.T) {
 		checks: "dir", format: "json", steps: 100, workers: 2, predictEvery: 5, budget: 50}
 	if !reflect.DeepEqual(*got, want) {
 		t.Errorf("got %+v\nwant %+v", *got, want)
-	}
-}
-
-// TestTestbedRunGuardErrors checks that augur testbed run refuses a
-// --guard it cannot use, naming the reason, and writes no trace.
-func TestTestbedRunGuardErrors(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	spec, err := filepath.Abs(filepath.Join("..", "..", "specs", "chord.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tests := []struct{ testbed, guard, want string }{
-		{"randtree", filepath.Join(dir, "missing.yaml"), "missing.yaml"},
-		{"randtree", write("nospec.yaml", "checks:\n  - name: a\n    property: \"forall n0 in nodes: n0.joined\"\n"), "names no spec"},
-		{"randtree", write("chord.yaml", "spec: "+spec+"\nchecks:\n  - name: a\n    property: \"forall n0 in nodes: n0.joined\"\n"), `spec of "chord", not of testbed randtree`},
-		{"chord", write("bad.yaml", "spec: "+spec+"\nchecks:\n  - name: a\n    property: \"forall n0 in nodes: n0.nope\"\n"), "nope"},
-	}
-	for _, tt := range tests {
-		out := filepath.Join(dir, "run.trace")
-		o := &testbedRunOptions{name: tt.testbed, out: out, stderr: io.Discard,
-			cfg: testbeds.Config{Steps: 10, Seed: 1, Guard: tt.guard}}
-		err := runTestbed(context.Background(), o)
-		if err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("--guard %s: error %v, want one naming %q", filepath.Base(tt.guard), err, tt.want)
-		}
-		if _, err := os.Stat(out); err == nil {
-			t.Errorf("--guard %s: wrote a trace", filepath.Base(tt.guard))
-		}
 	}
 }
 

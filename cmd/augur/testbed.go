@@ -2,16 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"maps"
-	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/augur-dev/augur/internal/clobber"
 	"github.com/augur-dev/augur/testbeds"
 	"github.com/augur-dev/augur/testbeds/catalog"
 )
@@ -47,10 +42,7 @@ func newTestbedListCmd() *cobra.Command {
 		Short: "List the testbeds and their injectable bugs",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			w := cmd.OutOrStdout()
-			for _, tb := range catalog.All {
-				fmt.Fprintf(w, "%s\t%s\n\tnodes: %d\n\tbugs: %s\n\tfaults: %s\n", tb.Name, tb.Doc, tb.Nodes, strings.Join(tb.Bugs, ", "), tb.Faults)
-			}
+			catalog.WriteList(cmd.OutOrStdout())
 			return nil
 		},
 	}
@@ -140,51 +132,14 @@ events filtered and the guard's blocks.`,
 }
 
 func runTestbed(ctx context.Context, o *testbedRunOptions) error {
-	tb, err := catalog.Lookup(o.name)
-	if err != nil {
-		return fmt.Errorf("testbed run: %w", err)
-	}
 	cfg := o.cfg
-	if o.out == "" {
-		return fmt.Errorf("testbed run: -o OUT.trace is required")
-	}
-	if cfg.Bug != "" && !slices.Contains(tb.Bugs, cfg.Bug) {
-		return fmt.Errorf("testbed run: %s has no bug %q (want one of %s)", tb.Name, cfg.Bug, strings.Join(tb.Bugs, ", "))
-	}
 	if !o.nodesGiven {
-		cfg.Nodes = tb.Nodes
+		cfg.Nodes = 0 // the testbed's
 	}
-	if cfg.Faults, err = testbeds.ParseFaults(o.faults, tb.Faults); err != nil {
-		return err
-	}
-	if err := clobber.Check(o.out, cfg.Guard); err != nil {
-		return err
-	}
-	cfg.Overwrite, cfg.Stop = true, ctx.Done()
-	st, err := tb.Run(cfg, o.out)
-	if errors.Is(err, testbeds.ErrInterrupted) {
-		return fmt.Errorf("testbed run %s: interrupted; nothing written", o.out)
-	}
+	st, err := catalog.Run(ctx, o.name, o.out, cfg, o.faults)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(o.stderr, "%s: %d snapshots in %d episodes, %d messages (%d dropped, %d duplicated), %d crashes, %d partitions in %.1fs\n",
-		o.out, st.Snapshots, st.Episodes, st.Sent, st.Dropped, st.Duplicated, st.Crashes, st.Partitions, st.Elapsed.Seconds())
-	for _, t := range slices.Sorted(maps.Keys(st.Tagged)) {
-		fmt.Fprintf(o.stderr, "  %s: %d snapshots\n", t, st.Tagged[t])
-	}
-	if cfg.Steer != "" {
-		fmt.Fprintf(o.stderr, "  steer %s: %d predictions (%d error paths replayed), %d filters installed (%d refused as leading to a violation), %d events filtered\n",
-			cfg.Steer, st.Predictions, st.Replayed, st.Filters, st.Rejected, st.Filtered)
-		if cfg.Guard == "" && !cfg.SteerAlone {
-			fmt.Fprintf(o.stderr, "  guard blocks (the fallback, with the checks of --steer): %d changes blocked of %d checked\n", st.Blocked, st.Checked)
-		}
-	}
-	if cfg.Guard != "" {
-		fmt.Fprintf(o.stderr, "  guard %s: %d changes blocked of %d checked\n", cfg.Guard, st.Blocked, st.Checked)
-		for _, c := range slices.Sorted(maps.Keys(st.BlockedBy)) {
-			fmt.Fprintf(o.stderr, "    %s: %d\n", c, st.BlockedBy[c])
-		}
-	}
+	catalog.WriteStats(o.stderr, o.out, cfg, st)
 	return nil
 }

@@ -1,6 +1,8 @@
 package catalog_test
 
 import (
+	"context"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -60,5 +62,70 @@ func TestRecord(t *testing.T) {
 	}
 	if got := tr.Manifest.CreatedBy; !strings.Contains(got, "--nodes "+strconv.Itoa(tb.Nodes)) || !strings.Contains(got, "--faults "+tb.Faults.String()) {
 		t.Errorf("created by %q, want the testbed's default nodes (%d) and faults", got, tb.Nodes)
+	}
+}
+
+// TestRunRefuses checks that Run refuses a bad command line, and a
+// --guard it cannot use, naming the reason, and writes no trace.
+func TestRunRefuses(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	spec, err := filepath.Abs(filepath.Join("..", "..", "specs", "chord.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "run.trace")
+	tests := []struct {
+		testbed, out, bug, faults, guard, want string
+	}{
+		{testbed: "zab", out: out, want: `testbed run: unknown testbed "zab"`},
+		{testbed: "paxos", want: "testbed run: -o OUT.trace is required"},
+		{testbed: "paxos", out: out, bug: "nope", want: `testbed run: paxos has no bug "nope" (want one of `},
+		{testbed: "paxos", out: out, faults: "drop=2", want: "drop"},
+		{testbed: "randtree", out: out, guard: filepath.Join(dir, "missing.yaml"), want: "missing.yaml"},
+		{testbed: "randtree", out: out, guard: write("nospec.yaml", "checks:\n  - name: a\n    property: \"forall n0 in nodes: n0.joined\"\n"), want: "names no spec"},
+		{testbed: "randtree", out: out, guard: write("chord.yaml", "spec: "+spec+"\nchecks:\n  - name: a\n    property: \"forall n0 in nodes: n0.joined\"\n"), want: `spec of "chord", not of testbed randtree`},
+		{testbed: "chord", out: out, guard: write("bad.yaml", "spec: "+spec+"\nchecks:\n  - name: a\n    property: \"forall n0 in nodes: n0.nope\"\n"), want: "nope"},
+	}
+	for _, tt := range tests {
+		_, err := catalog.Run(context.Background(), tt.testbed, tt.out, testbeds.Config{Steps: 10, Seed: 1, Bug: tt.bug, Guard: tt.guard}, tt.faults)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%+v: error %v, want one naming %q", tt, err, tt.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%+v: wrote a trace", tt)
+		}
+	}
+}
+
+// TestRunStats runs a guarded testbed and reads what WriteStats writes
+// of it.
+func TestRunStats(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "run.trace")
+	guard, err := filepath.Abs(filepath.Join("..", "..", "specs", "randtree.checks.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := testbeds.Config{Steps: 200, Seed: 1, Guard: guard, ResetAfter: testbeds.DefaultResetAfter}
+	st, err := catalog.Run(context.Background(), "randtree", out, cfg, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Snapshots != 200 {
+		t.Errorf("%d snapshots, want 200", st.Snapshots)
+	}
+	var b strings.Builder
+	catalog.WriteStats(&b, out, cfg, st)
+	for _, want := range []string{out + ": 200 snapshots in ", "\n  steady: ", "\n  guard " + guard + ": "} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("stats lack %q:\n%s", want, b.String())
+		}
 	}
 }
