@@ -32,40 +32,7 @@ func newBenchCmd(runF func(*benchOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "Time the evaluators on a seeded testbed workload",
-		Long: `Bench records a seeded run of the etcd raft testbed (one event per
-snapshot, under the testbed's default faults), generates the properties of
-its spec, and runs the pipeline with each evaluator on the same workload, as augur
-infer --no-filter does, so that every evaluator does the same work. It
-prints the time evaluating, the throughput in snapshot×property
-evaluations per second (and per worker), the time end to end (loading,
-generating and compiling the pool, evaluating it, and building the
-report), and how much faster fast is than reference at both; it also
-checks that the evaluators' results and reports agree.
-
-With --literals 3 the spec is instead one of seven of the testbed's
-scalar variables with disjunctions of up to three literals: a pool of
-about 49,000 properties, 44,000 of them two-node three-literal
-disjunctions. With --churn K the run takes K events per snapshot (it
-records K times as many and keeps every K-th snapshot), so that several
-nodes change between consecutive snapshots, as in the snapshots of a
-deployed system.
-
-With --keep DIR the spec (bench.yaml) and the trace (bench.trace) stay in
-DIR, for augur infer or a scale run.
-
-With --workload predicate the workload is instead a seeded replicated log
-(logs of up to 40 {term, index} entries) whose spec declares a
-three-argument predicate, agree(a, upto, b): the entries of log a up to
-index upto agree in term with log b. Its pool is timed, and that of the
-same spec without the predicate, and bench prints how much longer the
-predicate's takes (the spec files are predicate.yaml and plain.yaml, the
-trace log.trace).`,
-		Example: `  augur bench
-  augur bench --nodes 16 --snapshots 500 --props 2000 --workers 1,2
-  augur bench --nodes 16 --snapshots 860000 --evaluators fast --keep /tmp/scale
-  augur bench --nodes 8 --snapshots 300 --literals 3 --churn 4 --props 0
-  augur bench --workload predicate --snapshots 4000 --props 0 --evaluators fast`,
-		Args: cobra.NoArgs,
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.stdout = cmd.OutOrStdout()
 			if runF != nil {

@@ -30,24 +30,7 @@ func newBenchQualityCmd(runF func(*benchQualityOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "quality",
 		Short: "Score the reporter on generated systems with planted almost-invariants",
-		Long: `Quality generates, for each seed, a random replicated system (5 to 16
-nodes; elections, crashes and membership changes; 5 to 12 variables), and
-its spec; in four systems of five it plants one to three properties, of
-different shapes, that hold everywhere but at 1 to 10 snapshots, tagged
-bug:NAME; the fifth is a control with nothing planted. It runs the whole
-pipeline on each and prints where each planted property ranks (its text up
-to the naming of variables), the noise above it, and the almost-invariants
-the controls report in steady state; then recall per shape and a summary.
-
-It exits with status 1 when below target: every planted property within
-the top planted+2 in at least 95% of the systems, and no control with more
-than 2 almost-invariants that fail in steady state. Tune on the dev seeds
-(1 to 1,000) only; the heldout seeds (1,000,001 on) are for reporting.`,
-		Example: `  augur bench quality
-  augur bench quality --seeds 1-10 --format json
-  augur bench quality --seeds 3-3 --keep /tmp/q && augur infer /tmp/q/3/spec.yaml /tmp/q/3/run.trace
-  augur bench quality --seeds heldout --systems 100 --full`,
-		Args: cobra.NoArgs,
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.stdout, o.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
 			if runF != nil {

@@ -32,31 +32,7 @@ func newBenchSteerCmd(runF func(*benchSteerOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "steer",
 		Short: "Measure how much of the testbeds' bugs execution steering avoids",
-		Long: `Steer runs, for each seed, each bug of Chord, Paxos and RandTree (the
-testbeds whose state can be copied) and each of them bug-free: plain,
-with --guard CHECKS alone, with --steer CHECKS (whose fallback is the
-same guard) and with --steer CHECKS --no-fallback (the prediction alone),
-CHECKS being the hand-written DIR/NAME.checks.yaml; with --promoted
-NAME=FILE or NAME/BUG=FILE, also steered by FILE (the guard its
-fallback), checks promoted from augur infer. A run is --steps snapshots long and starts a fresh system at each
-violation, so that it counts every violation its seed leads to.
-
-Per bug it prints the violations (and the runs with one) of each mode,
-the share of the plain runs' violations each mode avoided, the progress
-per 1,000 events (Paxos: instances decided; Chord: lookups answered
-right; RandTree: ticks at which the live nodes form one tree) plain and
-steered and the share lost, whether every steered run still made
-progress, and the seconds a run took; then the mean avoided share over
-the bugs that manifested.
-
-It exits with status 1 when steering with the hand-written checks misses
-a target: at least 70% avoided on average, more than 50% of every bug,
-and no more than 10% of the progress lost. Choose --predict-every and
---budget on the dev seeds (1 to 10) only; report the held-out seeds.`,
-		Example: `  augur bench steer --seeds 1-10
-  augur bench steer --seeds 41-48 --testbeds paxos
-  augur bench steer --seeds 41-48 --promoted paxos=promoted.yaml --testbeds paxos`,
-		Args: cobra.NoArgs,
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.stdout, o.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
 			if runF != nil {

@@ -32,35 +32,7 @@ func newBenchTestbedsCmd(runF func(*benchTestbedsOptions) error) *cobra.Command 
 	cmd := &cobra.Command{
 		Use:   "testbeds",
 		Short: "Score the reporter on the testbeds' injected bugs",
-		Long: `Testbeds runs, for each seed, every testbed without a bug and with each
-of its bugs (default nodes and faults, 20,000 snapshots), infers the
-report of each run as augur infer does, plain and with the bug-free run of
-the same seed as --baseline, and scores it against the run's bug tags. A
-reported almost-invariant is relevant to a bug when most of its violating
-snapshots carry the bug's tag. Over the runs where the bug manifests:
-recall is the share with a relevant almost-invariant in the top 10,
-precision the mean share of what is reported (at most 10) that is
-relevant. Bug-free runs count the almost-invariants reported that fail in
-steady state.
-
-With --reuse DIR the runs stay in DIR as with --keep, with the stats of
-each evaluated run (as augur infer --stats writes them). A later
---reuse DIR records each run again (a second or less; runs are
-deterministic) and, when the spec, the trace and the property pool are
-those the kept stats were computed from, builds the reports from them
-with the current reporter without evaluating: re-scoring a reporter
-change costs the reporter's own passes only. A changed testbed or spec
-changes the hashes, and its runs are evaluated afresh.
-
-It exits with status 1 when plain augur infer is below target: recall at
-least 90%, precision at least 50%, and no bug-free run reporting more than
-5 almost-invariants that fail in steady state. Choose statistics on the dev
-seeds (1 to 10) only; the heldout seeds (41 to 50) are for reporting.`,
-		Example: `  augur bench testbeds --seeds 1-3
-  augur bench testbeds --testbeds etcdraft,chord --seeds dev --keep /tmp/tb
-  augur bench testbeds --seeds dev --workers 1 --reuse ~/tb-dev
-  augur bench testbeds --seeds heldout --format json`,
-		Args: cobra.NoArgs,
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.stdout, o.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
 			if runF != nil {

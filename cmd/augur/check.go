@@ -27,16 +27,7 @@ func newCheckCmd(runF func(*checkOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "check CHECKS TRACE",
 		Short: "Check every snapshot of a trace against a checks file",
-		Long: `Check evaluates every check on every snapshot of the trace and prints each
-violation with its witness: the snapshot, the binding of the variables, and
-the values the property reads. It exits with status 1 when any check is
-violated, so it can gate CI.
-
-The properties are type-checked against --spec, else the spec named in the
-checks file, else a spec made from the trace's own variables.`,
-		Example: `  augur check checks.yaml run.trace
-  augur check checks.yaml run.trace --spec spec.yaml --format json`,
-		Args: cobra.ExactArgs(2),
+		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.checks, o.trace, o.stdout = args[0], args[1], cmd.OutOrStdout()
 			if runF != nil {

@@ -21,33 +21,7 @@ func newCollectCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "collect FILE... -o NAME.trace",
 		Short: "Turn JSONL snapshots or node-local exposures into a trace",
-		Long: `Collect reads newline-delimited JSON global snapshots, one object per line:
-
-  {"snapshot": 7, "ts": 120, "tags": ["steady"], "nodes": {"n1": {...}, "n2": {...}}}
-
-or node-local exposures, each stamped with the node's Lamport clock, from
-JSONL files or the Arrow stream files of the Go API (usually one per node):
-
-  {"node": "n1", "ts": 17, "state": {...}}
-  {"node": "n1", "ts": 19, "heartbeat": true}
-  {"node": "n1", "ts": 25, "leave": true}
-
-and writes the trace directory NAME.trace (Arrow files and a manifest). Types
-are inferred from the JSON unless --spec fixes them. Nothing is written
-unless the whole input is valid (or, with --lenient, bad records are skipped
-and counted).
-
-From node-local exposures, a snapshot is cut at every exposure time t: it
-holds the latest state at or before t of every live node, and is written
-only when every live node has a record at or after t; with Lamport clocks
-it is a consistent cut. A node is live from its first state until it leaves
-(or, with --fail-after D, while its latest record is at most D old). The
-cuts that are not complete are counted. A torn end of an input, as left by
-a killed writer, is a warning.`,
-		Example: `  augur collect run.jsonl -o run.trace
-  augur collect part1.jsonl part2.jsonl -o run.trace --system etcd-raft
-  augur collect n1.arrow n2.arrow n3.arrow -o run.trace --fail-after 50 --collapse`,
-		Args: cobra.MinimumNArgs(1),
+		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
 				return fmt.Errorf("collect: -o NAME.trace is required")

@@ -29,21 +29,7 @@ func newDemoCmd(runF func(*demoOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Run the whole pipeline on a testbed run of etcd raft",
-		Long: `Demo runs the etcd raft testbed (the real go.etcd.io/raft/v3 under a
-seeded scheduler with message loss, duplication, partitions and crashes)
-with a bug injected, records its trace, and infers and reports its
-almost-invariants with the testbed's spec, which declares the nodes' state
-and nothing that points at the bug. The snapshots where the testbed's
-ground-truth checks fail carry a bug:NAME tag, so the report shows which
-properties caught it. It is 'augur testbed run etcdraft' followed by
-'augur infer specs/etcdraft.yaml'.
-
-With --keep DIR the spec and the trace stay in DIR, to try the other
-commands on them.`,
-		Example: `  augur demo
-  augur demo --bug lost-vote --format md
-  augur demo --keep /tmp/demo && augur infer /tmp/demo/etcdraft.yaml /tmp/demo/demo.trace`,
-		Args: cobra.NoArgs,
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.infer.stdout, o.infer.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
 			if runF != nil {

@@ -24,12 +24,7 @@ func newGenerateCmd(runF func(*generateOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "generate SPEC [TRACE]",
 		Short: "Count (and list) the properties a spec generates",
-		Long: `Generate prints how many properties the spec generates per class (node
-variables, iterator variables, literals). With a trace, constants are mined
-from it for x == c literals. The output is deterministic.`,
-		Example: `  augur generate spec.yaml
-  augur generate spec.yaml run.trace --list`,
-		Args: cobra.RangeArgs(1, 2),
+		Args:  cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.spec, o.stdout = args[0], cmd.OutOrStdout()
 			if len(args) == 2 {

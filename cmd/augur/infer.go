@@ -88,21 +88,7 @@ func newInferCmd(runF func(*inferOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "infer SPEC TRACE",
 		Short: "Generate properties from a spec and rank them over a trace",
-		Long: `Infer generates the properties a spec describes, evaluates their holding
-rates over every snapshot of the trace, and reports the almost-invariants
-(properties that hold nearly always but not always) and invariants.
-
-With --baseline, the same properties are also evaluated over the trace of
-a run believed good (yesterday's build, a run without the change under
-test); the almost-invariants that fail there too are most likely how the
-system normally behaves, and are ranked after the others.`,
-		Example: `  augur infer spec.yaml run.trace
-  augur infer spec.yaml run.trace --baseline good.trace
-  augur infer spec.yaml run.trace --only-tag steady
-  augur infer spec.yaml run.trace --top 20 --no-filter
-  augur infer spec.yaml run.trace --format json -o report.json
-  augur infer spec.yaml run.trace --shard 0/4 --stats part0.arrow`,
-		Args: cobra.ExactArgs(2),
+		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.spec, o.trace = args[0], args[1]
 			o.stdout, o.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()

@@ -22,14 +22,7 @@ func newMergeCmd(runF func(*mergeOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "merge PART... -o STATS",
 		Short: "Merge the partial stats of the shards of an evaluation",
-		Long: `Merge sums the partial stats written by the N shards of
-'augur infer --shard x/N --stats PART' into the stats of the whole trace,
-equal to those of a single run without filtering. It refuses missing or
-duplicate shards and shards of another spec, trace, shard count or block.
-Make the report with 'augur report'.`,
-		Example: `  augur merge part0.arrow part1.arrow part2.arrow -o stats.arrow
-  augur report spec.yaml run.trace stats.arrow`,
-		Args: cobra.MinimumNArgs(1),
+		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.parts = args
 			if runF != nil {

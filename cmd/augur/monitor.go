@@ -38,52 +38,7 @@ func newMonitorCmd(runF func(*monitorOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "monitor CHECKS [--listen ADDR] [--token-file F] [--record OUT.trace]",
 		Short: "Check a live system: take pushed node-local records, check each consistent cut",
-		Long: `Monitor serves an HTTP API to which the nodes of a live system push their
-node-local records (what collector.HTTPSink sends). It builds their
-consistent cuts as they arrive, as augur collect does, checks every cut
-against the checks file, and prints each violation as a JSON line, which
-GET /v1/violations streams too:
-
-  {"check": NAME, "property": TEXT, "snapshot": N, "ts": T, "binding": {...}, "values": {...}}
-
-  POST /v1/records     node-local JSON lines (state, heartbeat, leave)
-  GET  /v1/violations  the stream of violation lines
-  GET  /metrics        counters in the Prometheus text format
-  GET  /healthz        ok, or 503 and the reason
-
-Every request but /healthz needs "Authorization: Bearer TOKEN": the token
-is read from --token-file, else from $AUGUR_MONITOR_TOKEN; the monitor does
-not start without one. A push is taken whole or refused with a reason:
-413 over --max-body, 400 for a malformed line or a value that does not fit
-the spec (naming the line), 409 for a node's timestamp that does not
-increase, 422 beyond --max-nodes.
-
-The states must fit the spec of the checks file (or --spec): online, the
-monitor streams the violations that augur collect --spec and augur check
-report on the same records. A record whose time the cuts have passed (a
-node that joins or rejoins late) is dropped and counted; --nodes N holds
-the first cut until N nodes have pushed. A node that stops pushing holds
-the cuts back: --fail-after declares it failed after that much silence,
-and --max-buffered bounds the records held back in any case.
-
-With --record, the cuts checked are written to a trace when the monitor
-stops (SIGINT or SIGTERM); while it runs, a journal OUT.trace.journal.jsonl
-holds the records taken, written out after every push. After a kill -9,
-rebuild the trace from it:
-
-  augur collect --spec SPEC --window $(wc -l < OUT.trace.journal.jsonl) OUT.trace.journal.jsonl -o OUT.trace
-
-The monitor refuses to start when OUT.trace or its journal exists.
-
-It listens on loopback unless told otherwise, and serves HTTPS with
---tls-cert and --tls-key. Exit status: 0, or 1 when a check was violated
-(as augur check), 2 on errors.`,
-		Example: `  export AUGUR_MONITOR_TOKEN=$(head -c 16 /dev/urandom | base64)
-  augur monitor checks.yaml --listen 127.0.0.1:7070 --record live.trace
-  augur monitor checks.yaml --token-file token --nodes 3 --fail-after 10s
-  augur monitor push --url http://127.0.0.1:7070 n1.jsonl n2.jsonl n3.jsonl
-  augur monitor watch --url http://127.0.0.1:7070`,
-		Args: cobra.ExactArgs(1),
+		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.checks, o.stdout, o.stderr = args[0], cmd.OutOrStdout(), cmd.ErrOrStderr()
 			if runF != nil {

@@ -26,12 +26,7 @@ func newMonitorPushCmd(runF func(*monitorClientOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "push --url URL FILE...",
 		Short: "Replay node-local JSONL files to a monitor",
-		Long: `Push sends the node-local records of JSONL files (as collector.JSONLSink
-writes them, any number of nodes per file) to the monitor at --url, merged
-in timestamp order as augur collect merges them, in batches of --batch
-lines. A refused batch stops it, with the monitor's reason.`,
-		Example: `  augur monitor push --url http://127.0.0.1:7070 n1.jsonl n2.jsonl n3.jsonl`,
-		Args:    cobra.MinimumNArgs(1),
+		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.files, o.stdout = args, cmd.OutOrStdout()
 			if runF != nil {
@@ -54,10 +49,7 @@ func newMonitorWatchCmd(runF func(*monitorClientOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "watch --url URL",
 		Short: "Print the violations a monitor streams",
-		Long: `Watch follows GET /v1/violations of the monitor at --url and prints each
-violation line as it comes, until the monitor stops.`,
-		Example: `  augur monitor watch --url http://127.0.0.1:7070 | jq .check`,
-		Args:    cobra.NoArgs,
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.stdout = cmd.OutOrStdout()
 			if runF != nil {

@@ -36,27 +36,7 @@ func newMonitorLoadCmd(runF func(*monitorLoadOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "load [--nodes 5,16,64] [--rates 1000,10000]",
 		Short: "Load-test a monitor on loopback",
-		Long: `Load starts, for every number of nodes and every rate, a monitor of its own
-(this binary, on 127.0.0.1, with --monitor-flags), and as many simulated
-nodes that expose states at the rate (states per second, all nodes
-together) for --duration through collector.HTTPSink, keeping their Lamport
-clocks together by messages. Every --plant-every states a node plants a
-violation stamped with the time of its exposure. It prints the records per
-second the monitor took, the latency from a planted exposure to its
-violation line on GET /v1/violations (p50, p99), the monitor's peak
-resident memory and the most records it held back. The nodes and the
-monitor share the machine.
-
-With --silent-after D, node 1 stops pushing, without leaving, D into the
-run: the cuts wait for it, until the monitor's --fail-after or
---max-buffered lets it go; the memory figures show what that costs.
-
-With --url, it loads that monitor instead, once (the first --nodes and
---rates), which must check the checks that --write DIR writes.`,
-		Example: `  augur monitor load --nodes 5,16,64 --rates 1000,10000,50000 --duration 5s
-  augur monitor load --nodes 16 --rates 10000 --duration 10s --silent-after 3s --monitor-flags "--fail-after 2s"
-  augur monitor load --nodes 16 --rates 10000 --silent-after 3s --monitor-flags "--max-buffered 20000"`,
-		Args: cobra.NoArgs,
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.stdout, o.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
 			if runF != nil {

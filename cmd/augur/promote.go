@@ -27,14 +27,7 @@ func newPromoteCmd(runF func(*promoteOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "promote REPORT.json --select RANK,… -o CHECKS.yaml",
 		Short: "Turn reported properties into checks",
-		Long: `Promote writes the almost-invariants (--select) and invariants
-(--invariants) with the given ranks of a JSON report into a checks file for
-augur check. The checks file may be edited by hand: any property of the
-language is welcome, exists included.`,
-		Example: `  augur infer spec.yaml run.trace --format json -o report.json
-  augur promote report.json --select 1,3 -o checks.yaml
-  augur promote report.json --select 2 --invariants 1,2 -o checks.yaml`,
-		Args: cobra.ExactArgs(1),
+		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.report, o.stdout = args[0], cmd.OutOrStdout()
 			if runF != nil {

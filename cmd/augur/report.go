@@ -25,14 +25,7 @@ func newReportCmd(runF func(*reportOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "report SPEC TRACE STATS",
 		Short: "Report the almost-invariants from merged stats",
-		Long: `Report builds the report of stats written by 'augur merge' (or by
-'augur infer --stats' without sharding). It generates the property pool of
-the spec and trace again, which is deterministic, checks that the stats
-were computed from this spec, this trace and this pool, and ranks them as
-'augur infer' does.`,
-		Example: `  augur report spec.yaml run.trace stats.arrow
-  augur report spec.yaml run.trace stats.arrow --format json -o report.json`,
-		Args: cobra.ExactArgs(3),
+		Args:  cobra.ExactArgs(3),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.infer.spec, o.infer.trace, o.stats = args[0], args[1], args[2]
 			o.infer.stdout, o.infer.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()

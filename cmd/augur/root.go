@@ -93,23 +93,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 func newRootCmd() *cobra.Command {
 	root := &cobra.Command{
-		Use:   "augur",
-		Short: "Infer the almost-invariants of a distributed system from traces",
-		Long: `augur finds the bugs that hide in distributed systems by inferring their
-almost-invariants: properties over the state of several nodes that hold in
-all but a few snapshots of a long run.
-
-A typical session:
-
-  augur collect run.jsonl -o run.trace      # JSONL snapshots → trace
-  augur spec init run.trace > spec.yaml     # starter spec, then edit it
-  augur infer spec.yaml run.trace           # ranked almost-invariants
-  augur infer spec.yaml run.trace --format json -o report.json
-  augur promote report.json --select 1,3 -o checks.yaml
-  augur check checks.yaml other.trace       # exit 1 on any violation
-
-Exit status: 0 on success, 1 when augur check finds a violation, 2 on
-errors.`,
+		Use:           "augur",
+		Short:         "Infer the almost-invariants of a distributed system from traces",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -129,6 +114,7 @@ errors.`,
 		newScoreCmd(nil),
 		newVersionCmd(),
 	)
+	setHelp(root, helpSections())
 	return root
 }
 

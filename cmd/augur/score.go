@@ -24,18 +24,7 @@ func newScoreCmd(runF func(*scoreOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "score REPORT.json",
 		Short: "Score a report against the bug tags of its trace",
-		Long: `Score measures a JSON report (augur infer --format json) against the
-ground truth of a testbed trace. A property is relevant to a bug tag when
-most of its violating snapshots carry the tag. For each bug tag, recall is
-whether a relevant property is among the top K almost-invariants,
-precision@K the share of what is reported among the top K that is
-relevant to it (relevant / min(K, reported)), and rank the
-rank of the first relevant property (- when none is). The bug tags scored
-are those of the reported properties' violating snapshots, and any given
-with --tag.`,
-		Example: `  augur score report.json
-  augur score report.json --tag bug:lost-vote`,
-		Args: cobra.ExactArgs(1),
+		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.report, o.stdout = args[0], cmd.OutOrStdout()
 			if runF != nil {

@@ -37,13 +37,7 @@ func newSpecInitCmd(runF func(*specInitOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "init TRACE",
 		Short: "Write a starter spec for a trace",
-		Long: `Init writes a starter spec from the trace's variables: physical types as
-semantic types, and strings with few distinct values as enums. Edit it: give
-values that may be compared the same semantic type (NodeID, Term, …), pick the
-containers to iterate, and add derived variables and predicates.`,
-		Example: `  augur spec init run.trace > spec.yaml
-  augur spec init run.trace -o spec.yaml`,
-		Args: cobra.ExactArgs(1),
+		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.trace, o.stdout = args[0], cmd.OutOrStdout()
 			if runF != nil {
@@ -93,9 +87,7 @@ func newSpecCheckCmd(runF func(*specCheckOptions) error) *cobra.Command {
 	return &cobra.Command{
 		Use:   "check SPEC [TRACE]",
 		Short: "Validate a spec, and that it fits a trace",
-		Example: `  augur spec check spec.yaml
-  augur spec check spec.yaml run.trace`,
-		Args: cobra.RangeArgs(1, 2),
+		Args:  cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.spec, o.stdout = args[0], cmd.OutOrStdout()
 			if len(args) == 2 {
