@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -182,5 +183,36 @@ func TestTraceHash(t *testing.T) {
 	c := TraceHash(&trace.Manifest{SHA256: map[string]string{"a": "1", "b": "3"}})
 	if a != b || a == c {
 		t.Errorf("hashes %s %s %s", a, b, c)
+	}
+}
+
+// TestMergeFiles merges parts written to files, as augur merge does, and
+// refuses to write over a part.
+func TestMergeFiles(t *testing.T) {
+	dir := t.TempDir()
+	var paths []string
+	for i := range 3 {
+		p := filepath.Join(dir, fmt.Sprintf("part%d.arrow", i))
+		if err := Write(p, part(i, 3)); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	out := filepath.Join(dir, "stats.arrow")
+	if err := MergeFiles(out, paths...); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Merged || got.Snapshots != 33 {
+		t.Errorf("merged header %+v", got.Header)
+	}
+	if err := MergeFiles(paths[0], paths...); err == nil {
+		t.Error("MergeFiles wrote over a part")
+	}
+	if err := MergeFiles(out, paths[:2]...); err == nil {
+		t.Error("MergeFiles merged two of three shards")
 	}
 }

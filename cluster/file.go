@@ -21,6 +21,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/augur-dev/augur/evaluator"
+	"github.com/augur-dev/augur/internal/clobber"
 	"github.com/augur-dev/augur/internal/ipcfile"
 	"github.com/augur-dev/augur/internal/safefile"
 )
@@ -604,4 +605,26 @@ func (s *Stats) readRecord(rec arrow.RecordBatch) error {
 		s.Stats = append(s.Stats, st)
 	}
 	return nil
+}
+
+// MergeFiles reads the partial stats in the files parts, merges them
+// (see [Merge]) and writes the result to output, which may not be one of
+// them: augur merge.
+func MergeFiles(output string, parts ...string) error {
+	if err := clobber.Check(output, parts...); err != nil {
+		return err
+	}
+	stats := make([]*Stats, len(parts))
+	for i, path := range parts {
+		p, err := Read(path)
+		if err != nil {
+			return err
+		}
+		stats[i] = p
+	}
+	merged, err := Merge(stats)
+	if err != nil {
+		return err
+	}
+	return Write(output, merged)
 }

@@ -1,6 +1,7 @@
 package specs
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"maps"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/augur-dev/augur/internal/clobber"
+	"github.com/augur-dev/augur/internal/safefile"
 	"github.com/augur-dev/augur/trace"
 )
 
@@ -242,4 +245,30 @@ func quote(s string) string {
 		return s
 	}
 	return strconv.Quote(s)
+}
+
+// InitFile writes a starter spec for the trace at tracePath (see [Init])
+// to output, replacing it atomically, or to stdout when output is "":
+// augur spec init.
+func InitFile(tracePath, output string, stdout io.Writer) error {
+	if err := clobber.Check(output, tracePath); err != nil {
+		return err
+	}
+	tr, err := trace.Open(tracePath)
+	if err != nil {
+		return err
+	}
+	defer tr.Close()
+	var b bytes.Buffer
+	if err := Init(tr, &b); err != nil {
+		return err
+	}
+	if output == "" {
+		_, err = stdout.Write(b.Bytes())
+		return err
+	}
+	return safefile.Write(output, 0o644, func(w io.Writer) error {
+		_, err := w.Write(b.Bytes())
+		return err
+	})
 }

@@ -2,6 +2,8 @@ package specs
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -87,5 +89,33 @@ func TestInit(t *testing.T) {
 	var again strings.Builder
 	if err := Init(tr, &again); err != nil || again.String() != b.String() {
 		t.Errorf("Init is not deterministic (err %v)", err)
+	}
+}
+
+// TestInitFile writes the starter spec of a trace to a writer and to a
+// file, which must agree, and refuses to write over the trace.
+func TestInitFile(t *testing.T) {
+	tr := toyTrace(t)
+	var want strings.Builder
+	if err := Init(tr, &want); err != nil {
+		t.Fatal(err)
+	}
+	var got strings.Builder
+	if err := InitFile(tr.Dir, "", &got); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "spec.yaml")
+	if err := InitFile(tr.Dir, out, nil); err != nil {
+		t.Fatal(err)
+	}
+	file, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != want.String() || string(file) != want.String() {
+		t.Errorf("InitFile wrote\n%s\nand\n%s\nwant\n%s", got.String(), file, want.String())
+	}
+	if err := InitFile(tr.Dir, tr.Dir, nil); err == nil {
+		t.Error("InitFile wrote over its trace")
 	}
 }

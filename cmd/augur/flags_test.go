@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/augur-dev/augur/checker"
 	"github.com/augur-dev/augur/cluster"
 	"github.com/augur-dev/augur/testbeds"
 )
@@ -112,7 +113,7 @@ func TestBenchSteerFlags(t *testing.T) {
 func TestCheckFlags(t *testing.T) {
 	var got *checkOptions
 	execute(t, newCheckCmd(func(o *checkOptions) error { got = o; return nil }), "c.yaml", "r.trace", "--spec", "s.yaml", "--format", "json", "--max-witnesses", "0", "--workers", "1")
-	want := checkOptions{checks: "c.yaml", trace: "r.trace", spec: "s.yaml", format: "json", maxWitnesses: 0, workers: 1}
+	want := checkOptions{opts: checker.FilesOptions{Checks: "c.yaml", Trace: "r.trace", Spec: "s.yaml", Format: "json", MaxWitnesses: 0, Workers: 1}}
 	got.stdout = nil
 	if !reflect.DeepEqual(*got, want) {
 		t.Errorf("got %+v\nwant %+v", *got, want)

@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/augur-dev/augur/cluster"
-	"github.com/augur-dev/augur/internal/clobber"
 )
 
 // mergeOptions are augur merge's arguments and flags.
@@ -39,20 +38,5 @@ func runMerge(o *mergeOptions) error {
 	if o.output == "" {
 		return fmt.Errorf("give the merged stats file with -o STATS")
 	}
-	if err := clobber.Check(o.output, o.parts...); err != nil {
-		return err
-	}
-	parts := make([]*cluster.Stats, len(o.parts))
-	for i, path := range o.parts {
-		p, err := cluster.Read(path)
-		if err != nil {
-			return err
-		}
-		parts[i] = p
-	}
-	merged, err := cluster.Merge(parts)
-	if err != nil {
-		return err
-	}
-	return cluster.Write(o.output, merged)
+	return cluster.MergeFiles(o.output, o.parts...)
 }

@@ -16,17 +16,10 @@ import (
 
 // monitorLoadOptions are augur monitor load's flags.
 type monitorLoadOptions struct {
-	nodes, rates string
-	duration     time.Duration
-	flush        time.Duration
-	silentAfter  time.Duration
-	plantEvery   int
-	monitorFlags string
-	url          string
-	tokenFile    string
-	seed         uint64
-	stdout       io.Writer
-	stderr       io.Writer
+	sweep          loadgen.Sweep // but Nodes, Rates, MonitorFlags and Stderr
+	nodes, rates   string
+	monitorFlags   string
+	stdout, stderr io.Writer
 }
 
 // newMonitorLoadCmd returns augur monitor load; runF, if not nil, runs
@@ -48,14 +41,15 @@ func newMonitorLoadCmd(runF func(*monitorLoadOptions) error) *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&o.nodes, "nodes", "5,16,64", "numbers of nodes, comma-separated")
 	f.StringVar(&o.rates, "rates", "1000,10000", "states per second of all nodes together, comma-separated")
-	durationFlag(f, &o.duration, "duration", 5*time.Second, true, "how long the nodes expose states")
-	durationFlag(f, &o.flush, "flush", 0, false, "the sinks' flush interval (default: HTTPSink's, 200ms)")
-	durationFlag(f, &o.silentAfter, "silent-after", 0, false, "node 1 stops pushing, without leaving, this far into the run")
-	intFlagP(f, &o.plantEvery, "plant-every", "", 100, 1, "a node plants a violation every this many states")
+	c := &o.sweep.Config
+	durationFlag(f, &c.Duration, "duration", 5*time.Second, true, "how long the nodes expose states")
+	durationFlag(f, &c.Flush, "flush", 0, false, "the sinks' flush interval (default: HTTPSink's, 200ms)")
+	durationFlag(f, &c.SilentAfter, "silent-after", 0, false, "node 1 stops pushing, without leaving, this far into the run")
+	intFlagP(f, &c.PlantEvery, "plant-every", "", 100, 1, "a node plants a violation every this many states")
 	f.StringVar(&o.monitorFlags, "monitor-flags", "", "more flags for the monitors started, space-separated")
-	f.StringVar(&o.url, "url", "", "load the monitor at this URL instead of starting one")
-	f.StringVar(&o.tokenFile, "token-file", "", "with --url: the monitor's token (default: $"+monitor.TokenEnv+")")
-	f.Uint64Var(&o.seed, "seed", 1, "seed of the nodes' choice of peers")
+	f.StringVar(&c.URL, "url", "", "load the monitor at this URL instead of starting one")
+	f.StringVar(&o.sweep.TokenFile, "token-file", "", "with --url: the monitor's token (default: $"+monitor.TokenEnv+")")
+	f.Uint64Var(&c.Seed, "seed", 1, "seed of the nodes' choice of peers")
 	return cmd
 }
 
@@ -80,7 +74,7 @@ func runMonitorLoad(ctx context.Context, o *monitorLoadOptions) error {
 	if err != nil {
 		return err
 	}
-	sw := loadgen.Sweep{Nodes: nodes, Rates: rates, TokenFile: o.tokenFile, MonitorFlags: strings.Fields(o.monitorFlags), Stderr: o.stderr,
-		Config: loadgen.Config{URL: o.url, Duration: o.duration, PlantEvery: o.plantEvery, Flush: o.flush, SilentAfter: o.silentAfter, Seed: o.seed}}
+	sw := o.sweep
+	sw.Nodes, sw.Rates, sw.MonitorFlags, sw.Stderr = nodes, rates, strings.Fields(o.monitorFlags), o.stderr
 	return sw.Run(ctx, o.stdout)
 }

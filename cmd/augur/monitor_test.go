@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"syscall"
@@ -163,8 +164,9 @@ func TestMonitorSIGTERM(t *testing.T) {
 	t.Setenv(monitor.TokenEnv, "tok")
 	addr := filepath.Join(dir, "addr")
 	var stdout, stderr bytes.Buffer
-	o := &monitorOptions{checks: checks, listen: "127.0.0.1:0", addrFile: addr, record: filepath.Join(dir, "live.trace"),
-		maxBody: "1MiB", maxNodes: 10, maxBuffered: 1000, subscriberBuffer: 10, stdout: &stdout, stderr: &stderr}
+	o := &monitorOptions{cfg: monitor.RunConfig{Checks: checks, Listen: "127.0.0.1:0", AddrFile: addr, MaxBody: "1MiB",
+		Options: monitor.Options{Record: filepath.Join(dir, "live.trace"), MaxNodes: 10, MaxBuffered: 1000, SubscriberBuffer: 10}},
+		stdout: &stdout, stderr: &stderr}
 	done := make(chan error, 1)
 	go func() { done <- runMonitor(context.Background(), o) }()
 	var base string
@@ -216,11 +218,11 @@ func TestMonitorFlags(t *testing.T) {
 	cmd := newMonitorCmd(func(o *monitorOptions) error { got = o; return nil })
 	execute(t, cmd, "c.yaml", "--listen", ":9", "--token-file", "tok", "--record", "r.trace", "--tls-cert", "c.pem", "--tls-key", "k.pem",
 		"--max-body", "1MiB", "--max-nodes", "7", "--nodes", "3", "--fail-after", "2s", "--fail-after-ts", "40", "--collapse", "-q", "--spec", "s.yaml")
-	want := monitorOptions{checks: "c.yaml", spec: "s.yaml", listen: ":9", tokenFile: "tok", record: "r.trace", tlsCert: "c.pem", tlsKey: "k.pem",
-		maxBody: "1MiB", maxNodes: 7, nodes: 3, maxBuffered: 1 << 16, subscriberBuffer: 4096, failAfter: 2 * time.Second, failAfterTS: 40,
-		collapse: true, quiet: true}
+	want := monitorOptions{cfg: monitor.RunConfig{Checks: "c.yaml", Spec: "s.yaml", Listen: ":9", TokenFile: "tok", TLSCert: "c.pem", TLSKey: "k.pem",
+		MaxBody: "1MiB", Options: monitor.Options{Record: "r.trace", MaxNodes: 7, Nodes: 3, MaxBuffered: 1 << 16, SubscriberBuffer: 4096,
+			FailAfter: 2 * time.Second, FailAfterTS: 40, Collapse: true}}, quiet: true}
 	got.stdout, got.stderr = nil, nil
-	if *got != want {
+	if !reflect.DeepEqual(*got, want) {
 		t.Errorf("got %+v\nwant %+v", *got, want)
 	}
 }

@@ -1,17 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
-	"github.com/augur-dev/augur/internal/clobber"
-	"github.com/augur-dev/augur/internal/safefile"
 	"github.com/augur-dev/augur/pipeline"
 	"github.com/augur-dev/augur/specs"
-	"github.com/augur-dev/augur/trace"
 )
 
 func newSpecCmd() *cobra.Command {
@@ -52,26 +48,7 @@ func newSpecInitCmd(runF func(*specInitOptions) error) *cobra.Command {
 }
 
 func runSpecInit(o *specInitOptions) error {
-	if err := clobber.Check(o.output, o.trace); err != nil {
-		return err
-	}
-	tr, err := trace.Open(o.trace)
-	if err != nil {
-		return err
-	}
-	defer tr.Close()
-	var b bytes.Buffer
-	if err := specs.Init(tr, &b); err != nil {
-		return err
-	}
-	if o.output == "" {
-		_, err = o.stdout.Write(b.Bytes())
-		return err
-	}
-	return safefile.Write(o.output, 0o644, func(w io.Writer) error {
-		_, err := w.Write(b.Bytes())
-		return err
-	})
+	return specs.InitFile(o.trace, o.output, o.stdout)
 }
 
 // specCheckOptions are augur spec check's arguments.
