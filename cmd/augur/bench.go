@@ -25,13 +25,9 @@ func newBenchCmd(runF func(*benchOptions) error) *cobra.Command {
 		Use:   "bench",
 		Short: "Time the evaluators on a seeded testbed workload",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: runE(o, runF, runBench, func(cmd *cobra.Command, args []string) {
 			o.stdout = cmd.OutOrStdout()
-			if runF != nil {
-				return runF(o)
-			}
-			return runBench(cmd.Context(), o)
-		},
+		}),
 	}
 	f := cmd.Flags()
 	so := &o.opts

@@ -31,13 +31,9 @@ func newBenchQualityCmd(runF func(*benchQualityOptions) error) *cobra.Command {
 		Use:   "quality",
 		Short: "Score the reporter on generated systems with planted almost-invariants",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: runE(o, runF, runBenchQuality, func(cmd *cobra.Command, args []string) {
 			o.stdout, o.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
-			if runF != nil {
-				return runF(o)
-			}
-			return runBenchQuality(cmd.Context(), o)
-		},
+		}),
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.seeds, "seeds", "dev", "seeds: dev (from 1), heldout (from 1,000,001) or a range A-B")

@@ -33,13 +33,9 @@ func newBenchSteerCmd(runF func(*benchSteerOptions) error) *cobra.Command {
 		Use:   "steer",
 		Short: "Measure how much of the testbeds' bugs execution steering avoids",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: runE(o, runF, runBenchSteer, func(cmd *cobra.Command, args []string) {
 			o.stdout, o.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
-			if runF != nil {
-				return runF(o)
-			}
-			return runBenchSteer(cmd.Context(), o)
-		},
+		}),
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.seeds, "seeds", "dev", "seeds: dev (1 to 10), heldout (41 to 50) or a range A-B")

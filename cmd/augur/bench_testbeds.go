@@ -33,13 +33,9 @@ func newBenchTestbedsCmd(runF func(*benchTestbedsOptions) error) *cobra.Command 
 		Use:   "testbeds",
 		Short: "Score the reporter on the testbeds' injected bugs",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: runE(o, runF, runBenchTestbeds, func(cmd *cobra.Command, args []string) {
 			o.stdout, o.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
-			if runF != nil {
-				return runF(o)
-			}
-			return runBenchTestbeds(cmd.Context(), o)
-		},
+		}),
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.seeds, "seeds", "dev", "seeds: dev (1 to 10), heldout (41 to 50) or a range A-B")

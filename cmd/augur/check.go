@@ -23,13 +23,9 @@ func newCheckCmd(runF func(*checkOptions) error) *cobra.Command {
 		Use:   "check CHECKS TRACE",
 		Short: "Check every snapshot of a trace against a checks file",
 		Args:  cobra.ExactArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: runE(o, runF, runCheck, func(cmd *cobra.Command, args []string) {
 			o.opts.Checks, o.opts.Trace, o.stdout = args[0], args[1], cmd.OutOrStdout()
-			if runF != nil {
-				return runF(o)
-			}
-			return runCheck(cmd.Context(), o)
-		},
+		}),
 	}
 	fl, co := cmd.Flags(), &o.opts
 	fl.StringVar(&co.Spec, "spec", "", "spec the checks are written against")

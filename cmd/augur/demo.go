@@ -30,13 +30,9 @@ func newDemoCmd(runF func(*demoOptions) error) *cobra.Command {
 		Use:   "demo",
 		Short: "Run the whole pipeline on a testbed run of etcd raft",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: runE(o, runF, runDemo, func(cmd *cobra.Command, args []string) {
 			o.infer.stdout, o.infer.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
-			if runF != nil {
-				return runF(o)
-			}
-			return runDemo(cmd.Context(), o)
-		},
+		}),
 	}
 	o.infer.addFlags(cmd)
 	f := cmd.Flags()
@@ -52,7 +48,7 @@ func runDemo(ctx context.Context, o *demoOptions) error {
 	if err != nil {
 		return err
 	}
-	dir, cleanup, err := clobber.WorkDir(o.keep, "augur-demo-", o.infer.baseline)
+	dir, cleanup, err := clobber.WorkDir(o.keep, "augur-demo-", o.infer.po.Baseline)
 	if err != nil {
 		return err
 	}
@@ -66,12 +62,12 @@ func runDemo(ctx context.Context, o *demoOptions) error {
 		fmt.Fprintf(o.infer.stderr, "recorded %d snapshots of etcd raft with bug %s (%d tagged) into %s\n",
 			st.Snapshots, o.bug, st.Tagged["bug:"+o.bug], tracePath)
 	}
-	if err := clobber.Check(o.infer.output, o.infer.baseline, specPath, tracePath); err != nil {
+	if err := clobber.Check(o.infer.po.Output, o.infer.po.Baseline, specPath, tracePath); err != nil {
 		return err
 	}
 	rep, err := pipeline.Infer(ctx, specPath, tracePath, po)
 	if err != nil {
 		return err
 	}
-	return writeReport(o.infer.stdout, rep, o.infer.format, o.infer.output)
+	return writeReport(o.infer.stdout, rep, o.infer.format, o.infer.po.Output)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/augur-dev/augur/checker"
 	"github.com/augur-dev/augur/cluster"
+	"github.com/augur-dev/augur/pipeline"
 	"github.com/augur-dev/augur/testbeds"
 )
 
@@ -35,8 +36,8 @@ func TestInferFlags(t *testing.T) {
 		},
 		{
 			[]string{"s.yaml", "r.trace", "--format", "json", "-o", "rep.json", "--top", "20", "--no-filter", "-q", "--baseline", "good.trace", "--evaluator", "reference", "--workers", "3", "--all"},
-			inferOptions{spec: "s.yaml", trace: "r.trace", format: "json", output: "rep.json", top: 20, noFilter: true, quiet: true,
-				baseline: "good.trace", evaluator: "reference", workers: 3, all: true, selector: cluster.Selector{Block: 1024}},
+			inferOptions{spec: "s.yaml", trace: "r.trace", format: "json", quiet: true, evaluator: "reference", selector: cluster.Selector{Block: 1024},
+				po: pipeline.Options{Output: "rep.json", Top: 20, NoFilter: true, Baseline: "good.trace", Workers: 3, All: true}},
 		},
 		{
 			[]string{"s.yaml", "r.trace", "--shard", "1/4", "--block", "7", "--stats", "p1.arrow"},

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 
@@ -25,16 +26,12 @@ func newGenerateCmd(runF func(*generateOptions) error) *cobra.Command {
 		Use:   "generate SPEC [TRACE]",
 		Short: "Count (and list) the properties a spec generates",
 		Args:  cobra.RangeArgs(1, 2),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: runE(o, runF, runGenerate, func(cmd *cobra.Command, args []string) {
 			o.spec, o.stdout = args[0], cmd.OutOrStdout()
 			if len(args) == 2 {
 				o.trace = args[1]
 			}
-			if runF != nil {
-				return runF(o)
-			}
-			return runGenerate(o)
-		},
+		}),
 	}
 	cmd.Flags().BoolVar(&o.list, "list", false, "list the properties")
 	cmd.Flags().StringVar(&o.format, "format", "text", "output format: text or json")
@@ -43,7 +40,7 @@ func newGenerateCmd(runF func(*generateOptions) error) *cobra.Command {
 
 // runGenerate prints the classes of the pool of o.spec, and with o.list
 // its properties.
-func runGenerate(o *generateOptions) error {
+func runGenerate(_ context.Context, o *generateOptions) error {
 	pool, err := pipeline.Generate(o.spec, o.trace)
 	if err != nil {
 		return err

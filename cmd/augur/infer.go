@@ -23,15 +23,9 @@ import (
 type inferOptions struct {
 	spec, trace string
 	format      string
-	top         int
 	evaluator   string
-	workers     int
-	noFilter    bool
-	output      string
 	quiet       bool
-	baseline    string
-	onlyTag     string
-	all         bool
+	po          pipeline.Options // but Evaluator, Timeline and Progress
 
 	// Sharded evaluation into partial stats.
 	sharded  bool // a sharding flag was given
@@ -42,17 +36,17 @@ type inferOptions struct {
 }
 
 func (o *inferOptions) addFlags(cmd *cobra.Command) {
-	f := cmd.Flags()
+	f, po := cmd.Flags(), &o.po
 	f.StringVar(&o.format, "format", "text", "output format: "+strings.Join(reporter.Formats, ", "))
-	intFlagP(f, &o.top, "top", "", 0, 0, "entries per list (default: the spec's report.size)")
+	intFlagP(f, &po.Top, "top", "", 0, 0, "entries per list (default: the spec's report.size)")
 	f.StringVar(&o.evaluator, "evaluator", "fast", "evaluator: fast or reference")
-	intFlagP(f, &o.workers, "workers", "", 0, 0, "goroutines evaluating snapshots (default: number of CPUs)")
-	f.BoolVar(&o.noFilter, "no-filter", false, "evaluate every property on every snapshot (no pruning)")
-	f.StringVarP(&o.output, "output", "o", "", "write the report to this file instead of stdout")
+	intFlagP(f, &po.Workers, "workers", "", 0, 0, "goroutines evaluating snapshots (default: number of CPUs)")
+	f.BoolVar(&po.NoFilter, "no-filter", false, "evaluate every property on every snapshot (no pruning)")
+	f.StringVarP(&po.Output, "output", "o", "", "write the report to this file instead of stdout")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress on stderr")
-	f.StringVar(&o.baseline, "baseline", "", "a trace of a run believed good: almost-invariants that fail there too are ranked last")
-	f.StringVar(&o.onlyTag, "only-tag", "", "evaluate only the snapshots carrying this tag (e.g. steady: no message in flight)")
-	f.BoolVar(&o.all, "all", false, "list every anomaly, also those violated at too many moments to stand out")
+	f.StringVar(&po.Baseline, "baseline", "", "a trace of a run believed good: almost-invariants that fail there too are ranked last")
+	f.StringVar(&po.OnlyTag, "only-tag", "", "evaluate only the snapshots carrying this tag (e.g. steady: no message in flight)")
+	f.BoolVar(&po.All, "all", false, "list every anomaly, also those violated at too many moments to stand out")
 }
 
 // pipelineOptions returns the pipeline options o asks for.
@@ -64,17 +58,8 @@ func (o *inferOptions) pipelineOptions() (pipeline.Options, error) {
 	if err != nil {
 		return pipeline.Options{}, err
 	}
-	po := pipeline.Options{
-		Evaluator: kind,
-		Workers:   o.workers,
-		NoFilter:  o.noFilter,
-		OnlyTag:   o.onlyTag,
-		Top:       o.top,
-		Baseline:  o.baseline,
-		Timeline:  o.format == "html",
-		Output:    o.output,
-		All:       o.all,
-	}
+	po := o.po
+	po.Evaluator, po.Timeline = kind, o.format == "html"
 	if !o.quiet {
 		po.Progress = progress.New(o.stderr)
 	}
@@ -89,17 +74,13 @@ func newInferCmd(runF func(*inferOptions) error) *cobra.Command {
 		Use:   "infer SPEC TRACE",
 		Short: "Generate properties from a spec and rank them over a trace",
 		Args:  cobra.ExactArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: runE(o, runF, runInfer, func(cmd *cobra.Command, args []string) {
 			o.spec, o.trace = args[0], args[1]
 			o.stdout, o.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
 			for _, name := range []string{"shard", "shards", "block"} {
 				o.sharded = o.sharded || cmd.Flags().Changed(name)
 			}
-			if runF != nil {
-				return runF(o)
-			}
-			return runInfer(cmd.Context(), o)
-		},
+		}),
 	}
 	o.addFlags(cmd)
 	f := cmd.Flags()
@@ -113,13 +94,13 @@ func newInferCmd(runF func(*inferOptions) error) *cobra.Command {
 // runInfer writes the report of o.spec over o.trace, or with --stats the
 // partial stats of one shard.
 func runInfer(ctx context.Context, o *inferOptions) error {
-	for _, out := range []string{o.output, o.stats} {
-		if err := clobber.Check(out, o.spec, o.trace, o.baseline); err != nil {
+	for _, out := range []string{o.po.Output, o.stats} {
+		if err := clobber.Check(out, o.spec, o.trace, o.po.Baseline); err != nil {
 			return err
 		}
 	}
 	if o.stats != "" || o.sharded {
-		if o.baseline != "" {
+		if o.po.Baseline != "" {
 			return fmt.Errorf("--baseline does not apply to shards: use it with augur report")
 		}
 		return runShard(ctx, o)
@@ -132,7 +113,7 @@ func runInfer(ctx context.Context, o *inferOptions) error {
 	if err != nil {
 		return err
 	}
-	return writeReport(o.stdout, rep, o.format, o.output)
+	return writeReport(o.stdout, rep, o.format, o.po.Output)
 }
 
 // runShard evaluates one shard of the trace, without filtering, and
@@ -141,7 +122,7 @@ func runShard(ctx context.Context, o *inferOptions) error {
 	if o.stats == "" {
 		return fmt.Errorf("sharded evaluation writes partial stats: give --stats PART.arrow")
 	}
-	if o.output != "" {
+	if o.po.Output != "" {
 		return fmt.Errorf("--output is for reports; with --stats, infer writes stats (make the report with augur report)")
 	}
 	sh, err := o.selector.Resolve(os.Getenv)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -22,19 +23,15 @@ func newMergeCmd(runF func(*mergeOptions) error) *cobra.Command {
 		Use:   "merge PART... -o STATS",
 		Short: "Merge the partial stats of the shards of an evaluation",
 		Args:  cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: runE(o, runF, runMerge, func(cmd *cobra.Command, args []string) {
 			o.parts = args
-			if runF != nil {
-				return runF(o)
-			}
-			return runMerge(o)
-		},
+		}),
 	}
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "merged stats file (Arrow)")
 	return cmd
 }
 
-func runMerge(o *mergeOptions) error {
+func runMerge(_ context.Context, o *mergeOptions) error {
 	if o.output == "" {
 		return fmt.Errorf("give the merged stats file with -o STATS")
 	}

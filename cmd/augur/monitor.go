@@ -27,13 +27,9 @@ func newMonitorCmd(runF func(*monitorOptions) error) *cobra.Command {
 		Use:   "monitor CHECKS [--listen ADDR] [--token-file F] [--record OUT.trace]",
 		Short: "Check a live system: take pushed node-local records, check each consistent cut",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: runE(o, runF, runMonitor, func(cmd *cobra.Command, args []string) {
 			o.cfg.Checks, o.stdout, o.stderr = args[0], cmd.OutOrStdout(), cmd.ErrOrStderr()
-			if runF != nil {
-				return runF(o)
-			}
-			return runMonitor(cmd.Context(), o)
-		},
+		}),
 	}
 	f, c, mo := cmd.Flags(), &o.cfg, &o.cfg.Options
 	f.StringVar(&c.Spec, "spec", "", "spec the checks are written against (default: the checks file's)")

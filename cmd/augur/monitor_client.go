@@ -27,13 +27,9 @@ func newMonitorPushCmd(runF func(*monitorClientOptions) error) *cobra.Command {
 		Use:   "push --url URL FILE...",
 		Short: "Replay node-local JSONL files to a monitor",
 		Args:  cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: runE(o, runF, runMonitorPush, func(cmd *cobra.Command, args []string) {
 			o.files, o.stdout = args, cmd.OutOrStdout()
-			if runF != nil {
-				return runF(o)
-			}
-			return runMonitorPush(cmd.Context(), o)
-		},
+		}),
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.url, "url", "http://127.0.0.1:7070", "the monitor's base URL")
@@ -50,13 +46,9 @@ func newMonitorWatchCmd(runF func(*monitorClientOptions) error) *cobra.Command {
 		Use:   "watch --url URL",
 		Short: "Print the violations a monitor streams",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: runE(o, runF, runMonitorWatch, func(cmd *cobra.Command, args []string) {
 			o.stdout = cmd.OutOrStdout()
-			if runF != nil {
-				return runF(o)
-			}
-			return runMonitorWatch(cmd.Context(), o)
-		},
+		}),
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.url, "url", "http://127.0.0.1:7070", "the monitor's base URL")

@@ -30,13 +30,9 @@ func newMonitorLoadCmd(runF func(*monitorLoadOptions) error) *cobra.Command {
 		Use:   "load [--nodes 5,16,64] [--rates 1000,10000]",
 		Short: "Load-test a monitor on loopback",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: runE(o, runF, runMonitorLoad, func(cmd *cobra.Command, args []string) {
 			o.stdout, o.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
-			if runF != nil {
-				return runF(o)
-			}
-			return runMonitorLoad(cmd.Context(), o)
-		},
+		}),
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.nodes, "nodes", "5,16,64", "numbers of nodes, comma-separated")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strconv"
@@ -28,13 +29,9 @@ func newPromoteCmd(runF func(*promoteOptions) error) *cobra.Command {
 		Use:   "promote REPORT.json --select RANK,… -o CHECKS.yaml",
 		Short: "Turn reported properties into checks",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: runE(o, runF, runPromote, func(cmd *cobra.Command, args []string) {
 			o.report, o.stdout = args[0], cmd.OutOrStdout()
-			if runF != nil {
-				return runF(o)
-			}
-			return runPromote(o)
-		},
+		}),
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.almost, "select", "", "ranks of almost-invariants to promote, e.g. 1,3")
@@ -44,7 +41,7 @@ func newPromoteCmd(runF func(*promoteOptions) error) *cobra.Command {
 	return cmd
 }
 
-func runPromote(o *promoteOptions) error {
+func runPromote(_ context.Context, o *promoteOptions) error {
 	if o.output == "" {
 		return fmt.Errorf("promote: -o CHECKS.yaml is required")
 	}

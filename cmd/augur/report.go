@@ -26,25 +26,21 @@ func newReportCmd(runF func(*reportOptions) error) *cobra.Command {
 		Use:   "report SPEC TRACE STATS",
 		Short: "Report the almost-invariants from merged stats",
 		Args:  cobra.ExactArgs(3),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: runE(o, runF, runReport, func(cmd *cobra.Command, args []string) {
 			o.infer.spec, o.infer.trace, o.stats = args[0], args[1], args[2]
 			o.infer.stdout, o.infer.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
-			if runF != nil {
-				return runF(o)
-			}
-			return runReport(cmd.Context(), o)
-		},
+		}),
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.infer.format, "format", "text", "output format: "+strings.Join(reporter.Formats, ", "))
-	intFlagP(f, &o.infer.top, "top", "", 0, 0, "entries per list (default: the spec's report.size)")
-	f.StringVarP(&o.infer.output, "output", "o", "", "write the report to this file instead of stdout")
-	f.BoolVar(&o.infer.all, "all", false, "list every anomaly, also those violated at too many moments to stand out")
+	intFlagP(f, &o.infer.po.Top, "top", "", 0, 0, "entries per list (default: the spec's report.size)")
+	f.StringVarP(&o.infer.po.Output, "output", "o", "", "write the report to this file instead of stdout")
+	f.BoolVar(&o.infer.po.All, "all", false, "list every anomaly, also those violated at too many moments to stand out")
 	return cmd
 }
 
 func runReport(ctx context.Context, o *reportOptions) error {
-	if err := clobber.Check(o.infer.output, o.infer.spec, o.infer.trace, o.stats); err != nil {
+	if err := clobber.Check(o.infer.po.Output, o.infer.spec, o.infer.trace, o.stats); err != nil {
 		return err
 	}
 	o.infer.evaluator, o.infer.quiet = "fast", true
@@ -60,5 +56,5 @@ func runReport(ctx context.Context, o *reportOptions) error {
 	if err != nil {
 		return err
 	}
-	return writeReport(o.infer.stdout, rep, o.infer.format, o.infer.output)
+	return writeReport(o.infer.stdout, rep, o.infer.format, o.infer.po.Output)
 }

@@ -133,3 +133,18 @@ func plural(n int64, thing string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, thing)
 }
+
+// runE returns a command's RunE: set, if not nil, fills in o from the
+// command and its arguments; then runF runs with o, or, when runF is
+// nil, run does. Tests of the flags pass a runF that keeps o.
+func runE[O any](o *O, runF func(*O) error, run func(context.Context, *O) error, set func(cmd *cobra.Command, args []string)) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		if set != nil {
+			set(cmd, args)
+		}
+		if runF != nil {
+			return runF(o)
+		}
+		return run(cmd.Context(), o)
+	}
+}

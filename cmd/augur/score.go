@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 
@@ -25,20 +26,16 @@ func newScoreCmd(runF func(*scoreOptions) error) *cobra.Command {
 		Use:   "score REPORT.json",
 		Short: "Score a report against the bug tags of its trace",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: runE(o, runF, runScore, func(cmd *cobra.Command, args []string) {
 			o.report, o.stdout = args[0], cmd.OutOrStdout()
-			if runF != nil {
-				return runF(o)
-			}
-			return runScore(o)
-		},
+		}),
 	}
 	intFlagP(cmd.Flags(), &o.k, "top", "k", 10, 1, "the number of top properties scored")
 	cmd.Flags().StringSliceVar(&o.tags, "tag", nil, "a bug tag to score even if no reported property is violated in its snapshots")
 	return cmd
 }
 
-func runScore(o *scoreOptions) error {
+func runScore(_ context.Context, o *scoreOptions) error {
 	rep, err := reporter.ReadFile(o.report)
 	if err != nil {
 		return err

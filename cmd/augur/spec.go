@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 
@@ -34,20 +35,16 @@ func newSpecInitCmd(runF func(*specInitOptions) error) *cobra.Command {
 		Use:   "init TRACE",
 		Short: "Write a starter spec for a trace",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: runE(o, runF, runSpecInit, func(cmd *cobra.Command, args []string) {
 			o.trace, o.stdout = args[0], cmd.OutOrStdout()
-			if runF != nil {
-				return runF(o)
-			}
-			return runSpecInit(o)
-		},
+		}),
 	}
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "write the spec to this file instead of stdout")
 	deprecateForce(cmd.Flags())
 	return cmd
 }
 
-func runSpecInit(o *specInitOptions) error {
+func runSpecInit(_ context.Context, o *specInitOptions) error {
 	return specs.InitFile(o.trace, o.output, o.stdout)
 }
 
@@ -65,20 +62,16 @@ func newSpecCheckCmd(runF func(*specCheckOptions) error) *cobra.Command {
 		Use:   "check SPEC [TRACE]",
 		Short: "Validate a spec, and that it fits a trace",
 		Args:  cobra.RangeArgs(1, 2),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: runE(o, runF, runSpecCheck, func(cmd *cobra.Command, args []string) {
 			o.spec, o.stdout = args[0], cmd.OutOrStdout()
 			if len(args) == 2 {
 				o.trace = args[1]
 			}
-			if runF != nil {
-				return runF(o)
-			}
-			return runSpecCheck(o)
-		},
+		}),
 	}
 }
 
-func runSpecCheck(o *specCheckOptions) error {
+func runSpecCheck(_ context.Context, o *specCheckOptions) error {
 	var spec *specs.Spec
 	if o.trace != "" {
 		s, tr, err := pipeline.OpenFitting(o.spec, o.trace)

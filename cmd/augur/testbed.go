@@ -49,13 +49,9 @@ func newTestbedRunCmd(runF func(*testbedRunOptions) error) *cobra.Command {
 		Use:   "run NAME -o OUT.trace",
 		Short: "Run a testbed and write its trace",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: runE(o, runF, runTestbed, func(cmd *cobra.Command, args []string) {
 			o.name, o.nodesGiven, o.stderr = args[0], cmd.Flags().Changed("nodes"), cmd.ErrOrStderr()
-			if runF != nil {
-				return runF(o)
-			}
-			return runTestbed(cmd.Context(), o)
-		},
+		}),
 	}
 	f := cmd.Flags()
 	intFlagP(f, &o.cfg.Nodes, "nodes", "", 0, 1, "number of nodes (default: the testbed's, see augur testbed list)")
