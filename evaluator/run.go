@@ -64,8 +64,8 @@ type Options struct {
 
 	// NoPatterns leaves Stats.Patterns out. Only the reporter reads them,
 	// for its candidates, which are few: a run over the whole pool leaves
-	// them out, and a second run over the candidates counts them (DESIGN
-	// §7, step 10).
+	// them out, and a second run over the candidates counts them: the
+	// hot loop need not count what only the reporter reads.
 	NoPatterns bool
 
 	// FullMoments, if positive, keeps the first FullMoments violating

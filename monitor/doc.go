@@ -15,8 +15,8 @@
 // without it or with another token the answer is 401. The token is
 // compared in constant time.
 //
-// A push is the lines of DESIGN §2, for one node or many, in order per
-// node:
+// A push is node-local JSON lines, as augur collect reads them, for one
+// node or many, in order per node:
 //
 //	{"node": "n1", "ts": 17, "state": {…}}
 //	{"node": "n1", "ts": 19, "heartbeat": true}

@@ -219,7 +219,8 @@ func (p *Pipeline) Report(ctx context.Context, res *evaluator.Result, o Options)
 }
 
 // patterns counts the literal patterns of the candidates in res, a result
-// without them: the reporter's second pass (DESIGN §7, step 10). The
+// without them: the reporter's second pass, over the few candidates, so
+// that the first need not count what only the reporter reads. The
 // evaluator's first pass over the whole pool counts holding bindings
 // only; the or-effect tests read the patterns of the flat candidates of
 // 2 to evaluator.MaxPatternLiterals literals. Properties near the
