@@ -3,6 +3,7 @@ package ingest
 import (
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 
@@ -124,6 +125,27 @@ func (r *Result) Notes() []string {
 		notes = append(notes, fmt.Sprintf("%d damaged stream parts skipped", n))
 	}
 	return notes
+}
+
+// WriteSummary writes, as augur collect does, r's warnings and lost
+// stream parts to stderr, a line each, and a line summing up the trace
+// out to stdout: its counts and Notes.
+func (r *Result) WriteSummary(stdout, stderr io.Writer, out string) {
+	for _, w := range r.Warnings {
+		fmt.Fprintf(stderr, "augur: warning: %v\n", w)
+	}
+	for _, l := range r.Lost {
+		fmt.Fprintf(stderr, "augur: warning: %v\n", l)
+	}
+	if n := r.Skipped - len(r.Warnings); n > 0 {
+		fmt.Fprintf(stderr, "augur: warning: %d more bad records skipped\n", n)
+	}
+	note := ""
+	if notes := r.Notes(); len(notes) > 0 {
+		note = " (" + strings.Join(notes, ", ") + ")"
+	}
+	fmt.Fprintf(stdout, "%s: %d snapshots, %d states, %d nodes, %d variables%s\n",
+		out, r.Snapshots, r.States, r.Nodes, len(r.Schema), note)
 }
 
 // Collect reads the inputs and writes the trace directory out. The

@@ -338,3 +338,17 @@ func TestResultNotes(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteSummary checks the lines augur collect prints of a result.
+func TestWriteSummary(t *testing.T) {
+	r := &Result{Snapshots: 7, States: 5, Nodes: 2, Schema: make(trace.Schema, 3), Incomplete: 1, Skipped: 3,
+		Warnings: []error{errors.New("a.jsonl:4: torn")}}
+	var stdout, stderr strings.Builder
+	r.WriteSummary(&stdout, &stderr, "run.trace")
+	if want := "run.trace: 7 snapshots, 5 states, 2 nodes, 3 variables (1 cuts incomplete, 3 bad records skipped)\n"; stdout.String() != want {
+		t.Errorf("stdout %q, want %q", stdout.String(), want)
+	}
+	if want := "augur: warning: a.jsonl:4: torn\naugur: warning: 2 more bad records skipped\n"; stderr.String() != want {
+		t.Errorf("stderr %q, want %q", stderr.String(), want)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/augur-dev/augur/evaluator"
+	"github.com/augur-dev/augur/internal/cliflag"
 	"github.com/augur-dev/augur/testbeds/speed"
 )
 
@@ -31,15 +32,15 @@ func newBenchCmd(runF func(*benchOptions) error) *cobra.Command {
 	}
 	f := cmd.Flags()
 	so := &o.opts
-	intFlagP(f, &so.Nodes, "nodes", "", 5, 1, "nodes of the etcd raft cluster")
-	intFlagP(f, &so.Snapshots, "snapshots", "", 1000, 1, "snapshots of the trace")
+	cliflag.IntP(f, &so.Nodes, "nodes", "", 5, 1, "nodes of the etcd raft cluster")
+	cliflag.IntP(f, &so.Snapshots, "snapshots", "", 1000, 1, "snapshots of the trace")
 	f.Uint64Var(&so.Seed, "seed", 1, "seed of the run")
-	intFlagP(f, &so.Props, "props", "", 4000, 0, "properties evaluated, spread evenly over the generated pool (0: all)")
+	cliflag.IntP(f, &so.Props, "props", "", 4000, 0, "properties evaluated, spread evenly over the generated pool (0: all)")
 	f.IntSliceVar(&so.Workers, "workers", []int{1}, "worker counts to time each evaluator with")
 	f.StringSliceVar(&o.evaluators, "evaluators", []string{"reference", "fast"}, "evaluators to time")
 	f.StringVar(&so.Keep, "keep", "", "write the spec and the trace into this directory and keep them")
-	intFlagP(f, &so.Literals, "literals", "", 2, 2, "2: the testbed's spec; 3: seven variables, disjunctions of up to three literals")
-	intFlagP(f, &so.Churn, "churn", "", 1, 1, "events of the run per snapshot")
+	cliflag.IntP(f, &so.Literals, "literals", "", 2, 2, "2: the testbed's spec; 3: seven variables, disjunctions of up to three literals")
+	cliflag.IntP(f, &so.Churn, "churn", "", 1, 1, "events of the run per snapshot")
 	f.StringVar(&so.Workload, "workload", "etcdraft", "etcdraft, or predicate: a replicated log whose spec has a three-argument predicate, timed with it and without")
 	cmd.AddCommand(newBenchQualityCmd(nil), newBenchTestbedsCmd(nil), newBenchSteerCmd(nil))
 	return cmd

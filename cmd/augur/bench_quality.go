@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/augur-dev/augur/internal/cliflag"
 	"github.com/augur-dev/augur/internal/clobber"
 	"github.com/augur-dev/augur/internal/progress"
 	"github.com/augur-dev/augur/testbeds/planted"
@@ -37,10 +38,10 @@ func newBenchQualityCmd(runF func(*benchQualityOptions) error) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.seeds, "seeds", "dev", "seeds: dev (from 1), heldout (from 1,000,001) or a range A-B")
-	intFlagP(f, &o.systems, "systems", "", 50, 1, "systems to run from the dev or heldout seeds")
+	cliflag.IntP(f, &o.systems, "systems", "", 50, 1, "systems to run from the dev or heldout seeds")
 	f.BoolVar(&o.full, "full", false, "traces of 2,000 to 20,000 snapshots instead of 2,000 to 3,000")
 	f.StringVar(&o.format, "format", "text", "output format: text or json")
-	intFlagP(f, &o.workers, "workers", "", 0, 0, "goroutines evaluating snapshots (default: number of CPUs)")
+	cliflag.IntP(f, &o.workers, "workers", "", 0, 0, "goroutines evaluating snapshots (default: number of CPUs)")
 	f.StringVar(&o.keep, "keep", "", "keep each system's spec, trace and JSON report in DIR/SEED")
 	return cmd
 }

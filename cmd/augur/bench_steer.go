@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/augur-dev/augur/internal/cliflag"
 	"github.com/augur-dev/augur/internal/progress"
 	"github.com/augur-dev/augur/testbeds"
 	"github.com/augur-dev/augur/testbeds/avoid"
@@ -43,10 +44,10 @@ func newBenchSteerCmd(runF func(*benchSteerOptions) error) *cobra.Command {
 	f.StringSliceVar(&o.promoted, "promoted", nil, "NAME=FILE or NAME/BUG=FILE: also steer testbed NAME (with BUG) by the checks in FILE")
 	f.StringVar(&o.checks, "checks", "specs", "the directory of the hand-written checks, NAME.checks.yaml")
 	f.StringVar(&o.format, "format", "text", "output format: text or json")
-	intFlagP(f, &o.steps, "steps", "", avoid.DefaultSteps, 1, "snapshots per run")
-	intFlagP(f, &o.workers, "workers", "", 1, 1, "runs at once")
-	intFlagP(f, &o.predictEvery, "predict-every", "", 0, 0, fmt.Sprintf("steps between predictions (0: %d)", testbeds.DefaultPredictEvery))
-	intFlagP(f, &o.budget, "budget", "", 0, 0, fmt.Sprintf("states a prediction explores (0: %d)", testbeds.DefaultSteerStates))
+	cliflag.IntP(f, &o.steps, "steps", "", avoid.DefaultSteps, 1, "snapshots per run")
+	cliflag.IntP(f, &o.workers, "workers", "", 1, 1, "runs at once")
+	cliflag.IntP(f, &o.predictEvery, "predict-every", "", 0, 0, fmt.Sprintf("steps between predictions (0: %d)", testbeds.DefaultPredictEvery))
+	cliflag.IntP(f, &o.budget, "budget", "", 0, 0, fmt.Sprintf("states a prediction explores (0: %d)", testbeds.DefaultSteerStates))
 	return cmd
 }
 

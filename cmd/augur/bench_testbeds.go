@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/augur-dev/augur/internal/cliflag"
 	"github.com/augur-dev/augur/internal/clobber"
 	"github.com/augur-dev/augur/internal/progress"
 	"github.com/augur-dev/augur/testbeds/bugs"
@@ -40,9 +41,9 @@ func newBenchTestbedsCmd(runF func(*benchTestbedsOptions) error) *cobra.Command 
 	f := cmd.Flags()
 	f.StringVar(&o.seeds, "seeds", "dev", "seeds: dev (1 to 10), heldout (41 to 50) or a range A-B")
 	f.StringSliceVar(&o.testbeds, "testbeds", nil, "the testbeds to run (default: all)")
-	intFlagP(f, &o.steps, "steps", "", bugs.DefaultSteps, 1, "snapshots per run")
+	cliflag.IntP(f, &o.steps, "steps", "", bugs.DefaultSteps, 1, "snapshots per run")
 	f.StringVar(&o.format, "format", "text", "output format: text or json")
-	intFlagP(f, &o.workers, "workers", "", 0, 0, "goroutines evaluating snapshots (default: number of CPUs)")
+	cliflag.IntP(f, &o.workers, "workers", "", 0, 0, "goroutines evaluating snapshots (default: number of CPUs)")
 	f.StringVar(&o.keep, "keep", "", "keep each run's spec, trace and JSON reports in DIR")
 	f.StringVar(&o.reuse, "reuse", "", "as --keep, and keep each run's stats in DIR: a later run with --reuse DIR reports from them without evaluating when spec and trace are unchanged")
 	return cmd

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/augur-dev/augur/checker"
+	"github.com/augur-dev/augur/internal/cliflag"
 )
 
 // checkOptions are augur check's arguments and flags.
@@ -30,8 +31,8 @@ func newCheckCmd(runF func(*checkOptions) error) *cobra.Command {
 	fl, co := cmd.Flags(), &o.opts
 	fl.StringVar(&co.Spec, "spec", "", "spec the checks are written against")
 	fl.StringVar(&co.Format, "format", "text", "output format: text or json")
-	intFlagP(fl, &co.MaxWitnesses, "max-witnesses", "", 20, 0, "violating snapshots shown per check, with their first violating binding (all are counted)")
-	intFlagP(fl, &co.Workers, "workers", "", 0, 0, "goroutines evaluating snapshots (default: number of CPUs)")
+	cliflag.IntP(fl, &co.MaxWitnesses, "max-witnesses", "", 20, 0, "violating snapshots shown per check, with their first violating binding (all are counted)")
+	cliflag.IntP(fl, &co.Workers, "workers", "", 0, 0, "goroutines evaluating snapshots (default: number of CPUs)")
 	return cmd
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/augur-dev/augur/ingest"
+	"github.com/augur-dev/augur/internal/cliflag"
 	"github.com/augur-dev/augur/internal/clobber"
 	"github.com/augur-dev/augur/specs"
 )
@@ -54,21 +55,7 @@ func newCollectCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			for _, w := range res.Warnings {
-				fmt.Fprintf(cmd.ErrOrStderr(), "augur: warning: %v\n", w)
-			}
-			for _, l := range res.Lost {
-				fmt.Fprintf(cmd.ErrOrStderr(), "augur: warning: %v\n", l)
-			}
-			if n := res.Skipped - len(res.Warnings); n > 0 {
-				fmt.Fprintf(cmd.ErrOrStderr(), "augur: warning: %d more bad records skipped\n", n)
-			}
-			note := ""
-			if notes := res.Notes(); len(notes) > 0 {
-				note = " (" + strings.Join(notes, ", ") + ")"
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%s: %d snapshots, %d states, %d nodes, %d variables%s\n",
-				out, res.Snapshots, res.States, res.Nodes, len(res.Schema), note)
+			res.WriteSummary(cmd.OutOrStdout(), cmd.ErrOrStderr(), out)
 			return nil
 		},
 	}
@@ -80,6 +67,6 @@ func newCollectCmd() *cobra.Command {
 	f.Uint64Var(&local.FailAfter, "fail-after", 0, "node-local input: a node is not live more than this logical time after its latest record (0: until it leaves)")
 	f.BoolVar(&local.Collapse, "collapse", false, "node-local input: drop snapshots identical to the one before")
 	f.BoolVar(&local.Lenient, "lenient", false, "node-local input: skip and count bad records instead of failing")
-	intFlagP(f, &local.Window, "window", "", 0, 0, "node-local input: out-of-order window of an input, in records (default 4096)")
+	cliflag.IntP(f, &local.Window, "window", "", 0, 0, "node-local input: out-of-order window of an input, in records (default 4096)")
 	return cmd
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/augur-dev/augur/internal/cliflag"
 	"github.com/augur-dev/augur/internal/clobber"
 	"github.com/augur-dev/augur/pipeline"
 	"github.com/augur-dev/augur/testbeds"
@@ -39,7 +40,7 @@ func newDemoCmd(runF func(*demoOptions) error) *cobra.Command {
 	f.StringVar(&o.keep, "keep", "", "keep the demo's spec and trace in this directory")
 	f.StringVar(&o.bug, "bug", "apply-uncommitted", "the bug to inject into etcd raft (see augur testbed list)")
 	f.Uint64Var(&o.seed, "seed", 1, "seed of the run")
-	intFlagP(f, &o.steps, "steps", "", 20000, 1, "snapshots to record")
+	cliflag.IntP(f, &o.steps, "steps", "", 20000, 1, "snapshots to record")
 	return cmd
 }
 
@@ -69,5 +70,5 @@ func runDemo(ctx context.Context, o *demoOptions) error {
 	if err != nil {
 		return err
 	}
-	return writeReport(o.infer.stdout, rep, o.infer.format, o.infer.po.Output)
+	return rep.WriteFile(o.infer.format, o.infer.po.Output, o.infer.stdout)
 }

@@ -12,9 +12,9 @@ import (
 
 	"github.com/augur-dev/augur/cluster"
 	"github.com/augur-dev/augur/evaluator"
+	"github.com/augur-dev/augur/internal/cliflag"
 	"github.com/augur-dev/augur/internal/clobber"
 	"github.com/augur-dev/augur/internal/progress"
-	"github.com/augur-dev/augur/internal/safefile"
 	"github.com/augur-dev/augur/pipeline"
 	"github.com/augur-dev/augur/reporter"
 )
@@ -38,9 +38,9 @@ type inferOptions struct {
 func (o *inferOptions) addFlags(cmd *cobra.Command) {
 	f, po := cmd.Flags(), &o.po
 	f.StringVar(&o.format, "format", "text", "output format: "+strings.Join(reporter.Formats, ", "))
-	intFlagP(f, &po.Top, "top", "", 0, 0, "entries per list (default: the spec's report.size)")
+	cliflag.IntP(f, &po.Top, "top", "", 0, 0, "entries per list (default: the spec's report.size)")
 	f.StringVar(&o.evaluator, "evaluator", "fast", "evaluator: fast or reference")
-	intFlagP(f, &po.Workers, "workers", "", 0, 0, "goroutines evaluating snapshots (default: number of CPUs)")
+	cliflag.IntP(f, &po.Workers, "workers", "", 0, 0, "goroutines evaluating snapshots (default: number of CPUs)")
 	f.BoolVar(&po.NoFilter, "no-filter", false, "evaluate every property on every snapshot (no pruning)")
 	f.StringVarP(&po.Output, "output", "o", "", "write the report to this file instead of stdout")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress on stderr")
@@ -85,8 +85,8 @@ func newInferCmd(runF func(*inferOptions) error) *cobra.Command {
 	o.addFlags(cmd)
 	f := cmd.Flags()
 	f.StringVar(&o.selector.Shard, "shard", "", "evaluate shard x of N (x/N, 0 ≤ x < N) and write partial stats to --stats")
-	intFlagP(f, &o.selector.Shards, "shards", "", 0, 0, "number of shards N, the index coming from $JOB_COMPLETION_INDEX (Kubernetes Indexed Jobs)")
-	intFlagP(f, &o.selector.Block, "block", "", evaluator.DefaultShardBlock, 1, "shard x evaluates the snapshots S with (S / block) mod N == x")
+	cliflag.IntP(f, &o.selector.Shards, "shards", "", 0, 0, "number of shards N, the index coming from $JOB_COMPLETION_INDEX (Kubernetes Indexed Jobs)")
+	cliflag.IntP(f, &o.selector.Block, "block", "", evaluator.DefaultShardBlock, 1, "shard x evaluates the snapshots S with (S / block) mod N == x")
 	f.StringVar(&o.stats, "stats", "", "write the (partial) stats to this Arrow file instead of a report; no filtering (merge with augur merge, report with augur report)")
 	return cmd
 }
@@ -113,7 +113,7 @@ func runInfer(ctx context.Context, o *inferOptions) error {
 	if err != nil {
 		return err
 	}
-	return writeReport(o.stdout, rep, o.format, o.po.Output)
+	return rep.WriteFile(o.format, o.po.Output, o.stdout)
 }
 
 // runShard evaluates one shard of the trace, without filtering, and
@@ -138,13 +138,4 @@ func runShard(ctx context.Context, o *inferOptions) error {
 		return err
 	}
 	return cluster.Write(o.stats, st)
-}
-
-// writeReport writes rep in format to output, replacing it atomically, or
-// to stdout when output is "".
-func writeReport(stdout io.Writer, rep *reporter.Report, format, output string) error {
-	if output == "" {
-		return rep.Write(stdout, format)
-	}
-	return safefile.Write(output, 0o644, func(w io.Writer) error { return rep.Write(w, format) })
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/augur-dev/augur/internal/cliflag"
 	"github.com/augur-dev/augur/monitor"
 )
 
@@ -40,11 +41,11 @@ func newMonitorCmd(runF func(*monitorOptions) error) *cobra.Command {
 	f.StringVar(&c.TLSCert, "tls-cert", "", "TLS certificate file (PEM): serve HTTPS")
 	f.StringVar(&c.TLSKey, "tls-key", "", "TLS key file (PEM)")
 	f.StringVar(&c.MaxBody, "max-body", "8MiB", "largest request body")
-	intFlagP(f, &mo.MaxNodes, "max-nodes", "", monitor.DefaultMaxNodes, 1, "most distinct nodes")
-	intFlagP(f, &mo.Nodes, "nodes", "", 0, 0, "hold the first cut until this many nodes have pushed")
-	intFlagP(f, &mo.MaxBuffered, "max-buffered", "", monitor.DefaultMaxBuffered, 1, "most records held back while the cuts wait for a node; beyond, that node is declared failed")
-	intFlagP(f, &mo.SubscriberBuffer, "stream-buffer", "", monitor.DefaultSubscriber, 1, "violation lines a stream may fall behind before it is disconnected")
-	durationFlag(f, &mo.FailAfter, "fail-after", 0, false, "declare a node failed when the cuts have waited this long for it (0: only --max-buffered)")
+	cliflag.IntP(f, &mo.MaxNodes, "max-nodes", "", monitor.DefaultMaxNodes, 1, "most distinct nodes")
+	cliflag.IntP(f, &mo.Nodes, "nodes", "", 0, 0, "hold the first cut until this many nodes have pushed")
+	cliflag.IntP(f, &mo.MaxBuffered, "max-buffered", "", monitor.DefaultMaxBuffered, 1, "most records held back while the cuts wait for a node; beyond, that node is declared failed")
+	cliflag.IntP(f, &mo.SubscriberBuffer, "stream-buffer", "", monitor.DefaultSubscriber, 1, "violation lines a stream may fall behind before it is disconnected")
+	cliflag.Duration(f, &mo.FailAfter, "fail-after", 0, false, "declare a node failed when the cuts have waited this long for it (0: only --max-buffered)")
 	f.Uint64Var(&mo.FailAfterTS, "fail-after-ts", 0, "as augur collect --fail-after: a node is not live more than this logical time after its latest record")
 	f.BoolVar(&mo.Collapse, "collapse", false, "as augur collect --collapse: skip cuts identical to the one before")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "do not print the violation lines")

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/augur-dev/augur/internal/cliflag"
 	"github.com/augur-dev/augur/monitor"
 	"github.com/spf13/cobra"
 )
@@ -34,7 +35,7 @@ func newMonitorPushCmd(runF func(*monitorClientOptions) error) *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&o.url, "url", "http://127.0.0.1:7070", "the monitor's base URL")
 	f.StringVar(&o.tokenFile, "token-file", "", "file holding the bearer token (default: $"+monitor.TokenEnv+")")
-	intFlagP(f, &o.batch, "batch", "", 256, 1, "records per request")
+	cliflag.IntP(f, &o.batch, "batch", "", 256, 1, "records per request")
 	return cmd
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/augur-dev/augur/internal/cliflag"
 	"github.com/augur-dev/augur/monitor"
 	"github.com/augur-dev/augur/monitor/loadgen"
 )
@@ -38,10 +39,10 @@ func newMonitorLoadCmd(runF func(*monitorLoadOptions) error) *cobra.Command {
 	f.StringVar(&o.nodes, "nodes", "5,16,64", "numbers of nodes, comma-separated")
 	f.StringVar(&o.rates, "rates", "1000,10000", "states per second of all nodes together, comma-separated")
 	c := &o.sweep.Config
-	durationFlag(f, &c.Duration, "duration", 5*time.Second, true, "how long the nodes expose states")
-	durationFlag(f, &c.Flush, "flush", 0, false, "the sinks' flush interval (default: HTTPSink's, 200ms)")
-	durationFlag(f, &c.SilentAfter, "silent-after", 0, false, "node 1 stops pushing, without leaving, this far into the run")
-	intFlagP(f, &c.PlantEvery, "plant-every", "", 100, 1, "a node plants a violation every this many states")
+	cliflag.Duration(f, &c.Duration, "duration", 5*time.Second, true, "how long the nodes expose states")
+	cliflag.Duration(f, &c.Flush, "flush", 0, false, "the sinks' flush interval (default: HTTPSink's, 200ms)")
+	cliflag.Duration(f, &c.SilentAfter, "silent-after", 0, false, "node 1 stops pushing, without leaving, this far into the run")
+	cliflag.IntP(f, &c.PlantEvery, "plant-every", "", 100, 1, "a node plants a violation every this many states")
 	f.StringVar(&o.monitorFlags, "monitor-flags", "", "more flags for the monitors started, space-separated")
 	f.StringVar(&c.URL, "url", "", "load the monitor at this URL instead of starting one")
 	f.StringVar(&o.sweep.TokenFile, "token-file", "", "with --url: the monitor's token (default: $"+monitor.TokenEnv+")")

@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/augur-dev/augur/internal/clobber"
 	"github.com/augur-dev/augur/reporter"
 )
 
@@ -53,18 +52,8 @@ func runPromote(_ context.Context, o *promoteOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := clobber.Check(o.output, o.report); err != nil {
-		return err
-	}
-	rep, err := reporter.ReadFile(o.report)
+	f, err := reporter.PromoteFile(o.report, o.output, a, inv)
 	if err != nil {
-		return err
-	}
-	f, err := reporter.Promote(rep, o.report, o.output, a, inv)
-	if err != nil {
-		return err
-	}
-	if err := f.Write(o.output); err != nil {
 		return err
 	}
 	fmt.Fprintf(o.stdout, "%s: %d checks\n", o.output, len(f.Checks))

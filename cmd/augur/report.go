@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/augur-dev/augur/cluster"
+	"github.com/augur-dev/augur/internal/cliflag"
 	"github.com/augur-dev/augur/internal/clobber"
 	"github.com/augur-dev/augur/pipeline"
 	"github.com/augur-dev/augur/reporter"
@@ -33,7 +34,7 @@ func newReportCmd(runF func(*reportOptions) error) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.infer.format, "format", "text", "output format: "+strings.Join(reporter.Formats, ", "))
-	intFlagP(f, &o.infer.po.Top, "top", "", 0, 0, "entries per list (default: the spec's report.size)")
+	cliflag.IntP(f, &o.infer.po.Top, "top", "", 0, 0, "entries per list (default: the spec's report.size)")
 	f.StringVarP(&o.infer.po.Output, "output", "o", "", "write the report to this file instead of stdout")
 	f.BoolVar(&o.infer.po.All, "all", false, "list every anomaly, also those violated at too many moments to stand out")
 	return cmd
@@ -56,5 +57,5 @@ func runReport(ctx context.Context, o *reportOptions) error {
 	if err != nil {
 		return err
 	}
-	return writeReport(o.infer.stdout, rep, o.infer.format, o.infer.po.Output)
+	return rep.WriteFile(o.infer.format, o.infer.po.Output, o.infer.stdout)
 }

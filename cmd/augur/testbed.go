@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/augur-dev/augur/internal/cliflag"
 	"github.com/augur-dev/augur/testbeds"
 	"github.com/augur-dev/augur/testbeds/catalog"
 )
@@ -54,17 +55,17 @@ func newTestbedRunCmd(runF func(*testbedRunOptions) error) *cobra.Command {
 		}),
 	}
 	f := cmd.Flags()
-	intFlagP(f, &o.cfg.Nodes, "nodes", "", 0, 1, "number of nodes (default: the testbed's, see augur testbed list)")
-	intFlagP(f, &o.cfg.Steps, "steps", "", 20000, 1, "snapshots to record, one per scheduler event (warm-ups are not recorded)")
+	cliflag.IntP(f, &o.cfg.Nodes, "nodes", "", 0, 1, "number of nodes (default: the testbed's, see augur testbed list)")
+	cliflag.IntP(f, &o.cfg.Steps, "steps", "", 20000, 1, "snapshots to record, one per scheduler event (warm-ups are not recorded)")
 	f.Uint64Var(&o.cfg.Seed, "seed", 1, "seed of the run")
 	f.StringVar(&o.faults, "faults", "", "faults over the testbed's defaults: name=value,… (drop, dup, reorder, maxdelay, partition, heal, crash, crashat, down) or none")
-	intFlagP(f, &o.cfg.ResetAfter, "reset-after", "", testbeds.DefaultResetAfter, -1, "snapshots recorded after a ground-truth violation before a fresh system boots (-1: never)")
+	cliflag.IntP(f, &o.cfg.ResetAfter, "reset-after", "", testbeds.DefaultResetAfter, -1, "snapshots recorded after a ground-truth violation before a fresh system boots (-1: never)")
 	f.StringVar(&o.cfg.Bug, "bug", "", "the bug to inject (see augur testbed list)")
 	f.StringVar(&o.cfg.Guard, "guard", "", "a checks file every change of a node's state must pass (CrystalBall's immediate safety check)")
 	f.StringVar(&o.cfg.Steer, "steer", "", "a checks file that steers the run (CrystalBall's execution steering; Chord, Paxos, RandTree)")
-	intFlagP(f, &o.cfg.PredictEvery, "predict-every", "", 0, 0, fmt.Sprintf("with --steer: steps between predictions (0: %d)", testbeds.DefaultPredictEvery))
+	cliflag.IntP(f, &o.cfg.PredictEvery, "predict-every", "", 0, 0, fmt.Sprintf("with --steer: steps between predictions (0: %d)", testbeds.DefaultPredictEvery))
 	f.BoolVar(&o.cfg.SteerAlone, "no-fallback", false, "with --steer: no immediate safety check as the prediction's fallback")
-	intFlagP(f, &o.cfg.SteerStates, "budget", "", 0, 0, fmt.Sprintf("with --steer: states a prediction explores, a count rather than a time so that the run repeats from its seed (0: %d)", testbeds.DefaultSteerStates))
+	cliflag.IntP(f, &o.cfg.SteerStates, "budget", "", 0, 0, fmt.Sprintf("with --steer: states a prediction explores, a count rather than a time so that the run repeats from its seed (0: %d)", testbeds.DefaultSteerStates))
 	f.StringVarP(&o.out, "output", "o", "", "the trace to write")
 	deprecateForce(f)
 	return cmd

@@ -1,4 +1,7 @@
-package main
+// Package cliflag holds flag values that refuse a bad value when the
+// flag is parsed, naming the flag: an int with a least value, a duration
+// that is not negative.
+package cliflag
 
 import (
 	"fmt"
@@ -30,9 +33,9 @@ func (v *intAtLeast) Set(s string) error {
 func (v *intAtLeast) String() string { return strconv.Itoa(*v.p) }
 func (v *intAtLeast) Type() string   { return "int" }
 
-// intFlagP defines an int flag, with a shorthand unless it is "", that
+// IntP defines an int flag, with a shorthand unless it is "", that
 // may not be set below min.
-func intFlagP(f *pflag.FlagSet, p *int, name, shorthand string, value, min int, usage string) {
+func IntP(f *pflag.FlagSet, p *int, name, shorthand string, value, min int, usage string) {
 	*p = value
 	f.VarP(&intAtLeast{p, min}, name, shorthand, usage)
 }
@@ -67,9 +70,9 @@ func (v *durationAtLeast) String() string {
 }
 func (v *durationAtLeast) Type() string { return "duration" }
 
-// durationFlag defines a duration flag that may not be negative, nor zero
+// Duration defines a duration flag that may not be negative, nor zero
 // if positive is set.
-func durationFlag(f *pflag.FlagSet, p *time.Duration, name string, value time.Duration, positive bool, usage string) {
+func Duration(f *pflag.FlagSet, p *time.Duration, name string, value time.Duration, positive bool, usage string) {
 	*p = value
 	f.Var(&durationAtLeast{p, positive}, name, usage)
 }

@@ -1,0 +1,39 @@
+package cliflag
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+func TestValues(t *testing.T) {
+	var n, m int
+	var d, p time.Duration
+	f := pflag.NewFlagSet("test", pflag.ContinueOnError)
+	IntP(f, &n, "n", "", 3, 1, "")
+	IntP(f, &m, "m", "m", 0, -1, "")
+	Duration(f, &d, "d", time.Second, false, "")
+	Duration(f, &p, "p", 0, true, "")
+	if n != 3 || d != time.Second || f.Lookup("p").DefValue != "0" {
+		t.Errorf("defaults n=%d d=%v p=%q", n, d, f.Lookup("p").DefValue)
+	}
+	if err := f.Parse([]string{"--n", "5", "-m", "-1", "--d", "0", "--p", "20ms"}); err != nil {
+		t.Fatal(err)
+	}
+	if n != 5 || m != -1 || d != 0 || p != 20*time.Millisecond {
+		t.Errorf("parsed n=%d m=%d d=%v p=%v", n, m, d, p)
+	}
+	for _, tt := range []struct{ arg, want string }{
+		{"--n=0", `invalid argument "0" for "--n" flag: must be at least 1`},
+		{"--n=x", `invalid argument "x" for "--n" flag: not an integer`},
+		{"--d=-1s", `invalid argument "-1s" for "--d" flag: must not be negative`},
+		{"--p=0", `invalid argument "0" for "--p" flag: must be positive`},
+		{"--p=soon", `invalid argument "soon" for "--p" flag: not a duration (such as 1.5s or 200ms)`},
+	} {
+		if err := f.Parse([]string{tt.arg}); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v, want %q", tt.arg, err, tt.want)
+		}
+	}
+}

@@ -1,0 +1,55 @@
+package reporter
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestFiles writes the golden report to a file and back, promotes from
+// it and scores it, as augur infer -o, promote and score do.
+func TestFiles(t *testing.T) {
+	rep, err := ReadFile("testdata/report.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "report.json")
+	if err := rep.WriteFile("json", path, nil); err != nil {
+		t.Fatal(err)
+	}
+	var stdout strings.Builder
+	if err := rep.WriteFile("json", "", &stdout); err != nil {
+		t.Fatal(err)
+	}
+	golden, _ := os.ReadFile("testdata/report.json")
+	written, _ := os.ReadFile(path)
+	if string(written) != string(golden) || stdout.String() != string(golden) {
+		t.Errorf("WriteFile changed the report:\n%s", written)
+	}
+
+	checks := filepath.Join(dir, "checks.yaml")
+	f, err := PromoteFile(path, checks, []int{1}, []int{1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Checks) != 2 {
+		t.Errorf("promoted %d checks, want 2", len(f.Checks))
+	}
+	if _, err := os.Stat(checks); err != nil {
+		t.Error(err)
+	}
+	if _, err := PromoteFile(path, path, []int{1}, nil); err == nil {
+		t.Error("PromoteFile wrote over its report")
+	}
+
+	var scores strings.Builder
+	if err := WriteScores(&scores, path, 10, []string{"bug:x"}); err != nil {
+		t.Fatal(err)
+	}
+	want := path + ": 1 almost-invariants, 1000 snapshots, top 10 scored\n"
+	if !strings.HasPrefix(scores.String(), want) || !strings.Contains(scores.String(), "\nbug:x ") {
+		t.Errorf("scores:\n%s\nwant a first line %q and a row for bug:x", scores.String(), want)
+	}
+}
