@@ -176,3 +176,19 @@ func ReadLines(names ...string) ([][]byte, error) {
 	}
 	return out, nil
 }
+
+// PushFiles pushes the node-local records of JSONL files, merged in
+// timestamp order (see [ReadLines]), in requests of at most batch
+// records (see [Client.PushBatches]): augur monitor push. It returns the
+// records read, those dropped as late and the requests made.
+func (c *Client) PushFiles(ctx context.Context, batch int, files ...string) (records, late, requests int, err error) {
+	lines, err := ReadLines(files...)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	late, requests, err = c.PushBatches(ctx, lines, batch)
+	if err != nil {
+		return len(lines), late, requests, fmt.Errorf("push: %w", err)
+	}
+	return len(lines), late, requests, nil
+}

@@ -110,3 +110,23 @@ func TestPushBatches(t *testing.T) {
 		t.Errorf("malformed push: %v, want an error naming records 1-1", err)
 	}
 }
+
+// TestPushFiles pushes the node-local files of testdata, merged in
+// timestamp order, as augur monitor push does.
+func TestPushFiles(t *testing.T) {
+	srv := httptest.NewServer(newTest(t, Options{}))
+	defer srv.Close()
+	c := &Client{URL: srv.URL, Token: token}
+	files := []string{"testdata/n1.jsonl", "testdata/n2.jsonl", "testdata/n3.jsonl"}
+	lines, err := ReadLines(files...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	records, late, requests, err := c.PushFiles(context.Background(), 4, files...)
+	if err != nil || records != len(lines) || late != 0 || requests != (len(lines)+3)/4 {
+		t.Errorf("PushFiles = %d records, %d late, %d requests, %v; want %d, 0, %d, nil", records, late, requests, err, len(lines), (len(lines)+3)/4)
+	}
+	if _, _, _, err := (&Client{URL: srv.URL, Token: "wrong"}).PushFiles(context.Background(), 4, files...); err == nil || !strings.HasPrefix(err.Error(), "push: records 1-4: ") {
+		t.Errorf("push with a wrong token: %v", err)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/augur-dev/augur/ingest"
+	"github.com/augur-dev/augur/internal/buildinfo"
 	"github.com/augur-dev/augur/internal/cliflag"
 	"github.com/augur-dev/augur/internal/clobber"
 	"github.com/augur-dev/augur/specs"
@@ -31,7 +32,7 @@ func newCollectCmd() *cobra.Command {
 				return err
 			}
 			opts := local
-			opts.System, opts.Overwrite, opts.CreatedBy = system, true, "augur "+version()
+			opts.System, opts.Overwrite, opts.CreatedBy = system, true, "augur "+buildinfo.Version()
 			opts.Stop = cmd.Context().Done()
 			if spec != "" {
 				s, err := specs.Load(spec)

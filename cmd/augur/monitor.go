@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/augur-dev/augur/internal/buildinfo"
 	"github.com/augur-dev/augur/internal/cliflag"
 	"github.com/augur-dev/augur/monitor"
 )
@@ -61,7 +62,7 @@ func runMonitor(ctx context.Context, o *monitorOptions) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	cfg := o.cfg
-	cfg.Options.CreatedBy, cfg.Options.Log = "augur "+version()+" monitor", o.stderr
+	cfg.Options.CreatedBy, cfg.Options.Log = "augur "+buildinfo.Version()+" monitor", o.stderr
 	if !o.quiet {
 		cfg.Options.Violations = o.stdout
 	}

@@ -62,16 +62,12 @@ func runMonitorPush(ctx context.Context, o *monitorClientOptions) error {
 	if err != nil {
 		return err
 	}
-	lines, err := monitor.ReadLines(o.files...)
+	c := &monitor.Client{URL: o.url, Token: token, HTTP: &http.Client{Timeout: 30 * time.Second}}
+	records, late, requests, err := c.PushFiles(ctx, o.batch, o.files...)
 	if err != nil {
 		return err
 	}
-	c := &monitor.Client{URL: o.url, Token: token, HTTP: &http.Client{Timeout: 30 * time.Second}}
-	late, requests, err := c.PushBatches(ctx, lines, o.batch)
-	if err != nil {
-		return fmt.Errorf("push: %w", err)
-	}
-	fmt.Fprintf(o.stdout, "pushed %d records in %s", len(lines), plural(int64(requests), "request"))
+	fmt.Fprintf(o.stdout, "pushed %d records in %s", records, plural(int64(requests), "request"))
 	if late > 0 {
 		fmt.Fprintf(o.stdout, " (%d late)", late)
 	}
