@@ -1,5 +1,6 @@
-// Package catalog lists the testbeds augur can run and records a run of
-// one together with the spec that describes it.
+// Package catalog lists the testbeds augur can run (augur testbed list),
+// runs one into a trace (augur testbed run), and records a run of one
+// together with the spec that describes it.
 package catalog
 
 import (
