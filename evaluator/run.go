@@ -301,8 +301,11 @@ func Run(ctx context.Context, tr *trace.Trace, prog *Program, opts Options) (*Re
 			return nil, err
 		}
 		for i := range res.Stats {
-			st := &res.Stats[i]
-			st.buildWitnesses(prog.Props[i], opts.MaxWitnesses-len(st.Witnesses))
+			// Between engines, serially: most stats have no witness
+			// pending, and are only read.
+			if st := &res.Stats[i]; len(st.pending) > 0 {
+				st.buildWitnesses(prog.Props[i], opts.MaxWitnesses-len(st.Witnesses))
+			}
 		}
 		res.Snapshots += len(snaps)
 		for i := range snaps {
