@@ -70,12 +70,16 @@ func compareShapes(a, b shape) int {
 
 // groupAnomalies groups es into anomalies. moments returns an entry's
 // violating snapshots, in increasing order (all of them, or as many as
-// were kept). An entry joins the anomaly of the first simpler
-// representative whose moments hold (almost) all of its own and are not
-// many more (g.Factor); a weakening of a representative (the
-// representative is a sub-disjunction of it, up to the naming of node
-// variables) may have fewer (g.WeakeningFactor). Entries that join no anomaly start one. The
-// anomalies come in the order of their representatives' simplicity.
+// were kept). Entries are taken simplest first; of equally simple ones,
+// those covering more moments first, then those failing at fewer
+// bindings (of two failing at the same snapshots, the one that says more
+// precisely what broke). An entry joins the anomaly of the first
+// representative taken before it whose moments hold (almost) all of its
+// own and are not many more (g.Factor); a weakening of a representative
+// (the representative is a sub-disjunction of it, up to the naming of
+// node variables) may have fewer (g.WeakeningFactor). Entries that join
+// no anomaly start one. The anomalies come in the order of their
+// representatives.
 func groupAnomalies(es []*Entry, moments func(*Entry) []uint64, g Grouping) []*anomaly {
 	order := slices.Clone(es)
 	shapes := make(map[*Entry]shape, len(es))
@@ -86,6 +90,7 @@ func groupAnomalies(es []*Entry, moments func(*Entry) []uint64, g Grouping) []*a
 		return cmp.Or(
 			compareShapes(shapes[a], shapes[b]),
 			-cmp.Compare(len(moments(a)), len(moments(b))),
+			cmp.Compare(a.Violations, b.Violations),
 			cmp.Compare(a.Text, b.Text),
 		)
 	})

@@ -48,8 +48,10 @@ func entries(t *testing.T, props map[string][]uint64) []*Entry {
 	}
 	es := make([]*Entry, len(ps))
 	for i, p := range prog.Props {
-		st := &evaluator.Stats{Moments: moments[i], ViolatingSnapshots: int64(len(moments[i])), Violations: int64(len(moments[i])), Support: 1000}
+		v := int64(len(moments[i]))
+		st := &evaluator.Stats{Moments: moments[i], ViolatingSnapshots: v, Violations: v, Support: 1000}
 		es[i] = newEntry(p, st, "", DefaultThresholds)
+		es[i].ViolationEvents = events(moments[i], v, DefaultThresholds.EpisodeSpan)
 	}
 	return es
 }
@@ -170,6 +172,28 @@ func TestGroupAnomalies(t *testing.T) {
 				t.Errorf("anomalies:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
 			}
 		})
+	}
+}
+
+// TestRepresentativeFewestViolations checks that of two equally simple
+// properties failing at the same snapshots, the one failing at fewer
+// bindings represents the anomaly: it says the most precisely what
+// broke.
+func TestRepresentativeFewestViolations(t *testing.T) {
+	const (
+		q     = "forall n0 in nodes: n0.applied <= n0.commit"
+		other = "forall n0 in nodes: n0.term <= n0.applied"
+	)
+	es := entries(t, map[string][]uint64{q: {5, 6}, other: {5, 6}})
+	for _, e := range es {
+		if e.Text == q {
+			e.Violations = 7 // at more nodes than other
+		}
+	}
+	moments := func(e *Entry) []uint64 { return e.stats.Moments }
+	got := anomalyTexts(groupAnomalies(es, moments, DefaultGrouping))
+	if want := []string{other + " <- " + q}; !reflect.DeepEqual(got, want) {
+		t.Errorf("anomalies = %v, want %v", got, want)
 	}
 }
 
