@@ -42,6 +42,17 @@ func TestRun(t *testing.T) {
 	var watched syncBuffer
 	watching := make(chan error, 1)
 	go func() { watching <- c.Watch(context.Background(), &watched) }()
+	// Push only once the watcher is subscribed: a violation before it
+	// subscribed is not streamed to it, and a monitor stopped before its
+	// request arrived would end it with EOF.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if m, err := c.Metrics(ctx); err == nil && m["augur_monitor_subscribers"] == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the watcher never subscribed: %s", log.String())
+		}
+	}
 	if _, err := c.Push(ctx, []byte(twoLeaders)); err != nil {
 		t.Fatal(err)
 	}
