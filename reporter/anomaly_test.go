@@ -48,10 +48,8 @@ func entries(t *testing.T, props map[string][]uint64) []*Entry {
 	}
 	es := make([]*Entry, len(ps))
 	for i, p := range prog.Props {
-		v := int64(len(moments[i]))
-		st := &evaluator.Stats{Moments: moments[i], ViolatingSnapshots: v, Violations: v, Support: 1000}
+		st := &evaluator.Stats{Moments: moments[i], ViolatingSnapshots: int64(len(moments[i])), Violations: int64(len(moments[i])), Support: 1000}
 		es[i] = newEntry(p, st, "", DefaultThresholds)
-		es[i].ViolationEvents = events(moments[i], v, DefaultThresholds.EpisodeSpan)
 	}
 	return es
 }
