@@ -9,6 +9,7 @@ import (
 	"github.com/augur-dev/augur/diag"
 	"github.com/augur-dev/augur/evaluator"
 	"github.com/augur-dev/augur/grammar"
+	"github.com/augur-dev/augur/internal/ir"
 	"github.com/augur-dev/augur/specs"
 )
 
@@ -26,64 +27,19 @@ type Checker struct {
 
 // prop is a check compiled for live snapshots, from its canonical form.
 type prop struct {
-	check  *Check
-	text   string   // canonical text
-	quants []quant  // outermost first
-	prefix int      // leading forall quantifiers: they define the bindings
-	bound  int      // slots they bind
-	vars   []string // by slot
-	node   []bool   // by slot: a node variable
-	lits   []literal
-	paths  []*path // distinct paths of the matrix, for witnesses
+	// The property as the evaluator compiles it, with constants in the
+	// checker's values.
+	ir.Prop[value]
+
+	check *Check
+	text  string // canonical text
+	node  []bool // by slot: a node variable
 	// global is set when a node quantifier follows the prefix: every
 	// binding reads every node.
 	global bool
 	// last is the slot of the last node variable of the prefix: once
 	// Guard reaches it without the guarded node, only that node is left.
 	last int
-}
-
-type quant struct {
-	exists bool
-	slots  []int
-	domain *path // nil: distinct live nodes
-}
-
-// path reads a value from a binding: the state variable of a node slot,
-// or the element in an iterator slot, then fields.
-type path struct {
-	slot     int
-	node     bool
-	variable int // node paths: index among the spec's variables and derived variables
-	fields   []string
-	text     string
-}
-
-type atomKind uint8
-
-const (
-	atomInvalid atomKind = iota
-	atomCompare
-	atomIn
-	atomSubset
-	atomEmpty
-	atomSet
-	atomTruth
-	atomCall
-)
-
-type literal struct {
-	neg  bool
-	kind atomKind
-	op   grammar.Op
-	args []operand
-	pred *specs.Predicate
-}
-
-// operand is a path, or a constant when path is nil.
-type operand struct {
-	path  *path
-	konst value
 }
 
 // Compile compiles the checks of f against spec. Their properties must
@@ -125,7 +81,7 @@ func Compile(spec *specs.Spec, f *File) (*Checker, error) {
 		cp := c.build(ch, prog.Props[0].Property)
 		cp.text = prog.Props[0].Text
 		c.props = append(c.props, cp)
-		c.slots = max(c.slots, len(cp.vars))
+		c.slots = max(c.slots, len(cp.Vars))
 	}
 	if err := errs.Err(); err != nil {
 		return nil, err
@@ -169,119 +125,34 @@ func LoadWithSpec(path string) (*File, *specs.Spec, error) {
 	return f, spec, nil
 }
 
-// build compiles a canonical, type-checked property.
+// build compiles a canonical, type-checked property and marks the
+// variables it reads.
 func (c *Checker) build(ch *Check, p *grammar.Property) *prop {
-	cp := &prop{check: ch, prefix: len(p.Quants), last: -1}
-	slots := map[string]int{}
-	seen := map[string]*path{}
-	mkPath := func(x *grammar.Path) *path {
-		text := x.String()
-		if px, ok := seen[text]; ok {
-			return px
-		}
-		slot := slots[x.Var]
-		px := &path{slot: slot, node: cp.node[slot], fields: x.Fields, text: text}
-		if px.node {
-			px.variable = c.variable(x.Fields[0])
-			px.fields = x.Fields[1:]
-			c.read[px.variable] = true
-		}
-		seen[text] = px
-		return px
-	}
-	for i, q := range p.Quants {
-		if q.Kind == grammar.Exists && cp.prefix == len(p.Quants) {
-			cp.prefix = i
-		}
-		cq := quant{exists: q.Kind == grammar.Exists}
-		if q.Domain != nil {
-			cq.domain = mkPath(q.Domain)
-		}
-		for _, v := range q.Vars {
-			slots[v] = len(cp.vars)
-			cq.slots = append(cq.slots, len(cp.vars))
-			cp.vars = append(cp.vars, v)
+	cp := &prop{Prop: ir.Build(c.spec, p, constValue), check: ch, last: -1}
+	for i, q := range cp.Quants {
+		for range q.Slots {
 			cp.node = append(cp.node, q.Domain == nil)
 		}
-		cp.quants = append(cp.quants, cq)
-	}
-	for i, q := range cp.quants {
 		switch {
-		case q.domain != nil:
-		case i >= cp.prefix:
+		case q.Domain != nil:
+			c.markRead(q.Domain)
+		case i >= cp.Prefix:
 			cp.global = true
 		default:
-			cp.last = q.slots[len(q.slots)-1]
-		}
-		if i < cp.prefix {
-			cp.bound += len(q.slots)
+			cp.last = q.Slots[len(q.Slots)-1]
 		}
 	}
-	// Domain paths are not witnesses' values; start the list afresh.
-	seen = map[string]*path{}
-	operands := func(os ...grammar.Operand) []operand {
-		out := make([]operand, len(os))
-		for i, o := range os {
-			switch o := o.(type) {
-			case *grammar.Path:
-				px := mkPath(o)
-				if !containsPath(cp.paths, px) {
-					cp.paths = append(cp.paths, px)
-				}
-				out[i].path = px
-			case *grammar.Const:
-				out[i].konst = constValue(o)
-			}
-		}
-		return out
-	}
-	for _, l := range p.Matrix {
-		lit := literal{neg: l.Neg}
-		switch x := l.Atom.(type) {
-		case *grammar.Compare:
-			lit.kind, lit.op, lit.args = atomCompare, x.Op, operands(x.X, x.Y)
-		case *grammar.In:
-			lit.kind, lit.args = atomIn, operands(x.X, x.S)
-		case *grammar.Subset:
-			lit.kind, lit.args = atomSubset, operands(x.X, x.Y)
-		case *grammar.Empty:
-			lit.kind, lit.args = atomEmpty, operands(x.S)
-		case *grammar.IsSet:
-			lit.kind, lit.args = atomSet, operands(x.X)
-		case *grammar.Truth:
-			lit.kind, lit.args = atomTruth, operands(x.X)
-		case *grammar.Call:
-			lit.kind, lit.args, lit.pred = atomCall, operands(x.Args...), c.spec.Predicate(x.Name)
-		}
-		cp.lits = append(cp.lits, lit)
+	for _, x := range cp.Paths {
+		c.markRead(x)
 	}
 	return cp
 }
 
-func containsPath(ps []*path, p *path) bool {
-	for _, q := range ps {
-		if q == p {
-			return true
-		}
+// markRead marks the variable of a node path as read.
+func (c *Checker) markRead(x *ir.Path) {
+	if x.Node {
+		c.read[x.Variable] = true
 	}
-	return false
-}
-
-// variable returns the index of a variable among the spec's variables
-// and derived variables.
-func (c *Checker) variable(name string) int {
-	for i, v := range c.spec.Vars {
-		if v.Name == name {
-			return i
-		}
-	}
-	for i, d := range c.spec.Derived {
-		if d.Name == name {
-			return len(c.spec.Vars) + i
-		}
-	}
-	// evaluator.Compile resolved every name.
-	panic("checker: unresolved variable " + name)
 }
 
 func constValue(k *grammar.Const) value {

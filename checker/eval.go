@@ -2,7 +2,7 @@ package checker
 
 import (
 	"github.com/augur-dev/augur/evaluator"
-	"github.com/augur-dev/augur/grammar"
+	"github.com/augur-dev/augur/internal/ir"
 )
 
 // eval evaluates checks binding by binding on the live nodes of a
@@ -49,7 +49,7 @@ func (e *eval) check(p *prop) bool {
 // bindings enumerates the bindings of p's prefix from quantifier i,
 // slot k of its node group, and evaluates p at each.
 func (e *eval) bindings(p *prop, i, k int) {
-	if i == p.prefix {
+	if i == p.Prefix {
 		e.nb++
 		if !e.holds(p, i) {
 			e.nfail++
@@ -59,23 +59,23 @@ func (e *eval) bindings(p *prop, i, k int) {
 		}
 		return
 	}
-	q := &p.quants[i]
-	if q.domain != nil {
-		d := e.read(q.domain)
+	q := &p.Quants[i]
+	if q.Domain != nil {
+		d := e.read(q.Domain)
 		for j := range size(d) {
-			e.member(q.slots[0], d, j)
+			e.member(q.Slots[0], d, j)
 			e.bindings(p, i+1, 0)
 		}
 		return
 	}
-	if k == len(q.slots) {
+	if k == len(q.Slots) {
 		e.bindings(p, i+1, 0)
 		return
 	}
-	slot := q.slots[k]
+	slot := q.Slots[k]
 	if e.guard >= 0 && e.with == 0 && slot == p.last {
 		// The last node slot, and the guarded node is in none before.
-		if !e.taken(q.slots[:k], e.guard) {
+		if !e.taken(q.Slots[:k], e.guard) {
 			e.at[slot] = e.guard
 			e.with++
 			e.bindings(p, i, k+1)
@@ -84,7 +84,7 @@ func (e *eval) bindings(p *prop, i, k int) {
 		return
 	}
 	for n := range e.nodes {
-		if e.taken(q.slots[:k], n) {
+		if e.taken(q.Slots[:k], n) {
 			continue
 		}
 		e.at[slot] = n
@@ -123,9 +123,9 @@ func (e *eval) taken(slots []int, n int) bool {
 // holds evaluates quantifiers i… and the disjunction at the current
 // binding.
 func (e *eval) holds(p *prop, i int) bool {
-	if i == len(p.quants) {
-		for j := range p.lits {
-			if l := &p.lits[j]; e.atom(l) != l.neg {
+	if i == len(p.Quants) {
+		for j := range p.Lits {
+			if l := &p.Lits[j]; e.atom(&l.Atom) != l.Neg {
 				return true
 			}
 		}
@@ -138,63 +138,53 @@ func (e *eval) holds(p *prop, i int) bool {
 // stops at the first assignment where the rest fails, exists at the
 // first where it holds.
 func (e *eval) quant(p *prop, i, k int) bool {
-	q := &p.quants[i]
-	if q.domain != nil {
-		d := e.read(q.domain)
+	q := &p.Quants[i]
+	if q.Domain != nil {
+		d := e.read(q.Domain)
 		for j := range size(d) {
-			e.member(q.slots[0], d, j)
-			if v := e.holds(p, i+1); v == q.exists {
+			e.member(q.Slots[0], d, j)
+			if v := e.holds(p, i+1); v == q.Exists {
 				return v
 			}
 		}
-		return !q.exists
+		return !q.Exists
 	}
-	if k == len(q.slots) {
+	if k == len(q.Slots) {
 		return e.holds(p, i+1)
 	}
-	slot := q.slots[k]
+	slot := q.Slots[k]
 	for n := range e.nodes {
-		if e.taken(q.slots[:k], n) {
+		if e.taken(q.Slots[:k], n) {
 			continue
 		}
 		e.at[slot] = n
-		if v := e.quant(p, i, k+1); v == q.exists {
+		if v := e.quant(p, i, k+1); v == q.Exists {
 			return v
 		}
 	}
-	return !q.exists
+	return !q.Exists
 }
 
-func (e *eval) atom(l *literal) bool {
-	switch l.kind {
-	case atomCompare:
-		x, y := e.operand(&l.args[0]), e.operand(&l.args[1])
-		switch l.op {
-		case grammar.OpEq:
-			return equal(x, y)
-		case grammar.OpNe:
-			return !equal(x, y)
-		case grammar.OpLt:
-			return less(x, y, false)
-		case grammar.OpLe:
-			return less(x, y, true)
-		}
-	case atomIn:
-		return contains(e.operand(&l.args[1]), e.operand(&l.args[0]))
-	case atomSubset:
-		return subset(e.operand(&l.args[0]), e.operand(&l.args[1]))
-	case atomEmpty:
-		return size(e.operand(&l.args[0])) == 0
-	case atomSet:
-		return e.operand(&l.args[0]).kind != kNull
-	case atomTruth:
-		return e.operand(&l.args[0]).isTrue()
-	case atomCall:
+func (e *eval) atom(a *ir.Atom[value]) bool {
+	switch a.Kind {
+	case ir.Compare:
+		return ir.Holds(a.Op, e.operand(&a.Args[0]), e.operand(&a.Args[1]), equal, less)
+	case ir.In:
+		return contains(e.operand(&a.Args[1]), e.operand(&a.Args[0]))
+	case ir.Subset:
+		return subset(e.operand(&a.Args[0]), e.operand(&a.Args[1]))
+	case ir.Empty:
+		return size(e.operand(&a.Args[0])) == 0
+	case ir.IsSet:
+		return e.operand(&a.Args[0]).kind != kNull
+	case ir.Truth:
+		return e.operand(&a.Args[0]).isTrue()
+	case ir.Call:
 		// expr-lang takes Go values: this boxes, and allocates.
-		for j := range l.args {
-			e.args = append(e.args, toAny(e.operand(&l.args[j]), false))
+		for j := range a.Args {
+			e.args = append(e.args, toAny(e.operand(&a.Args[j]), false))
 		}
-		ok, err := l.pred.Eval(e.args)
+		ok, err := a.Pred.Eval(e.args)
 		clear(e.args)
 		e.args = e.args[:0]
 		return ok && err == nil
@@ -202,39 +192,40 @@ func (e *eval) atom(l *literal) bool {
 	panic("checker: bad atom")
 }
 
-func (e *eval) operand(o *operand) *value {
-	if o.path == nil {
-		return &o.konst
+func (e *eval) operand(o *ir.Operand[value]) *value {
+	if o.Path == nil {
+		return &o.Const
 	}
-	return e.read(o.path)
+	return e.read(o.Path)
 }
 
 // read follows a path from its slot; a missing field or a null on the
 // way gives null.
-func (e *eval) read(x *path) *value {
+func (e *eval) read(x *ir.Path) *value {
 	var v *value
-	if x.node {
-		v = &e.nodes[e.at[x.slot]].vals[x.variable]
+	if x.Node {
+		v = &e.nodes[e.at[x.Slot]].vals[x.Variable]
 	} else {
-		v = e.elem[x.slot]
+		v = e.elem[x.Slot]
 	}
-	return v.field(x.fields)
+	return v.field(x.Fields)
 }
 
 // witness records the current binding of p and the values of the paths
 // of its matrix there, as the evaluator's witnesses do.
 func (e *eval) witness(p *prop) evaluator.Witness {
 	w := evaluator.Witness{Snapshot: e.id, TS: e.ts, Binding: map[string]any{}, Values: map[string]any{}}
-	for slot, name := range p.vars[:p.bound] {
+	bound := p.Bound()
+	for slot, name := range p.Vars[:bound] {
 		if p.node[slot] {
 			w.Binding[name] = e.nodes[e.at[slot]].node
 		} else {
 			w.Binding[name] = toAny(e.elem[slot], true)
 		}
 	}
-	for _, x := range p.paths {
-		if x.slot < p.bound {
-			w.Values[x.text] = toAny(e.read(x), true)
+	for _, x := range p.Paths {
+		if x.Slot < bound {
+			w.Values[x.Text] = toAny(e.read(x), true)
 		}
 	}
 	return w

@@ -282,7 +282,7 @@ func findViolation(vs []Violation, p *prop) *Violation {
 
 // involves reports whether witness w binds node to a node variable of p.
 func involves(p *prop, w evaluator.Witness, node string) bool {
-	for slot, name := range p.vars[:p.bound] {
+	for slot, name := range p.Vars[:p.Bound()] {
 		if p.node[slot] && w.Binding[name] == node {
 			return true
 		}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/augur-dev/augur/internal/number"
 	"github.com/augur-dev/augur/specs"
 )
 
@@ -105,51 +106,14 @@ func less(a, b *value, orEqual bool) bool {
 	return c < 0 || orEqual && c == 0
 }
 
-// compareNumbers compares two numbers exactly, without rounding int64 or
-// uint64 through float64 unless one side is a float. It returns 2 when a
-// NaN makes them unequal and unordered.
+// compareNumbers compares two numbers exactly, as number.Compare does:
+// 2 when a NaN makes them unequal and unordered.
 func compareNumbers(a, b *value) int {
-	switch a.kind {
-	case kInt:
-		x := int64(a.bits)
-		switch b.kind {
-		case kInt:
-			return cmp.Compare(x, int64(b.bits))
-		case kUint:
-			if x < 0 {
-				return -1
-			}
-			return cmp.Compare(uint64(x), b.bits)
-		}
-		return compareFloats(float64(x), math.Float64frombits(b.bits))
-	case kUint:
-		switch b.kind {
-		case kInt:
-			if int64(b.bits) < 0 {
-				return 1
-			}
-			return cmp.Compare(a.bits, b.bits)
-		case kUint:
-			return cmp.Compare(a.bits, b.bits)
-		}
-		return compareFloats(float64(a.bits), math.Float64frombits(b.bits))
-	}
-	x := math.Float64frombits(a.bits)
-	switch b.kind {
-	case kInt:
-		return compareFloats(x, float64(int64(b.bits)))
-	case kUint:
-		return compareFloats(x, float64(b.bits))
-	}
-	return compareFloats(x, math.Float64frombits(b.bits))
+	return number.Compare(numberKinds[a.kind], a.bits, numberKinds[b.kind], b.bits)
 }
 
-func compareFloats(a, b float64) int {
-	if math.IsNaN(a) || math.IsNaN(b) {
-		return 2
-	}
-	return cmp.Compare(a, b)
-}
+// numberKinds maps the kinds of numbers to package number's.
+var numberKinds = [...]number.Kind{kInt: number.Int, kUint: number.Uint, kFloat: number.Float}
 
 // contains reports whether x is a member of the container s: an element
 // of a list or set, a key of a map. A null container is empty.

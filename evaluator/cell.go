@@ -1,11 +1,12 @@
 package evaluator
 
 import (
-	"cmp"
 	"encoding/binary"
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/augur-dev/augur/internal/number"
 )
 
 // This file prepares decoded values for the fast evaluator: a cell holds
@@ -38,7 +39,7 @@ const (
 	fFloat
 	// fBig: the value holds an integer that float64 cannot represent
 	// exactly. Such an integer equals a float by rounding (as
-	// compareNumbers converts it), which no id can express: equality
+	// number.Compare converts it), which no id can express: equality
 	// between a value with fBig and one with fFloat is decided by equal.
 	fBig
 	// fBadMember: a list with a null or NaN element, which no container
@@ -314,49 +315,14 @@ func cellEqual(x, y *cell) bool {
 	return equal(x.v, y.v)
 }
 
-// cmpNum is compareNumbers on numeric cells: 2 when a NaN makes them
-// unordered.
+// cmpNum compares numeric cells as number.Compare does: 2 when a NaN
+// makes them unordered.
 func cmpNum(x, y *cell) int {
-	switch x.kind {
-	case kInt:
-		a := int64(x.bits)
-		switch y.kind {
-		case kInt:
-			return cmp.Compare(a, int64(y.bits))
-		case kUint:
-			if a < 0 {
-				return -1
-			}
-			return cmp.Compare(uint64(a), y.bits)
-		}
-		return cmpFloat(float64(a), math.Float64frombits(y.bits))
-	case kUint:
-		a := x.bits
-		switch y.kind {
-		case kInt:
-			if b := int64(y.bits); b < 0 {
-				return 1
-			}
-			return cmp.Compare(a, y.bits)
-		case kUint:
-			return cmp.Compare(a, y.bits)
-		}
-		return cmpFloat(float64(a), math.Float64frombits(y.bits))
-	}
-	a := math.Float64frombits(x.bits)
-	switch y.kind {
-	case kInt:
-		return cmpFloat(a, float64(int64(y.bits)))
-	case kUint:
-		return cmpFloat(a, float64(y.bits))
-	}
-	return cmpFloat(a, math.Float64frombits(y.bits))
+	return number.Compare(numberKinds[x.kind], x.bits, numberKinds[y.kind], y.bits)
 }
 
-func cmpFloat(a, b float64) int {
-	c, _ := compareFloat(a, b)
-	return c
-}
+// numberKinds maps the kinds of numeric cells to package number's.
+var numberKinds = [...]number.Kind{kInt: number.Int, kUint: number.Uint, kFloat: number.Float}
 
 // cellLess is less on cells.
 func cellLess(x, y *cell, orEqual bool) bool {

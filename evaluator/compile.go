@@ -8,6 +8,7 @@ import (
 
 	"github.com/augur-dev/augur/diag"
 	"github.com/augur-dev/augur/grammar"
+	"github.com/augur-dev/augur/internal/ir"
 	"github.com/augur-dev/augur/specs"
 )
 
@@ -31,68 +32,16 @@ type Prop struct {
 	Text     string            // canonical text
 	ID       string
 
-	src    *grammar.Property // as given to Compile, for positions
-	prefix int               // leading forall quantifiers: they define the bindings
-	quants []quant           // all quantifiers, outermost first
-	vars   []string
-	lits   []literal
-	paths  []*path // distinct paths of the matrix, for witnesses
+	src *grammar.Property // as given to Compile, for positions
+	ir  ir.Prop[any]      // Property compiled for the engines
 }
 
 // Literals returns the number of literals of the disjunction.
-func (p *Prop) Literals() int { return len(p.lits) }
+func (p *Prop) Literals() int { return len(p.ir.Lits) }
 
 // Flat reports whether every quantifier is a forall, so that each binding
 // of the property fixes the truth of every literal.
-func (p *Prop) Flat() bool { return p.prefix == len(p.quants) }
-
-type quant struct {
-	exists bool
-	slots  []int // binding slots of the variables
-	domain *path // nil: distinct live nodes
-}
-
-type literal struct {
-	neg  bool
-	atom atom
-}
-
-type atom struct {
-	kind atomKind
-	op   grammar.Op
-	args []operand
-	pred *specs.Predicate
-}
-
-type atomKind uint8
-
-const (
-	atomInvalid atomKind = iota
-	atomCompare
-	atomIn
-	atomSubset
-	atomEmpty
-	atomSet
-	atomTruth
-	atomCall
-)
-
-// operand is a path or a constant.
-type operand struct {
-	path  *path
-	konst any
-}
-
-// path reads a value from the binding: the state variable or element in
-// slot, then fields. A node slot's first field is a variable name, and
-// variable its index among the spec's variables and derived variables.
-type path struct {
-	slot     int
-	node     bool
-	variable int
-	fields   []string
-	text     string
-}
+func (p *Prop) Flat() bool { return p.ir.Prefix == len(p.ir.Quants) }
 
 // Compile type-checks props against spec and compiles them. Errors carry
 // the position of the offending operand where the property was parsed
@@ -115,9 +64,10 @@ func Compile(spec *specs.Spec, props []*grammar.Property) (*Program, error) {
 		if p.String() != text {
 			c = grammar.Canonical(p)
 		}
-		pr := build(spec, c, text)
-		pr.src = p
-		prog.Props = append(prog.Props, pr)
+		prog.Props = append(prog.Props, &Prop{
+			Property: c, Text: text, ID: grammar.TextID(text),
+			src: p, ir: ir.Build(spec, c, constValue),
+		})
 	}
 	if err := errs.Err(); err != nil {
 		return nil, err
@@ -362,99 +312,6 @@ func typeName(tx, ty *specs.Type) string {
 		return tx.String()
 	}
 	return ty.String()
-}
-
-// build compiles a canonical, type-checked property.
-func build(spec *specs.Spec, p *grammar.Property, text string) *Prop {
-	cp := &Prop{Property: p, Text: text, ID: grammar.TextID(text)}
-	slots := map[string]int{}
-	nodes := map[string]bool{}
-	seen := map[string]*path{}
-	mkPath := func(x *grammar.Path) *path {
-		text := x.String()
-		if px, ok := seen[text]; ok {
-			return px
-		}
-		px := &path{slot: slots[x.Var], node: nodes[x.Var], fields: x.Fields, text: text}
-		if px.node {
-			px.variable = variableIndex(spec, x.Fields[0])
-			px.fields = x.Fields[1:]
-		}
-		seen[text] = px
-		return px
-	}
-	cp.prefix = len(p.Quants)
-	for i, q := range p.Quants {
-		if q.Kind == grammar.Exists && cp.prefix == len(p.Quants) {
-			cp.prefix = i
-		}
-		cq := quant{exists: q.Kind == grammar.Exists}
-		if q.Domain != nil {
-			cq.domain = mkPath(q.Domain)
-		}
-		for _, v := range q.Vars {
-			slots[v] = len(cp.vars)
-			nodes[v] = q.Domain == nil
-			cq.slots = append(cq.slots, len(cp.vars))
-			cp.vars = append(cp.vars, v)
-		}
-		cp.quants = append(cp.quants, cq)
-	}
-	// Domain paths are not witnesses' values; start the list afresh.
-	seen = map[string]*path{}
-	operands := func(os ...grammar.Operand) []operand {
-		out := make([]operand, len(os))
-		for i, o := range os {
-			switch o := o.(type) {
-			case *grammar.Path:
-				px := mkPath(o)
-				if !slices.Contains(cp.paths, px) {
-					cp.paths = append(cp.paths, px)
-				}
-				out[i].path = px
-			case *grammar.Const:
-				out[i].konst = constValue(o)
-			}
-		}
-		return out
-	}
-	for _, l := range p.Matrix {
-		var a atom
-		switch x := l.Atom.(type) {
-		case *grammar.Compare:
-			a = atom{kind: atomCompare, op: x.Op, args: operands(x.X, x.Y)}
-		case *grammar.In:
-			a = atom{kind: atomIn, args: operands(x.X, x.S)}
-		case *grammar.Subset:
-			a = atom{kind: atomSubset, args: operands(x.X, x.Y)}
-		case *grammar.Empty:
-			a = atom{kind: atomEmpty, args: operands(x.S)}
-		case *grammar.IsSet:
-			a = atom{kind: atomSet, args: operands(x.X)}
-		case *grammar.Truth:
-			a = atom{kind: atomTruth, args: operands(x.X)}
-		case *grammar.Call:
-			a = atom{kind: atomCall, args: operands(x.Args...), pred: spec.Predicate(x.Name)}
-		}
-		cp.lits = append(cp.lits, literal{neg: l.Neg, atom: a})
-	}
-	return cp
-}
-
-// variableIndex returns the position of a variable in the values of a
-// decoded state: the spec's variables, then its derived variables.
-func variableIndex(spec *specs.Spec, name string) int {
-	for i, v := range spec.Vars {
-		if v.Name == name {
-			return i
-		}
-	}
-	for i, d := range spec.Derived {
-		if d.Name == name {
-			return len(spec.Vars) + i
-		}
-	}
-	panic("evaluator: unresolved variable " + name)
 }
 
 func constValue(c *grammar.Const) any {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/augur-dev/augur/grammar"
+	"github.com/augur-dev/augur/internal/ir"
 	"github.com/augur-dev/augur/specs"
 )
 
@@ -100,7 +101,7 @@ type pprop struct {
 
 // fatom is an atom over the slots of a scope.
 type fatom struct {
-	kind atomKind
+	kind ir.Kind
 	op   grammar.Op
 	args []fop
 	pred *specs.Predicate
@@ -119,6 +120,17 @@ type fop struct {
 	dom   int32 // opElem: index in plan.doms
 	col   int32 // opNode: index in plan.cols; opElem: in the domain's elems; opConst: in plan.consts
 }
+
+// Short names of the atom kinds, which fast.go switches on.
+const (
+	atomCompare = ir.Compare
+	atomIn      = ir.In
+	atomSubset  = ir.Subset
+	atomEmpty   = ir.Empty
+	atomSet     = ir.IsSet
+	atomTruth   = ir.Truth
+	atomCall    = ir.Call
+)
 
 type opSrc uint8
 
@@ -216,7 +228,7 @@ type planner struct {
 // add places property i in its scope, or reports that it is evaluated
 // binding by binding.
 func (b *planner) add(i int, p *Prop) bool {
-	if !p.Flat() || len(p.quants) == 0 {
+	if !p.Flat() || len(p.ir.Quants) == 0 {
 		return false
 	}
 	// The scope's key, and the iterators by slot; the scope's quantifiers
@@ -227,53 +239,53 @@ func (b *planner) add(i int, p *Prop) bool {
 		key   = kb[:0]
 		iters map[int32]pquant
 	)
-	for _, q := range p.quants {
-		if q.domain == nil {
-			key = append(strconv.AppendInt(append(key, 'N'), int64(len(q.slots)), 10), ';')
+	for _, q := range p.ir.Quants {
+		if q.Domain == nil {
+			key = append(strconv.AppendInt(append(key, 'N'), int64(len(q.Slots)), 10), ';')
 			continue
 		}
-		d := q.domain
-		if !d.node {
+		d := q.Domain
+		if !d.Node {
 			return false // an iterator over an element's container
 		}
-		col := b.column(d.variable, d.fields)
+		col := b.column(d.Variable, d.Fields)
 		dom, ok := b.doms[col]
 		if !ok {
 			dom = len(b.plan.doms)
 			b.doms[col] = dom
 			b.plan.doms = append(b.plan.doms, pdom{col: col})
 		}
-		pq := pquant{slot: int32(q.slots[0]), owner: int32(d.slot), dom: int32(dom)}
+		pq := pquant{slot: int32(q.Slots[0]), owner: int32(d.Slot), dom: int32(dom)}
 		if iters == nil {
 			iters = map[int32]pquant{}
 		}
 		iters[pq.slot] = pq
-		key = append(strconv.AppendInt(append(strconv.AppendInt(append(key, 'I'), int64(d.slot), 10), ':'), int64(col), 10), ';')
+		key = append(strconv.AppendInt(append(strconv.AppendInt(append(key, 'I'), int64(d.Slot), 10), ':'), int64(col), 10), ';')
 	}
 	sc, ok := b.scopes[string(key)]
 	if !ok {
 		var quants []pquant
-		for _, q := range p.quants {
-			if q.domain == nil {
-				g := make([]int32, len(q.slots))
-				for k, s := range q.slots {
+		for _, q := range p.ir.Quants {
+			if q.Domain == nil {
+				g := make([]int32, len(q.Slots))
+				for k, s := range q.Slots {
 					g[k] = int32(s)
 				}
 				quants = append(quants, pquant{group: g, dom: -1})
 			} else {
-				quants = append(quants, iters[int32(q.slots[0])])
+				quants = append(quants, iters[int32(q.Slots[0])])
 			}
 		}
-		sc = &scope{quants: quants, nslots: len(p.vars), nodeOnly: len(iters) == 0}
+		sc = &scope{quants: quants, nslots: len(p.ir.Vars), nodeOnly: len(iters) == 0}
 		b.scopes[string(key)] = sc
 		b.plan.scopes = append(b.plan.scopes, sc)
 	}
-	pp := pprop{index: i, patterns: len(p.lits) <= MaxPatternLiterals,
-		lits: make([]int32, 0, len(p.lits)), xor: make([]uint64, 0, len(p.lits))}
-	for _, l := range p.lits {
-		pp.lits = append(pp.lits, b.atom(sc, &l.atom, iters))
+	pp := pprop{index: i, patterns: len(p.ir.Lits) <= MaxPatternLiterals,
+		lits: make([]int32, 0, len(p.ir.Lits)), xor: make([]uint64, 0, len(p.ir.Lits))}
+	for _, l := range p.ir.Lits {
+		pp.lits = append(pp.lits, b.atom(sc, &l.Atom, iters))
 		var x uint64
-		if l.neg {
+		if l.Neg {
 			x = ^x
 		}
 		pp.xor = append(pp.xor, x)
@@ -301,27 +313,27 @@ func (b *planner) column(variable int, fields []string) int {
 	return c
 }
 
-func (b *planner) operand(o operand, iters map[int32]pquant) fop {
-	x := o.path
+func (b *planner) operand(o ir.Operand[any], iters map[int32]pquant) fop {
+	x := o.Path
 	switch {
 	case x == nil:
-		key := fmt.Sprintf("%T %v", o.konst, o.konst)
+		key := fmt.Sprintf("%T %v", o.Const, o.Const)
 		c, ok := b.consts[key]
 		if !ok {
 			c = len(b.plan.consts)
 			b.consts[key] = c
-			b.plan.consts = append(b.plan.consts, o.konst)
+			b.plan.consts = append(b.plan.consts, o.Const)
 		}
 		return fop{src: opConst, col: int32(c)}
-	case x.node:
-		return fop{src: opNode, slot: int32(x.slot), col: int32(b.column(x.variable, x.fields))}
+	case x.Node:
+		return fop{src: opNode, slot: int32(x.Slot), col: int32(b.column(x.Variable, x.Fields))}
 	}
-	it := iters[int32(x.slot)]
+	it := iters[int32(x.Slot)]
 	d := &b.plan.doms[it.dom]
-	e := slices.IndexFunc(d.elems, func(pe pelem) bool { return slices.Equal(pe.fields, x.fields) })
+	e := slices.IndexFunc(d.elems, func(pe pelem) bool { return slices.Equal(pe.fields, x.Fields) })
 	if e < 0 {
 		e = len(d.elems)
-		d.elems = append(d.elems, pelem{fields: x.fields})
+		d.elems = append(d.elems, pelem{fields: x.Fields})
 	}
 	return fop{src: opElem, slot: it.slot, owner: it.owner, dom: it.dom, col: int32(e)}
 }
@@ -337,9 +349,9 @@ func (b *planner) need(o fop, n needs) {
 }
 
 // atom returns the index of a in the scope's atoms, adding it if new.
-func (b *planner) atom(sc *scope, a *atom, iters map[int32]pquant) int32 {
-	fa := fatom{kind: a.kind, op: a.op, pred: a.pred, row: -1, slot: -1}
-	for _, o := range a.args {
+func (b *planner) atom(sc *scope, a *ir.Atom[any], iters map[int32]pquant) int32 {
+	fa := fatom{kind: a.Kind, op: a.Op, pred: a.Pred, row: -1, slot: -1}
+	for _, o := range a.Args {
 		fo := b.operand(o, iters)
 		fa.args = append(fa.args, fo)
 		if fo.src == opNode {
@@ -351,14 +363,14 @@ func (b *planner) atom(sc *scope, a *atom, iters map[int32]pquant) int32 {
 			}
 		}
 	}
-	switch a.kind {
-	case atomIn:
+	switch a.Kind {
+	case ir.In:
 		b.need(fa.args[0], needID)
 		b.need(fa.args[1], needMem)
-	case atomSubset:
+	case ir.Subset:
 		b.need(fa.args[0], needMem)
 		b.need(fa.args[1], needMem)
-	case atomCall:
+	case ir.Call:
 		for _, o := range fa.args {
 			b.need(o, needExact)
 		}

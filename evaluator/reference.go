@@ -6,7 +6,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/augur-dev/augur/grammar"
+	"github.com/augur-dev/augur/internal/ir"
 	"github.com/augur-dev/augur/specs"
 	"github.com/augur-dev/augur/trace"
 )
@@ -53,8 +53,8 @@ func newReference(tr *trace.Trace, prog *Program) (*reference, error) {
 		r.columns = append(r.columns, c)
 	}
 	for _, p := range prog.Props {
-		if len(p.vars) > len(r.slots) {
-			r.slots = make([]any, len(p.vars))
+		if len(p.ir.Vars) > len(r.slots) {
+			r.slots = make([]any, len(p.ir.Vars))
 		}
 	}
 	return r, nil
@@ -151,27 +151,27 @@ func (r *reference) evalProp(p *Prop, s *trace.Snapshot, st *Stats, maxWit int) 
 		return // no live node: vacuous for every property, exists included
 	}
 	var bindings, holds int64
-	patterns := r.task.patterns && p.Flat() && len(p.lits) <= MaxPatternLiterals
-	r.each(p, 0, p.prefix, func() bool {
+	patterns := r.task.patterns && p.Flat() && len(p.ir.Lits) <= MaxPatternLiterals
+	r.each(p, 0, p.ir.Prefix, func() bool {
 		bindings++
 		var ok bool
 		if patterns {
 			pat := 0
-			for i := range p.lits {
-				if r.literal(&p.lits[i]) {
+			for i := range p.ir.Lits {
+				if r.literal(&p.ir.Lits[i]) {
 					pat |= 1 << i
 				}
 			}
 			st.Patterns[pat]++
 			ok = pat != 0
 		} else {
-			ok = r.holds(p, p.prefix)
+			ok = r.holds(p, p.ir.Prefix)
 		}
 		if ok {
 			holds++
 		} else if bindings-holds == 1 && st.witnesses() < maxWit {
 			// The snapshot's first violating binding witnesses it.
-			st.addWitness(s, r.slots[:boundVars(p)], maxWit)
+			st.addWitness(s, r.slots[:p.ir.Bound()], maxWit)
 		}
 		return true
 	})
@@ -197,12 +197,12 @@ func (r *reference) each(p *Prop, i, end int, fn func() bool) bool {
 	if i == end {
 		return fn()
 	}
-	q := &p.quants[i]
-	if q.domain == nil {
-		return r.nodesOf(q.slots, func() bool { return r.each(p, i+1, end, fn) })
+	q := &p.ir.Quants[i]
+	if q.Domain == nil {
+		return r.nodesOf(q.Slots, func() bool { return r.each(p, i+1, end, fn) })
 	}
-	slot := q.slots[0]
-	switch c := r.read(q.domain).(type) {
+	slot := q.Slots[0]
+	switch c := r.read(q.Domain).(type) {
 	case []any:
 		for _, e := range c {
 			r.slots[slot] = e
@@ -250,85 +250,75 @@ func (r *reference) nodesOf(group []int, fn func() bool) bool {
 // holds evaluates quantifiers i… and the disjunction at the current
 // binding.
 func (r *reference) holds(p *Prop, i int) bool {
-	if i == len(p.quants) {
-		for j := range p.lits {
-			if r.literal(&p.lits[j]) {
+	if i == len(p.ir.Quants) {
+		for j := range p.ir.Lits {
+			if r.literal(&p.ir.Lits[j]) {
 				return true
 			}
 		}
 		return false
 	}
-	q := &p.quants[i]
+	q := &p.ir.Quants[i]
 	found := false
 	all := r.each(p, i, i+1, func() bool {
 		v := r.holds(p, i+1)
 		found = found || v
-		return q.exists != v // stop at the first witness or counterexample
+		return q.Exists != v // stop at the first witness or counterexample
 	})
-	if q.exists {
+	if q.Exists {
 		return found
 	}
 	return all
 }
 
-func (r *reference) literal(l *literal) bool {
-	return r.atom(&l.atom) != l.neg
+func (r *reference) literal(l *ir.Literal[any]) bool {
+	return r.atom(&l.Atom) != l.Neg
 }
 
-func (r *reference) atom(a *atom) bool {
-	switch a.kind {
-	case atomCompare:
-		x, y := r.value(a.args[0]), r.value(a.args[1])
-		switch a.op {
-		case grammar.OpEq:
-			return equal(x, y)
-		case grammar.OpNe:
-			return !equal(x, y)
-		case grammar.OpLt:
-			return less(x, y, false)
-		case grammar.OpLe:
-			return less(x, y, true)
-		}
-	case atomIn:
-		return contains(r.value(a.args[1]), r.value(a.args[0]))
-	case atomSubset:
-		return subset(r.value(a.args[0]), r.value(a.args[1]))
-	case atomEmpty:
-		return size(r.value(a.args[0])) == 0
-	case atomSet:
-		return r.value(a.args[0]) != nil
-	case atomTruth:
-		return r.value(a.args[0]) == true
-	case atomCall:
-		args := make([]any, len(a.args))
-		for i, o := range a.args {
+func (r *reference) atom(a *ir.Atom[any]) bool {
+	switch a.Kind {
+	case ir.Compare:
+		return ir.Holds(a.Op, r.value(a.Args[0]), r.value(a.Args[1]), equal, less)
+	case ir.In:
+		return contains(r.value(a.Args[1]), r.value(a.Args[0]))
+	case ir.Subset:
+		return subset(r.value(a.Args[0]), r.value(a.Args[1]))
+	case ir.Empty:
+		return size(r.value(a.Args[0])) == 0
+	case ir.IsSet:
+		return r.value(a.Args[0]) != nil
+	case ir.Truth:
+		return r.value(a.Args[0]) == true
+	case ir.Call:
+		args := make([]any, len(a.Args))
+		for i, o := range a.Args {
 			args[i] = r.value(o)
 		}
-		ok, err := a.pred.Eval(args)
-		r.predicateDone(a.pred, err, input{args: args})
+		ok, err := a.Pred.Eval(args)
+		r.predicateDone(a.Pred, err, input{args: args})
 		return ok
 	}
-	panic(fmt.Sprintf("evaluator: bad atom kind %d", a.kind))
+	panic(fmt.Sprintf("evaluator: bad atom kind %v", a.Kind))
 }
 
-func (r *reference) value(o operand) any {
-	if o.path == nil {
-		return o.konst
+func (r *reference) value(o ir.Operand[any]) any {
+	if o.Path == nil {
+		return o.Const
 	}
-	return r.read(o.path)
+	return r.read(o.Path)
 }
 
-func (r *reference) read(x *path) any { return readPath(r.slots, x) }
+func (r *reference) read(x *ir.Path) any { return readPath(r.slots, x) }
 
 // readPath follows a path from its variable's slot in a binding (a node
 // variable holds its *nodeState, an iterator its element); a missing field
 // or a null on the way gives null.
-func readPath(slots []any, x *path) any {
-	v := slots[x.slot]
-	if x.node {
-		v = v.(*nodeState).vals[x.variable]
+func readPath(slots []any, x *ir.Path) any {
+	v := slots[x.Slot]
+	if x.Node {
+		v = v.(*nodeState).vals[x.Variable]
 	}
-	return fieldsOf(v, x.fields)
+	return fieldsOf(v, x.Fields)
 }
 
 // fieldsOf follows fields from v; a missing field or a null on the way
@@ -348,17 +338,17 @@ func fieldsOf(v any, fields []string) any {
 // the paths of its matrix there.
 func witness(p *Prop, s *trace.Snapshot, slots []any) Witness {
 	w := Witness{Snapshot: s.ID, TS: s.TS, Binding: map[string]any{}, Values: map[string]any{}}
-	bound := boundVars(p)
-	for i, name := range p.vars[:bound] {
+	bound := p.ir.Bound()
+	for i, name := range p.ir.Vars[:bound] {
 		if n, ok := slots[i].(*nodeState); ok {
 			w.Binding[name] = n.name
 		} else {
 			w.Binding[name] = finite(slots[i])
 		}
 	}
-	for _, x := range p.paths {
-		if x.slot < bound {
-			w.Values[x.text] = finite(readPath(slots, x))
+	for _, x := range p.ir.Paths {
+		if x.Slot < bound {
+			w.Values[x.Text] = finite(readPath(slots, x))
 		}
 	}
 	return w
@@ -408,14 +398,4 @@ func notFinite(v any) bool {
 		}
 	}
 	return false
-}
-
-// boundVars returns how many variables a binding of p assigns: those of
-// its leading forall quantifiers.
-func boundVars(p *Prop) int {
-	n := 0
-	for _, q := range p.quants[:p.prefix] {
-		n += len(q.slots)
-	}
-	return n
 }

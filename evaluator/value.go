@@ -3,9 +3,9 @@ package evaluator
 import (
 	"cmp"
 	"maps"
-	"math"
 	"slices"
 
+	"github.com/augur-dev/augur/internal/number"
 	"github.com/augur-dev/augur/specs"
 )
 
@@ -14,13 +14,15 @@ import (
 // and map[string]any.
 
 // equal reports whether a and b are equal; null equals only null, and
-// numbers compare by value across int64, uint64 and float64.
+// numbers compare by value across int64, uint64 and float64 (see
+// number.Compare).
 func equal(a, b any) bool {
 	if a == nil || b == nil {
 		return a == nil && b == nil
 	}
-	if c, ok := compareNumbers(a, b); ok {
-		return c == 0
+	if ka, x := number.Of(a); ka != number.Invalid {
+		kb, y := number.Of(b)
+		return kb != number.Invalid && number.Compare(ka, x, kb, y) == 0
 	}
 	switch a := a.(type) {
 	case bool:
@@ -59,8 +61,14 @@ func equal(a, b any) bool {
 // less reports a < b (orEqual: a <= b) for numbers and strings; it is
 // false when either is null or they are not ordered together.
 func less(a, b any, orEqual bool) bool {
-	c, ok := compareNumbers(a, b)
-	if !ok {
+	var c int
+	if ka, x := number.Of(a); ka != number.Invalid {
+		kb, y := number.Of(b)
+		if kb == number.Invalid {
+			return false
+		}
+		c = number.Compare(ka, x, kb, y)
+	} else {
 		as, aok := a.(string)
 		bs, bok := b.(string)
 		if !aok || !bok {
@@ -69,55 +77,6 @@ func less(a, b any, orEqual bool) bool {
 		c = cmp.Compare(as, bs)
 	}
 	return c < 0 || orEqual && c == 0
-}
-
-// compareNumbers compares two numbers exactly, without rounding int64 or
-// uint64 through float64 unless one side is a float. NaN compares unequal
-// to everything.
-func compareNumbers(a, b any) (int, bool) {
-	switch a := a.(type) {
-	case int64:
-		switch b := b.(type) {
-		case int64:
-			return cmp.Compare(a, b), true
-		case uint64:
-			if a < 0 {
-				return -1, true
-			}
-			return cmp.Compare(uint64(a), b), true
-		case float64:
-			return compareFloat(float64(a), b)
-		}
-	case uint64:
-		switch b := b.(type) {
-		case int64:
-			if b < 0 {
-				return 1, true
-			}
-			return cmp.Compare(a, uint64(b)), true
-		case uint64:
-			return cmp.Compare(a, b), true
-		case float64:
-			return compareFloat(float64(a), b)
-		}
-	case float64:
-		switch b := b.(type) {
-		case int64:
-			return compareFloat(a, float64(b))
-		case uint64:
-			return compareFloat(a, float64(b))
-		case float64:
-			return compareFloat(a, b)
-		}
-	}
-	return 0, false
-}
-
-func compareFloat(a, b float64) (int, bool) {
-	if math.IsNaN(a) || math.IsNaN(b) {
-		return 2, true // unequal and unordered: neither < nor == holds
-	}
-	return cmp.Compare(a, b), true
 }
 
 // contains reports whether x is a member of the container s: an element
@@ -243,8 +202,11 @@ func order(a, b any) int {
 		}
 		return 0
 	}
-	if c, ok := compareNumbers(a, b); ok && c != 2 {
-		return c
+	if ka, x := number.Of(a); ka != number.Invalid {
+		kb, y := number.Of(b) // a number too, of the same rank
+		if c := number.Compare(ka, x, kb, y); c != 2 {
+			return c
+		}
 	}
 	return 0
 }
