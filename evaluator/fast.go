@@ -8,6 +8,7 @@ import (
 
 	"github.com/augur-dev/augur/grammar"
 	"github.com/augur-dev/augur/internal/bitset"
+	"github.com/augur-dev/augur/internal/ir"
 	"github.com/augur-dev/augur/specs"
 	"github.com/augur-dev/augur/trace"
 )
@@ -513,7 +514,7 @@ func (e *fast) rowAtom(a *fatom, r *frow) bool {
 		}
 		return &e.consts[o.col]
 	}
-	if a.kind == atomCall {
+	if a.kind == ir.Call {
 		e.argc = e.argc[:0]
 		for k := range a.args {
 			e.argc = append(e.argc, get(&a.args[k]))
@@ -595,7 +596,7 @@ func (e *fast) setArgs() {
 // test evaluates an atom other than a call on its operands.
 func test(a *fatom, x, y *cell) bool {
 	switch a.kind {
-	case atomCompare:
+	case ir.Compare:
 		switch a.op {
 		case grammar.OpEq:
 			return cellEqual(x, y)
@@ -606,15 +607,15 @@ func test(a *fatom, x, y *cell) bool {
 		case grammar.OpLe:
 			return cellLess(x, y, true)
 		}
-	case atomIn:
+	case ir.In:
 		return cellContains(y, x)
-	case atomSubset:
+	case ir.Subset:
 		return cellSubset(x, y)
-	case atomEmpty:
+	case ir.Empty:
 		return x.size == 0
-	case atomSet:
+	case ir.IsSet:
 		return x.kind != kNull
-	case atomTruth:
+	case ir.Truth:
 		return x.kind == kBool && x.bits == 1
 	}
 	panic("evaluator: bad atom")
@@ -633,7 +634,7 @@ func (e *fast) cellAt(o *fop, bnd []int32) *cell {
 
 // atomAt evaluates an atom that reads more than one node at a binding.
 func (e *fast) atomAt(a *fatom, bnd []int32) bool {
-	if a.kind == atomCall {
+	if a.kind == ir.Call {
 		e.argc = e.argc[:0]
 		for k := range a.args {
 			e.argc = append(e.argc, e.cellAt(&a.args[k], bnd))
@@ -940,7 +941,7 @@ func (e *fast) evalMoved(sc *scope, sr *scopeRun, tb *nodeTable) {
 			continue
 		}
 		var moved uint64
-		if a.kind == atomCall {
+		if a.kind == ir.Call {
 			moved = e.moved
 		} else {
 			for _, c := range a.cols {

@@ -121,17 +121,6 @@ type fop struct {
 	col   int32 // opNode: index in plan.cols; opElem: in the domain's elems; opConst: in plan.consts
 }
 
-// Short names of the atom kinds, which fast.go switches on.
-const (
-	atomCompare = ir.Compare
-	atomIn      = ir.In
-	atomSubset  = ir.Subset
-	atomEmpty   = ir.Empty
-	atomSet     = ir.IsSet
-	atomTruth   = ir.Truth
-	atomCall    = ir.Call
-)
-
 type opSrc uint8
 
 const (
