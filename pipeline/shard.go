@@ -14,11 +14,7 @@ import (
 // which differ between shards, and merged stats must equal a single
 // run's, so o.NoFilter is implied.
 func Shard(ctx context.Context, specPath, tracePath string, sh evaluator.Shard, o Options) (*cluster.Stats, error) {
-	specHash, err := cluster.SpecHash(specPath)
-	if err != nil {
-		return nil, err
-	}
-	p, err := Open(specPath, tracePath)
+	p, specHash, err := openHashed(specPath, tracePath)
 	if err != nil {
 		return nil, err
 	}
@@ -38,11 +34,7 @@ func Shard(ctx context.Context, specPath, tracePath string, sh evaluator.Shard, 
 // again, which is deterministic, and checks that the stats were computed
 // from this spec, this trace and this pool.
 func ReportStats(ctx context.Context, specPath, tracePath string, st *cluster.Stats, o Options) (*reporter.Report, error) {
-	specHash, err := cluster.SpecHash(specPath)
-	if err != nil {
-		return nil, err
-	}
-	p, err := Open(specPath, tracePath)
+	p, specHash, err := openHashed(specPath, tracePath)
 	if err != nil {
 		return nil, err
 	}
@@ -51,4 +43,18 @@ func ReportStats(ctx context.Context, specPath, tracePath string, st *cluster.St
 		return nil, err
 	}
 	return p.Report(ctx, st.Result(), o)
+}
+
+// openHashed opens the pipeline of a spec and a trace, with the hash of
+// the spec file that partial stats are stamped with.
+func openHashed(specPath, tracePath string) (*Pipeline, string, error) {
+	specHash, err := cluster.SpecHash(specPath)
+	if err != nil {
+		return nil, "", err
+	}
+	p, err := Open(specPath, tracePath)
+	if err != nil {
+		return nil, "", err
+	}
+	return p, specHash, nil
 }

@@ -41,7 +41,7 @@ func newBenchQualityCmd(runF func(*benchQualityOptions) error) *cobra.Command {
 	cliflag.IntP(f, &o.systems, "systems", "", 50, 1, "systems to run from the dev or heldout seeds")
 	f.BoolVar(&o.full, "full", false, "traces of 2,000 to 20,000 snapshots instead of 2,000 to 3,000")
 	f.StringVar(&o.format, "format", "text", "output format: text or json")
-	cliflag.IntP(f, &o.workers, "workers", "", 0, 0, "goroutines evaluating snapshots (default: number of CPUs)")
+	cliflag.Workers(f, &o.workers)
 	f.StringVar(&o.keep, "keep", "", "keep each system's spec, trace and JSON report in DIR/SEED")
 	return cmd
 }

@@ -43,7 +43,7 @@ func newBenchTestbedsCmd(runF func(*benchTestbedsOptions) error) *cobra.Command 
 	f.StringSliceVar(&o.testbeds, "testbeds", nil, "the testbeds to run (default: all)")
 	cliflag.IntP(f, &o.steps, "steps", "", bugs.DefaultSteps, 1, "snapshots per run")
 	f.StringVar(&o.format, "format", "text", "output format: text or json")
-	cliflag.IntP(f, &o.workers, "workers", "", 0, 0, "goroutines evaluating snapshots (default: number of CPUs)")
+	cliflag.Workers(f, &o.workers)
 	f.StringVar(&o.keep, "keep", "", "keep each run's spec, trace and JSON reports in DIR")
 	f.StringVar(&o.reuse, "reuse", "", "as --keep, and keep each run's stats in DIR: a later run with --reuse DIR reports from them without evaluating when spec and trace are unchanged")
 	return cmd

@@ -32,7 +32,7 @@ func newCheckCmd(runF func(*checkOptions) error) *cobra.Command {
 	fl.StringVar(&co.Spec, "spec", "", "spec the checks are written against")
 	fl.StringVar(&co.Format, "format", "text", "output format: text or json")
 	cliflag.IntP(fl, &co.MaxWitnesses, "max-witnesses", "", 20, 0, "violating snapshots shown per check, with their first violating binding (all are counted)")
-	cliflag.IntP(fl, &co.Workers, "workers", "", 0, 0, "goroutines evaluating snapshots (default: number of CPUs)")
+	cliflag.Workers(fl, &co.Workers)
 	return cmd
 }
 

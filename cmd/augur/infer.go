@@ -40,7 +40,7 @@ func (o *inferOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&o.format, "format", "text", "output format: "+strings.Join(reporter.Formats, ", "))
 	cliflag.IntP(f, &po.Top, "top", "", 0, 0, "entries per list (default: the spec's report.size)")
 	f.StringVar(&o.evaluator, "evaluator", "fast", "evaluator: fast or reference")
-	cliflag.IntP(f, &po.Workers, "workers", "", 0, 0, "goroutines evaluating snapshots (default: number of CPUs)")
+	cliflag.Workers(f, &po.Workers)
 	f.BoolVar(&po.NoFilter, "no-filter", false, "evaluate every property on every snapshot (no pruning)")
 	f.StringVarP(&po.Output, "output", "o", "", "write the report to this file instead of stdout")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress on stderr")

@@ -40,6 +40,12 @@ func IntP(f *pflag.FlagSet, p *int, name, shorthand string, value, min int, usag
 	f.VarP(&intAtLeast{p, min}, name, shorthand, usage)
 }
 
+// Workers defines --workers, the goroutines evaluating snapshots: 0, the
+// default, means one per CPU.
+func Workers(f *pflag.FlagSet, p *int) {
+	IntP(f, p, "workers", "", 0, 0, "goroutines evaluating snapshots (default: number of CPUs)")
+}
+
 // durationAtLeast is a duration flag that may not be negative, nor zero if
 // positive is set: a bad value is refused when the flag is parsed.
 type durationAtLeast struct {

@@ -9,25 +9,27 @@ import (
 )
 
 func TestValues(t *testing.T) {
-	var n, m int
+	var n, m, w int
 	var d, p time.Duration
 	f := pflag.NewFlagSet("test", pflag.ContinueOnError)
 	IntP(f, &n, "n", "", 3, 1, "")
+	Workers(f, &w)
 	IntP(f, &m, "m", "m", 0, -1, "")
 	Duration(f, &d, "d", time.Second, false, "")
 	Duration(f, &p, "p", 0, true, "")
 	if n != 3 || d != time.Second || f.Lookup("p").DefValue != "0" {
 		t.Errorf("defaults n=%d d=%v p=%q", n, d, f.Lookup("p").DefValue)
 	}
-	if err := f.Parse([]string{"--n", "5", "-m", "-1", "--d", "0", "--p", "20ms"}); err != nil {
+	if err := f.Parse([]string{"--n", "5", "-m", "-1", "--d", "0", "--p", "20ms", "--workers", "0"}); err != nil {
 		t.Fatal(err)
 	}
-	if n != 5 || m != -1 || d != 0 || p != 20*time.Millisecond {
-		t.Errorf("parsed n=%d m=%d d=%v p=%v", n, m, d, p)
+	if n != 5 || m != -1 || d != 0 || p != 20*time.Millisecond || w != 0 {
+		t.Errorf("parsed n=%d m=%d d=%v p=%v workers=%d", n, m, d, p, w)
 	}
 	for _, tt := range []struct{ arg, want string }{
 		{"--n=0", `invalid argument "0" for "--n" flag: must be at least 1`},
 		{"--n=x", `invalid argument "x" for "--n" flag: not an integer`},
+		{"--workers=-1", `invalid argument "-1" for "--workers" flag: must be at least 0`},
 		{"--d=-1s", `invalid argument "-1s" for "--d" flag: must not be negative`},
 		{"--p=0", `invalid argument "0" for "--p" flag: must be positive`},
 		{"--p=soon", `invalid argument "soon" for "--p" flag: not a duration (such as 1.5s or 200ms)`},
