@@ -17,13 +17,13 @@ func TestValues(t *testing.T) {
 	IntP(f, &m, "m", "m", 0, -1, "")
 	Duration(f, &d, "d", time.Second, false, "")
 	Duration(f, &p, "p", 0, true, "")
-	if n != 3 || d != time.Second || f.Lookup("p").DefValue != "0" {
+	if n != 3 || w != 0 || d != time.Second || f.Lookup("p").DefValue != "0" {
 		t.Errorf("defaults n=%d d=%v p=%q", n, d, f.Lookup("p").DefValue)
 	}
-	if err := f.Parse([]string{"--n", "5", "-m", "-1", "--d", "0", "--p", "20ms", "--workers", "0"}); err != nil {
+	if err := f.Parse([]string{"--n", "5", "-m", "-1", "--d", "0", "--p", "20ms", "--workers", "2"}); err != nil {
 		t.Fatal(err)
 	}
-	if n != 5 || m != -1 || d != 0 || p != 20*time.Millisecond || w != 0 {
+	if n != 5 || m != -1 || d != 0 || p != 20*time.Millisecond || w != 2 {
 		t.Errorf("parsed n=%d m=%d d=%v p=%v workers=%d", n, m, d, p, w)
 	}
 	for _, tt := range []struct{ arg, want string }{
