@@ -11,7 +11,9 @@
 // almost-invariant among the first [TopK] reported; precision, averaged
 // over them, the share of what is reported (at most TopK) that is
 // relevant. A bug-free run counts the almost-invariants it reports that
-// fail in steady state. The targets: [TargetRecall], [TargetPrecision],
+// fail in steady state. A bug run is visible when some anomaly of its
+// whole report, listed or not, is relevant: the runs where none is bound
+// recall whatever the ranking. The targets: [TargetRecall], [TargetPrecision],
 // [MaxBugFreeSteady].
 //
 // The development seeds are 1 to 10: choose statistics and thresholds on
@@ -24,8 +26,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -128,6 +132,12 @@ type Result struct {
 	// bug-free run of the same seed as baseline (bug runs only).
 	Plain    Score  `json:"plain"`
 	Baseline *Score `json:"baseline,omitempty"`
+	// Visible reports whether some anomaly of the run's whole report,
+	// every one of any rank and however often violated (augur infer
+	// --all), is relevant: the bug shows in the snapshots as the pool can
+	// say it, and only ranking or cutting can miss it. A run where it is
+	// false caps recall whatever the reporter does.
+	Visible bool `json:"visible"`
 }
 
 // Manifested reports whether the run is scored: a bug-free run, or a
@@ -320,6 +330,13 @@ func runOne(ctx context.Context, dir string, tb testbeds.Testbed, bug string, se
 	}
 	if r.Plain, err = report(pipeline.Options{}, name+".json"); err != nil {
 		return fail(err)
+	}
+	if tag != "" {
+		all, err := p.Report(ctx, res, pipeline.Options{All: true, Top: math.MaxInt32, Workers: o.Workers})
+		if err != nil {
+			return fail(err)
+		}
+		r.Visible = slices.ContainsFunc(all.AlmostInvariants, func(e *reporter.Entry) bool { return reporter.Relevant(e, tag) })
 	}
 	if baseline != "" {
 		s, err := report(pipeline.Options{Baseline: baseline}, name+"-baseline.json")

@@ -90,15 +90,15 @@ func TestScore(t *testing.T) {
 func TestFigures(t *testing.T) {
 	s := &Summary{Runs: []*Result{
 		{Testbed: "t", Seed: 1, Plain: Score{Reported: 10, Steady: 6}},
-		{Testbed: "t", Bug: "b", Seed: 1, Tagged: 31, Plain: Score{Reported: 10, Relevant: 5, First: 1}, Baseline: &Score{Reported: 4, Relevant: 4, First: 1}},
+		{Testbed: "t", Bug: "b", Seed: 1, Tagged: 31, Plain: Score{Reported: 10, Relevant: 5, First: 1}, Baseline: &Score{Reported: 4, Relevant: 4, First: 1}, Visible: true},
 		{Testbed: "t", Bug: "b", Seed: 2, Tagged: 0}, // not manifested: not scored
 		{Testbed: "t", Bug: "c", Seed: 1, Tagged: 3, Plain: Score{Reported: 10}, Baseline: &Score{Reported: 10, Relevant: 1, First: 7}},
 	}}
 	plain, base := s.Figures()
-	if want := (Figures{Runs: 2, Recalled: 1, Precision: 0.25}); plain != want {
+	if want := (Figures{Runs: 2, Visible: 1, Recalled: 1, Precision: 0.25}); plain != want {
 		t.Errorf("plain figures %+v, want %+v", plain, want)
 	}
-	if want := (Figures{Runs: 2, Recalled: 2, Precision: 0.55}); base != want {
+	if want := (Figures{Runs: 2, Visible: 1, Recalled: 2, Precision: 0.55}); base != want {
 		t.Errorf("baseline figures %+v, want %+v", base, want)
 	}
 	if s.MaxSteady() != 6 || s.Pass() {
@@ -108,7 +108,7 @@ func TestFigures(t *testing.T) {
 	if err := s.WriteText(&b); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"1 of 2", "steady state: t 6", "FAIL: 4 runs", "recall 1/2 (50%", "precision 25%", "baseline: recall 2/2 (100%), precision 55%"} {
+	for _, want := range []string{"1 of 2", "steady state: t 6", "FAIL: 4 runs", "recall 1/2 (50%, target 90%; 1 visible)", "precision 25%", "baseline: recall 2/2 (100%), precision 55%"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("text report lacks %q:\n%s", want, b.String())
 		}
@@ -145,6 +145,9 @@ func TestRun(t *testing.T) {
 		}
 		if !r.Manifested() {
 			continue
+		}
+		if r.Bug != "" && r.Plain.Relevant > 0 && !r.Visible {
+			t.Errorf("%s: a relevant almost-invariant reported, but the run is not visible", name)
 		}
 		if r.Plain.Reported == 0 || r.Plain.Reported > TopK {
 			t.Errorf("%s: %d reported; want 1 to %d", name, r.Plain.Reported, TopK)

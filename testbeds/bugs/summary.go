@@ -13,6 +13,7 @@ import (
 // Figures are the scores of a set of runs, plain or with baseline.
 type Figures struct {
 	Runs      int     `json:"runs"`      // bug runs where the bug manifested
+	Visible   int     `json:"visible"`   // of those, where some anomaly of the whole report is relevant
 	Recalled  int     `json:"recalled"`  // of those, with a relevant almost-invariant in the top TopK
 	Precision float64 `json:"precision"` // mean over those runs
 }
@@ -36,9 +37,9 @@ func figures(rs []*Result) (plain, baseline Figures) {
 		if r.Bug == "" || !r.Manifested() {
 			continue
 		}
-		add(&plain, r.Plain)
+		add(&plain, r.Plain, r.Visible)
 		if r.Baseline != nil {
-			add(&baseline, *r.Baseline)
+			add(&baseline, *r.Baseline, r.Visible)
 		}
 	}
 	for _, f := range []*Figures{&plain, &baseline} {
@@ -50,8 +51,11 @@ func figures(rs []*Result) (plain, baseline Figures) {
 }
 
 // add adds the run scored s to f, summing precisions.
-func add(f *Figures, s Score) {
+func add(f *Figures, s Score, visible bool) {
 	f.Runs++
+	if visible {
+		f.Visible++
+	}
 	if s.Relevant > 0 {
 		f.Recalled++
 	}
@@ -84,13 +88,13 @@ func (s *Summary) WriteJSON(w io.Writer) error {
 }
 
 // WriteText writes a line per testbed and bug with, over the seeds, the
-// runs where the bug manifested, recall, mean precision and the rank of
-// the first relevant almost-invariant of each run, plain and with
-// baseline; then, for each testbed, the almost-invariants its bug-free
+// runs where the bug manifested and where it was visible, recall, mean
+// precision and the rank of the first relevant almost-invariant of each
+// run, plain and with baseline; then, for each testbed, the almost-invariants its bug-free
 // runs report that fail in steady state; and a one-line summary.
 func (s *Summary) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "testbed\tbug\tmanifested\trecall\tprecision\tfirst relevant\tbaseline: recall\tprecision\tfirst relevant\t")
+	fmt.Fprintln(tw, "testbed\tbug\tmanifested\tvisible\trecall\tprecision\tfirst relevant\tbaseline: recall\tprecision\tfirst relevant\t")
 	var free []string
 	for _, g := range s.groups() {
 		if g.bug == "" {
@@ -112,7 +116,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 				branks = append(branks, rank(r.Baseline.First))
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d of %d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", g.testbed, g.bug, plain.Runs, len(g.runs),
+		fmt.Fprintf(tw, "%s\t%s\t%d of %d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", g.testbed, g.bug, plain.Runs, len(g.runs), plain.Visible,
 			ratio(plain.Recalled, plain.Runs), mean(plain), strings.Join(ranks, " "),
 			ratio(base.Recalled, base.Runs), mean(base), strings.Join(branks, " "))
 	}
@@ -131,9 +135,9 @@ func (s *Summary) WriteText(w io.Writer) error {
 	if s.Reused > 0 {
 		reused = fmt.Sprintf(" (%d from kept stats)", s.Reused)
 	}
-	_, err := fmt.Fprintf(w, "%s: %d runs%s in %s; plain: recall %d/%d (%.0f%%, target %.0f%%), precision %.0f%% (target %.0f%%); baseline: recall %d/%d (%.0f%%), precision %.0f%%; bug-free runs report at most %d steady almost-invariants (target %d)\n",
+	_, err := fmt.Fprintf(w, "%s: %d runs%s in %s; plain: recall %d/%d (%.0f%%, target %.0f%%; %d visible), precision %.0f%% (target %.0f%%); baseline: recall %d/%d (%.0f%%), precision %.0f%%; bug-free runs report at most %d steady almost-invariants (target %d)\n",
 		verdict, len(s.Runs), reused, s.Elapsed.Round(time.Second),
-		plain.Recalled, plain.Runs, 100*plain.Recall(), 100*TargetRecall, 100*plain.Precision, 100*TargetPrecision,
+		plain.Recalled, plain.Runs, 100*plain.Recall(), 100*TargetRecall, plain.Visible, 100*plain.Precision, 100*TargetPrecision,
 		base.Recalled, base.Runs, 100*base.Recall(), 100*base.Precision, s.MaxSteady(), MaxBugFreeSteady)
 	return err
 }
