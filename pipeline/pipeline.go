@@ -177,9 +177,7 @@ func (p *Pipeline) Report(ctx context.Context, res *evaluator.Result, o Options)
 	if o.Top > 0 {
 		ropts.Size = o.Top
 	}
-	if o.All {
-		ropts.Thresholds.StandOut = -1
-	}
+	ropts.All = o.All
 	if !res.Patterns {
 		if err := p.patterns(ctx, res, ropts, o); err != nil {
 			return nil, err

@@ -77,10 +77,12 @@ func compareShapes(a, b shape) int {
 // representative taken before it whose moments hold (almost) all of its
 // own and are not many more (g.Factor); a weakening of a representative
 // (the representative is a sub-disjunction of it, up to the naming of
-// node variables) may have fewer (g.WeakeningFactor). Entries that join
-// no anomaly start one. The anomalies come in the order of their
-// representatives.
-func groupAnomalies(es []*Entry, moments func(*Entry) []uint64, g Grouping) []*anomaly {
+// node variables) may have fewer (g.WeakeningFactor). An entry that
+// stands out (violated at most standOut times) never joins a
+// representative that does not: that anomaly is left out of the report,
+// and the rare one with it. Entries that join no anomaly start one. The
+// anomalies come in the order of their representatives.
+func groupAnomalies(es []*Entry, moments func(*Entry) []uint64, g Grouping, standOut int) []*anomaly {
 	order := slices.Clone(es)
 	shapes := make(map[*Entry]shape, len(es))
 	for _, e := range es {
@@ -118,6 +120,7 @@ func groupAnomalies(es []*Entry, moments func(*Entry) []uint64, g Grouping) []*a
 			a := out[i]
 			// The cheap tests first: shapes, then sizes, then moments.
 			if compareShapes(shapes[a.rep], shapes[e]) > 0 ||
+				standsOut(e, standOut) && !standsOut(a.rep, standOut) ||
 				!g.bounded(len(ms), len(a.moments), max(g.Factor, g.WeakeningFactor)) ||
 				!g.within(ms, a.moments) {
 				continue
@@ -313,11 +316,17 @@ func standOut(es []*Entry, most int) ([]*Entry, int) {
 	}
 	out := es[:0:0]
 	for _, e := range es {
-		if e.ViolationEvents <= int64(most) {
+		if standsOut(e, most) {
 			out = append(out, e)
 		}
 	}
 	return out, len(es) - len(out)
+}
+
+// standsOut reports whether e is violated at most most times (events); a
+// negative most lets every entry stand out.
+func standsOut(e *Entry, most int) bool {
+	return most < 0 || e.ViolationEvents <= int64(most)
 }
 
 // byScore orders the representatives of anomalies by score, then fewer

@@ -50,6 +50,7 @@ func entries(t *testing.T, props map[string][]uint64) []*Entry {
 	for i, p := range prog.Props {
 		st := &evaluator.Stats{Moments: moments[i], ViolatingSnapshots: int64(len(moments[i])), Violations: int64(len(moments[i])), Support: 1000}
 		es[i] = newEntry(p, st, "", DefaultThresholds)
+		es[i].ViolationEvents = events(moments[i], st.ViolatingSnapshots, DefaultThresholds.EpisodeSpan)
 	}
 	return es
 }
@@ -152,6 +153,17 @@ func TestGroupAnomalies(t *testing.T) {
 		},
 		want: []string{q + " <- " + other + " | forall n0 in nodes: n0.applied <= n0.commit or n0.term <= n0.applied"},
 	}, {
+		// A rare property within an equally simple one violated at too
+		// many moments to stand out (5 events): that anomaly is left out
+		// of the report, so the rare one stands alone rather than vanish
+		// with it.
+		name: "rare within recurring",
+		props: map[string][]uint64{
+			q:     {30},
+			other: {10, 20, 30, 40, 50},
+		},
+		want: []string{other, q},
+	}, {
 		// A property failing at more moments than the simpler one is not
 		// within it.
 		name: "not within",
@@ -165,7 +177,7 @@ func TestGroupAnomalies(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			es := entries(t, tt.props)
 			moments := func(e *Entry) []uint64 { return e.stats.Moments }
-			got := anomalyTexts(groupAnomalies(es, moments, DefaultGrouping))
+			got := anomalyTexts(groupAnomalies(es, moments, DefaultGrouping, DefaultThresholds.StandOut))
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("anomalies:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
 			}
@@ -189,7 +201,7 @@ func TestRepresentativeFewestViolations(t *testing.T) {
 		}
 	}
 	moments := func(e *Entry) []uint64 { return e.stats.Moments }
-	got := anomalyTexts(groupAnomalies(es, moments, DefaultGrouping))
+	got := anomalyTexts(groupAnomalies(es, moments, DefaultGrouping, DefaultThresholds.StandOut))
 	if want := []string{other + " <- " + q}; !reflect.DeepEqual(got, want) {
 		t.Errorf("anomalies = %v, want %v", got, want)
 	}

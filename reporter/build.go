@@ -20,6 +20,9 @@ type Options struct {
 	MinSupport int64   // least number of non-vacuous snapshots
 	Alpha      float64 // significance level of the or-effect tests
 	Size       int     // entries per list; 0 means all
+	// All lists every anomaly, also those violated at too many moments
+	// to stand out (Thresholds.StandOut), grouped as they are otherwise.
+	All bool
 	// SteadyTag is the tag of the snapshots in steady state (no message
 	// in flight). When set, anomalies seen there rank before those seen
 	// only in transients. Every entry counts its steady violating
@@ -223,7 +226,7 @@ func Build(in Input, opts Options) (*Report, error) {
 		e.ViolationEvents = events(moments[e], e.ViolatingSnapshots, th.EpisodeSpan)
 		e.Score = roundRate(score(e.Support, e.ViolationEvents, th.Z), th.RatePrecision)
 	}
-	anomalies := groupAnomalies(almost, func(e *Entry) []uint64 { return moments[e] }, th.Grouping)
+	anomalies := groupAnomalies(almost, func(e *Entry) []uint64 { return moments[e] }, th.Grouping, th.StandOut)
 	r.Candidates.Anomalies = len(anomalies)
 	for _, a := range anomalies {
 		r.Candidates.Equivalent += a.fold(moments)
@@ -235,7 +238,9 @@ func Build(in Input, opts Options) (*Report, error) {
 		steadyFirst(r.AlmostInvariants)
 	}
 	r.Candidates.AlmostInvariants = len(r.AlmostInvariants)
-	r.AlmostInvariants, r.Candidates.NotStandingOut = standOut(r.AlmostInvariants, th.StandOut)
+	if !opts.All {
+		r.AlmostInvariants, r.Candidates.NotStandingOut = standOut(r.AlmostInvariants, th.StandOut)
+	}
 	if in.Baseline != nil {
 		n, err := baselineLast(r.AlmostInvariants, in.Baseline)
 		if err != nil {

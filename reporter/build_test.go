@@ -34,6 +34,11 @@ func buildWithBaseline(t *testing.T, props []string, stats []evaluator.Stats, ba
 // buildThresholds builds as buildWithBaseline does, with thresholds th.
 func buildThresholds(t *testing.T, props []string, stats []evaluator.Stats, baseline []int64, th Thresholds) *Report {
 	t.Helper()
+	return buildOptions(t, props, stats, baseline, Options{HoldRatio: 0.9, MinSupport: 10, Alpha: 0.01, Thresholds: th})
+}
+
+func buildOptions(t *testing.T, props []string, stats []evaluator.Stats, baseline []int64, opts Options) *Report {
+	t.Helper()
 	spec, err := specs.Parse("bools.yaml", []byte(boolSpec))
 	if err != nil {
 		t.Fatal(err)
@@ -61,7 +66,7 @@ func buildThresholds(t *testing.T, props []string, stats []evaluator.Stats, base
 			return counts, nil
 		}
 	}
-	r, err := Build(in, Options{HoldRatio: 0.9, MinSupport: 10, Alpha: 0.01, Thresholds: th})
+	r, err := Build(in, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -386,6 +391,35 @@ func TestStandOut(t *testing.T) {
 	r = buildThresholds(t, props, st, []int64{2, 0, 0}, Thresholds{StandOut: 3})
 	if got, want := texts(r.AlmostInvariants), []string{thrice, once}; !reflect.DeepEqual(got, want) {
 		t.Errorf("with baseline: almost-invariants = %v, want %v", got, want)
+	}
+}
+
+// TestRareNotHiddenInRecurring checks that a property violated once, at
+// one of the five moments of an equally simple property that does not
+// stand out, is an anomaly of its own and is listed, and that listing
+// every anomaly (Options.All) groups them the same way.
+func TestRareNotHiddenInRecurring(t *testing.T) {
+	const (
+		once      = "forall n0 in nodes: n0.a"
+		recurring = "forall n0 in nodes: n0.b"
+	)
+	props := []string{once, recurring}
+	st := []evaluator.Stats{at(400), at(10, 200, 400, 600, 800)}
+	opts := Options{HoldRatio: 0.9, MinSupport: 10, Alpha: 0.01, Thresholds: Thresholds{StandOut: 4}}
+	r := buildOptions(t, props, st, nil, opts)
+	if got, want := texts(r.AlmostInvariants), []string{once}; !reflect.DeepEqual(got, want) {
+		t.Errorf("almost-invariants = %v, want %v", got, want)
+	}
+	if c := r.Candidates; c.Anomalies != 2 || c.NotStandingOut != 1 {
+		t.Errorf("candidates %+v, want 2 anomalies, 1 not standing out", c)
+	}
+	opts.All = true
+	r = buildOptions(t, props, st, nil, opts)
+	if got, want := texts(r.AlmostInvariants), []string{once, recurring}; !reflect.DeepEqual(got, want) {
+		t.Errorf("all: almost-invariants = %v, want %v", got, want)
+	}
+	if c := r.Candidates; c.Anomalies != 2 || c.NotStandingOut != 0 {
+		t.Errorf("all: candidates %+v, want 2 anomalies, none left out", c)
 	}
 }
 

@@ -10,7 +10,8 @@
 //  3. groups the almost-invariants into anomalies by the snapshots at
 //     which they fail: a property joins a simpler one whose violating
 //     snapshots hold (almost) all of its own and are not many more
-//     ([Grouping]). One rare bug breaks a simple property and hundreds of
+//     ([Grouping]), unless it stands out (step 5) and that one does not:
+//     a rare anomaly is never hidden in one left out. One rare bug breaks a simple property and hundreds of
 //     weaker ones, each failing at some of its moments with a higher
 //     holding rate; the simplest represents the anomaly (fewest node
 //     variables, then iterators, then literals; of equally simple ones,
