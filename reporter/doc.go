@@ -11,13 +11,13 @@
 //     which they fail: a property joins a simpler one whose violating
 //     snapshots hold (almost) all of its own and are not many more
 //     ([Grouping]), unless it stands out (step 5) and that one does not:
-//     a rare anomaly is never hidden in one left out. One rare bug breaks a simple property and hundreds of
-//     weaker ones, each failing at some of its moments with a higher
-//     holding rate; the simplest represents the anomaly (fewest node
-//     variables, then iterators, then literals; of equally simple ones,
-//     the one covering the most moments, then failing at the fewest
-//     bindings) and the others are listed under it as equivalents or
-//     "also fails here";
+//     a rare anomaly is never hidden in one left out. One rare bug
+//     breaks a simple property and hundreds of weaker ones, each failing
+//     at some of its moments with a higher holding rate; the simplest
+//     represents the anomaly (fewest node variables, then iterators, then
+//     literals; of equally simple ones, the one covering the most
+//     moments, then failing at the fewest bindings) and the others are
+//     listed under it as equivalents or "also fails here";
 //  4. ranks the anomalies by a score comparable across quantifier scopes:
 //     the lower confidence bound of the share of non-vacuous snapshots
 //     where no violation event of the representative begins (rare

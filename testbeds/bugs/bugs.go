@@ -12,9 +12,9 @@
 // over them, the share of what is reported (at most TopK) that is
 // relevant. A bug-free run counts the almost-invariants it reports that
 // fail in steady state. A bug run is visible when some anomaly of its
-// whole report, listed or not, is relevant: the runs where none is bound
-// recall whatever the ranking. The targets: [TargetRecall], [TargetPrecision],
-// [MaxBugFreeSteady].
+// whole report, listed or not, is relevant; the runs that are not cap
+// recall whatever the ranking. The targets: [TargetRecall],
+// [TargetPrecision], [MaxBugFreeSteady].
 //
 // The development seeds are 1 to 10: choose statistics and thresholds on
 // these. The held-out seeds are 41 to 50 ([HeldOutSeeds]): report them,

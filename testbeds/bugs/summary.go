@@ -90,8 +90,9 @@ func (s *Summary) WriteJSON(w io.Writer) error {
 // WriteText writes a line per testbed and bug with, over the seeds, the
 // runs where the bug manifested and where it was visible, recall, mean
 // precision and the rank of the first relevant almost-invariant of each
-// run, plain and with baseline; then, for each testbed, the almost-invariants its bug-free
-// runs report that fail in steady state; and a one-line summary.
+// run, plain and with baseline; then, for each testbed, the
+// almost-invariants its bug-free runs report that fail in steady state;
+// and a one-line summary.
 func (s *Summary) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "testbed\tbug\tmanifested\tvisible\trecall\tprecision\tfirst relevant\tbaseline: recall\tprecision\tfirst relevant\t")
