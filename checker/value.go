@@ -106,8 +106,8 @@ func less(a, b *value, orEqual bool) bool {
 	return c < 0 || orEqual && c == 0
 }
 
-// compareNumbers compares two numbers exactly, as number.Compare does:
-// 2 when a NaN makes them unequal and unordered.
+// compareNumbers compares two numbers as number.Compare does: 2 when a
+// NaN makes them unequal and unordered.
 func compareNumbers(a, b *value) int {
 	return number.Compare(numberKinds[a.kind], a.bits, numberKinds[b.kind], b.bits)
 }

@@ -16,8 +16,8 @@ import (
 // fall below what the reporter reached on this run when the demo moved to
 // the etcd raft testbed (3 of 10; with the stand-out rule, 2 of the 6
 // anomalies that stand out; 2 of 7 once a rare anomaly is no longer
-// hidden in one left out, the seventh a legitimate transient failing at
-// 4 moments). The floor is a quarter.
+// hidden in one left out, the seventh a legitimate transient violated in
+// 4 events). The floor is a quarter.
 func TestDemoFindsTheBug(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the demo evaluates about 50,000 properties")

@@ -1,7 +1,8 @@
-// Package number compares the numbers of trace values exactly across
-// their three representations, int64, uint64 and float64, each held as a
-// kind and 64 bits: the evaluator's cells and values and the checker's
-// live values all compare numbers by this one rule.
+// Package number compares the numbers of trace values across their three
+// representations, int64, uint64 and float64, each held as a kind and 64
+// bits: integers exactly, an integer and a float as Go converts the
+// integer. The evaluator's cells and values and the checker's live values
+// all compare numbers by this one rule.
 package number
 
 import (
