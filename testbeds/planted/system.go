@@ -89,17 +89,28 @@ func (o Options) withDefaults() (Options, error) {
 // Planted is a property planted in a system: it holds at every snapshot
 // of the trace but those listed, which are tagged bug:Name.
 type Planted struct {
-	Name      string   `json:"name"`
-	Text      string   `json:"text"` // canonical text (grammar.Property.Text)
+	Name string `json:"name"`
+	Text string `json:"text"` // canonical text (grammar.Property.Text)
+	// Alts are other texts of the same property, which a report may show
+	// instead: the other spelling of a two-valued enum (role == "backup"
+	// for role != "primary").
+	Alts      []string `json:"alts,omitempty"`
 	Shape     Shape    `json:"shape"`
-	Snapshots []uint64 `json:"snapshots"` // the snapshots where it fails, in order
+	Snapshots []uint64 `json:"snapshots"` // the snapshots where it is broken by the bug, in order
 	Steady    int      `json:"steady"`    // how many of them are in steady state
+	// Strikes is the number of separate episodes in Snapshots: the
+	// times the bug struck.
+	Strikes int `json:"strikes"`
+	// Legit lists the snapshots, not tagged, where the property fails
+	// although no bug struck: a legitimate moment or two of the run.
+	Legit []uint64 `json:"legit,omitempty"`
 }
 
 // System is a generated system: its spec, its trace (written by
 // WriteTrace) and the properties planted in it.
 type System struct {
 	Seed      int64
+	Family    Family
 	Name      string // the spec's system
 	Nodes     int
 	Learners  int
@@ -111,6 +122,8 @@ type System struct {
 	Variables []string // the state variables, in spec order
 	Elections string   // how leaders fail: "crash" or "partition"
 	Episodes  int      // elections, crashes and membership changes
+
+	run *run // the trace, in every family but the replicated log
 
 	d      *design
 	views  [][]*view
@@ -136,9 +149,18 @@ func Generate(seed int64, opts Options) (*System, error) {
 	if err != nil {
 		return nil, err
 	}
+	gen := generate
+	switch fam := familyOf(seed); fam {
+	case PrimaryBackup:
+		gen = generatePrimaryBackup
+	case Mesh:
+		gen = generateMesh
+	case Overlay:
+		gen = generateOverlay
+	}
 	for attempt := range uint64(maxGenerateAttempts) {
 		rng := rand.New(rand.NewPCG(uint64(seed), attempt))
-		sys, err := generate(seed, rng, o)
+		sys, err := gen(seed, rng, o)
 		if err != nil {
 			return nil, fmt.Errorf("planted: seed %d: %w", seed, err)
 		}
@@ -212,7 +234,7 @@ func generate(seed int64, rng *rand.Rand, o Options) (*System, error) {
 		names[i] = fmt.Sprintf("n%d", i+1)
 	}
 	sys := &System{
-		Seed: seed, Name: fmt.Sprintf("planted-%d", seed), Nodes: nodes, Learners: p.learners, Snapshots: steps,
+		Seed: seed, Family: ReplicatedLog, Name: fmt.Sprintf("planted-%d", seed), Nodes: nodes, Learners: p.learners, Snapshots: steps,
 		Control: control, Elections: "crash",
 		Episodes: len(p.episodes), d: d, views: d.views(s, names), broken: map[int]brokenView{}, steady: s.steady, calm: s.calm,
 	}

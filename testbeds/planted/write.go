@@ -19,6 +19,9 @@ func BugTag(name string) string { return "bug:" + name }
 // snapshot per step of the run, tagged steady in steady state and
 // bug:NAME where planted property NAME is broken.
 func (sys *System) WriteTrace(dir string) error {
+	if sys.run != nil {
+		return writeRun(dir, sys.Name, sys.run)
+	}
 	kinds := sys.d.vars()
 	schema := make(trace.Schema, len(kinds))
 	for i, k := range kinds {

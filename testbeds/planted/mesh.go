@@ -1,0 +1,11 @@
+package planted
+
+import (
+	"errors"
+	"math/rand/v2"
+)
+
+// generateMesh generates a system of its family (see Family).
+func generateMesh(seed int64, rng *rand.Rand, o Options) (*System, error) {
+	return nil, errors.New("family not written yet")
+}
