@@ -17,7 +17,8 @@ import (
 type benchQualityOptions struct {
 	seeds          string
 	systems        int
-	full           bool
+	length         string
+	families       string
 	format         string
 	workers        int
 	keep           string
@@ -39,7 +40,8 @@ func newBenchQualityCmd(runF func(*benchQualityOptions) error) *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&o.seeds, "seeds", "dev", "seeds: dev (from 1), heldout (from 1,000,001) or a range A-B")
 	cliflag.IntP(f, &o.systems, "systems", "", 50, 1, "systems to run from the dev or heldout seeds")
-	f.BoolVar(&o.full, "full", false, "traces of 2,000 to 20,000 snapshots instead of 2,000 to 3,000")
+	f.StringVar(&o.length, "length", "short", "trace lengths: short (2,000 to 5,000 snapshots) or long (20,000 to 50,000)")
+	f.StringVar(&o.families, "family", "log,pb,mesh,overlay", "comma-separated families whose seeds run: log, pb, mesh, overlay")
 	f.StringVar(&o.format, "format", "text", "output format: text or json")
 	cliflag.Workers(f, &o.workers)
 	f.StringVar(&o.keep, "keep", "", "keep each system's spec, trace and JSON report in DIR/SEED")
@@ -59,10 +61,18 @@ func runBenchQuality(ctx context.Context, o *benchQualityOptions) error {
 	if err != nil {
 		return err
 	}
-	opts := planted.RunOptions{Workers: o.workers, Keep: o.keep}
-	if o.full {
-		opts.Generate.MaxSnapshots = planted.FullMaxSnapshots
+	length, err := planted.ParseLength(o.length)
+	if err != nil {
+		return err
 	}
+	fams, err := planted.ParseFamilies(o.families)
+	if err != nil {
+		return err
+	}
+	if seeds = planted.FilterFamilies(seeds, fams); len(seeds) == 0 {
+		return fmt.Errorf("no seed of %s among seeds %s", o.families, o.seeds)
+	}
+	opts := planted.RunOptions{Generate: planted.Options{Length: length}, Families: fams, Workers: o.workers, Keep: o.keep}
 	pr := progress.New(o.stderr)
 	pr.Start("systems", len(seeds))
 	opts.Progress = func(done, total int, _ *planted.Result) { pr.Update(done, total) }

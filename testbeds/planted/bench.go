@@ -76,9 +76,37 @@ func ParseSeeds(s string, n int) ([]int64, error) {
 	return seeds, nil
 }
 
+// FilterFamilies returns the seeds of seeds whose systems are of one of
+// fams, in order; all of them when fams is empty.
+func FilterFamilies(seeds []int64, fams []Family) []int64 {
+	if len(fams) == 0 {
+		return seeds
+	}
+	return slices.DeleteFunc(slices.Clone(seeds), func(s int64) bool { return !slices.Contains(fams, familyOf(s)) })
+}
+
+// ParseFamilies returns the families of the comma-separated list of
+// labels s, in order, each once.
+func ParseFamilies(s string) ([]Family, error) {
+	var fams []Family
+	for label := range strings.SplitSeq(s, ",") {
+		f, err := ParseFamily(strings.TrimSpace(label))
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Contains(fams, f) {
+			fams = append(fams, f)
+		}
+	}
+	return fams, nil
+}
+
 // RunOptions configure Run.
 type RunOptions struct {
-	Generate  Options
+	Generate Options
+	// Families are the families to run, the seeds of the others being
+	// skipped, and to meet the targets in: nil for all of them.
+	Families  []Family
 	Evaluator evaluator.Kind
 	Workers   int // 0: every CPU
 	// Keep, if set, is a directory where each system's spec, trace and
@@ -90,15 +118,19 @@ type RunOptions struct {
 
 // Summary is the outcome of a benchmark run.
 type Summary struct {
-	Seeds   []int64       `json:"seeds"`
-	Systems []*Result     `json:"systems"`
-	Elapsed time.Duration `json:"elapsed_ns"`
+	Length Length `json:"length"`
+	// Families are the families run, each of which must meet the
+	// targets.
+	Families []Family      `json:"families"`
+	Seeds    []int64       `json:"seeds"`
+	Systems  []*Result     `json:"systems"`
+	Elapsed  time.Duration `json:"elapsed_ns"`
 }
 
-// Run generates the system of each seed, writes its spec and trace to a
-// temporary directory, infers its report with package pipeline and
-// scores it. Systems run one after another: evaluation already uses
-// every core.
+// Run generates the system of each seed of the families asked for,
+// writes its spec and trace to a temporary directory, infers its report
+// with package pipeline and scores it. Systems run one after another:
+// evaluation already uses every core.
 func Run(ctx context.Context, seeds []int64, o RunOptions) (*Summary, error) {
 	tmp := o.Keep
 	if tmp == "" {
@@ -109,9 +141,12 @@ func Run(ctx context.Context, seeds []int64, o RunOptions) (*Summary, error) {
 		defer os.RemoveAll(dir)
 		tmp = dir
 	}
-	sum := &Summary{Seeds: seeds}
+	sum := &Summary{Length: o.Generate.Length, Families: o.Families, Seeds: FilterFamilies(seeds, o.Families)}
+	if len(sum.Families) == 0 {
+		sum.Families = Families()
+	}
 	start := time.Now()
-	for i, seed := range seeds {
+	for i, seed := range sum.Seeds {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -121,7 +156,7 @@ func Run(ctx context.Context, seeds []int64, o RunOptions) (*Summary, error) {
 		}
 		sum.Systems = append(sum.Systems, sc)
 		if o.Progress != nil {
-			o.Progress(i+1, len(seeds), sc)
+			o.Progress(i+1, len(sum.Seeds), sc)
 		}
 	}
 	sum.Elapsed = time.Since(start)
@@ -163,77 +198,148 @@ func runOne(ctx context.Context, seed int64, dir string, o RunOptions) (*Result,
 	return sc, nil
 }
 
-// ShapeRecall counts, for each shape, the planted properties found within
-// the top K of their system and all of them.
-func (s *Summary) ShapeRecall() map[Shape][2]int {
-	out := map[Shape][2]int{}
-	for _, sc := range s.Systems {
-		for i := range sc.Planted {
-			r := &sc.Planted[i]
-			c := out[r.Shape]
-			if r.Found(sc.K) {
-				c[0]++
-			}
-			c[1]++
-			out[r.Shape] = c
+// Tally counts the hits among some cases.
+type Tally struct {
+	Found int `json:"found"`
+	Of    int `json:"of"`
+}
+
+func (t *Tally) add(found bool) {
+	t.Of++
+	if found {
+		t.Found++
+	}
+}
+
+// meets reports whether the share found is at least target.
+func (t Tally) meets(target float64) bool { return float64(t.Found) >= target*float64(t.Of) }
+
+// String returns "found/of (share)".
+func (t Tally) String() string {
+	return fmt.Sprintf("%d/%d (%s)", t.Found, t.Of, percent(t.Found, t.Of))
+}
+
+// FamilyScores are the scores of one family's systems.
+type FamilyScores struct {
+	Family Family `json:"family"`
+	// Systems tallies the systems with planted properties, found when
+	// every planted property is within the top K.
+	Systems Tally `json:"systems"`
+	// Shapes tallies the planted properties by shape, found when within
+	// the top K of their system.
+	Shapes map[Shape]Tally `json:"shapes"`
+	// Controls tallies the controls, found when at most MaxControlSteady
+	// almost-invariants fail in steady state.
+	Controls Tally `json:"controls"`
+}
+
+// Scores break a run down: per family, and the planted properties by
+// how their bug struck.
+type Scores struct {
+	Families []FamilyScores `json:"families"`
+	// Strikes tallies the planted properties by the times their bug
+	// struck ("1", "2-4", "5-20"), Legit by whether they also fail at a
+	// legitimate moment and Aftermath by whether their bug has one
+	// ("yes", "no").
+	Strikes   map[string]Tally `json:"strikes"`
+	Legit     map[string]Tally `json:"legit"`
+	Aftermath map[string]Tally `json:"aftermath"`
+	Pass      bool             `json:"pass"`
+}
+
+// strikeBuckets are the buckets of Scores.Strikes: the bug strikes once,
+// a few times, or many.
+var strikeBuckets = []struct {
+	label string
+	most  int
+}{{"1", 1}, {"2-4", 4}, {"5-20", MaxStrikes}}
+
+func strikeBucket(strikes int) string {
+	for _, b := range strikeBuckets {
+		if strikes <= b.most {
+			return b.label
 		}
 	}
-	return out
+	return strikeBuckets[len(strikeBuckets)-1].label
 }
 
-// Recall counts the systems with planted properties whose every planted
-// property is within the top K, and those systems.
-func (s *Summary) Recall() (recalled, systems int) {
-	for _, sc := range s.Systems {
-		if !sc.Control {
-			systems++
-			if sc.Recalled() {
-				recalled++
-			}
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// Scores tallies the run: per family (every family run, in the order of
+// Families, with or without systems), and the planted properties by
+// strikes, legitimate failures and aftermath.
+func (s *Summary) Scores() Scores {
+	sc := Scores{Strikes: map[string]Tally{}, Legit: map[string]Tally{}, Aftermath: map[string]Tally{}}
+	for _, f := range s.Families {
+		sc.Families = append(sc.Families, FamilyScores{Family: f, Shapes: map[Shape]Tally{}})
+	}
+	count := func(m map[string]Tally, key string, found bool) {
+		t := m[key]
+		t.add(found)
+		m[key] = t
+	}
+	for _, r := range s.Systems {
+		i := slices.IndexFunc(sc.Families, func(f FamilyScores) bool { return f.Family == r.Family })
+		if i < 0 {
+			sc.Families = append(sc.Families, FamilyScores{Family: r.Family, Shapes: map[Shape]Tally{}})
+			i = len(sc.Families) - 1
+		}
+		fs := &sc.Families[i]
+		if r.Control {
+			fs.Controls.add(r.Steady <= MaxControlSteady)
+			continue
+		}
+		fs.Systems.add(r.Recalled())
+		for j := range r.Planted {
+			p := &r.Planted[j]
+			found := p.Found(r.K)
+			t := fs.Shapes[p.Shape]
+			t.add(found)
+			fs.Shapes[p.Shape] = t
+			count(sc.Strikes, strikeBucket(p.Strikes), found)
+			count(sc.Legit, yesNo(len(p.Legit) > 0), found)
+			count(sc.Aftermath, yesNo(p.Aftermath), found)
 		}
 	}
-	return recalled, systems
+	sc.Pass = !slices.ContainsFunc(sc.Families, func(f FamilyScores) bool {
+		return f.Systems.Of == 0 || !f.Systems.meets(TargetRecall) || f.Controls.Found < f.Controls.Of
+	})
+	return sc
 }
 
-// Controls counts the controls that report at most MaxControlSteady
-// almost-invariants failing in steady state, and the controls.
-func (s *Summary) Controls() (within, controls int) {
-	for _, sc := range s.Systems {
-		if sc.Control {
-			controls++
-			if sc.Steady <= MaxControlSteady {
-				within++
-			}
-		}
-	}
-	return within, controls
-}
+// Pass reports whether the run meets the targets: in every family run,
+// some system with planted properties, every planted property within the
+// top K in at least TargetRecall of them, and no control with more than
+// MaxControlSteady almost-invariants failing in steady state.
+func (s *Summary) Pass() bool { return s.Scores().Pass }
 
-// Pass reports whether the run meets the targets.
-func (s *Summary) Pass() bool {
-	recalled, systems := s.Recall()
-	within, controls := s.Controls()
-	return float64(recalled) >= TargetRecall*float64(systems) && within == controls
-}
-
-// WriteJSON writes the summary as JSON.
+// WriteJSON writes the summary as JSON, with its scores.
 func (s *Summary) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(s)
+	return enc.Encode(struct {
+		*Summary
+		Scores Scores `json:"scores"`
+	}{s, s.Scores()})
 }
 
 // WriteText writes, per system, the rank of each planted property (and
 // the rank of the entry it is folded under, if any), the noise and, for
 // the controls, the almost-invariants that fail in steady state; then
-// recall per shape and a one-line summary.
+// recall per family, per family and shape, per strikes, legitimate
+// failures and aftermath, and a one-line verdict.
 func (s *Summary) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "seed\tnodes\tsnapshots\tK\tshape\tplanted\tviolations\trank\tnoise\tsteady AI\t")
+	fmt.Fprintln(tw, "seed\tfamily\tnodes\tsnapshots\tK\tshape\tplanted\tstrikes\tviolations\trank\tnoise\tsteady AI\t")
 	for _, sc := range s.Systems {
-		head := fmt.Sprintf("%d\t%d\t%d\t%d", sc.Seed, sc.Nodes, sc.Snapshots, sc.K)
+		head := fmt.Sprintf("%d\t%s\t%d\t%d\t%d", sc.Seed, sc.Family, sc.Nodes, sc.Snapshots, sc.K)
 		if sc.Control {
-			fmt.Fprintf(tw, "%d\t%d\t%d\t-\tcontrol\t\t\t\t%d\t%d\t\n", sc.Seed, sc.Nodes, sc.Snapshots, sc.Noise, sc.Steady)
+			fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t-\tcontrol\t\t\t\t\t%d\t%d\t\n", sc.Seed, sc.Family, sc.Nodes, sc.Snapshots, sc.Noise, sc.Steady)
 			continue
 		}
 		for i, r := range sc.Planted {
@@ -251,40 +357,80 @@ func (s *Summary) WriteText(w io.Writer) error {
 			if i == 0 {
 				noise = strconv.Itoa(sc.Noise)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d (%d steady)\t%s\t%s\t\t\n", head, r.Shape, r.Name, len(r.Snapshots), r.Steady, rank, noise)
-			head = "\t\t\t"
+			strikes := strconv.Itoa(r.Strikes)
+			if r.Aftermath {
+				strikes += " +after"
+			}
+			violations := fmt.Sprintf("%d (%d steady)", len(r.Snapshots), r.Steady)
+			if len(r.Legit) > 0 {
+				violations = fmt.Sprintf("%d (%d steady) +%d legit", len(r.Snapshots), r.Steady, len(r.Legit))
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\t\n", head, r.Shape, r.Name, strikes, violations, rank, noise)
+			head = "\t\t\t\t"
 		}
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	shapes := s.ShapeRecall()
-	var parts []string
-	fmt.Fprintln(w, "\nrecall@K per shape (planted properties within the top planted+2 of their system):")
-	for _, sh := range Shapes() {
-		c := shapes[sh]
-		fmt.Fprintf(w, "  %-4s %3d/%-3d %s\n", sh, c[0], c[1], percent(c[0], c[1]))
-		parts = append(parts, fmt.Sprintf("%s %d/%d", sh, c[0], c[1]))
-	}
-	within, controls := s.Controls()
-	var steady []string
-	for _, sc := range s.Systems {
-		if sc.Control {
-			steady = append(steady, strconv.Itoa(sc.Steady))
+	scores := s.Scores()
+
+	fmt.Fprintln(w, "\nper family: systems whose every planted property is within the top planted+2; controls with at most", MaxControlSteady, "steady almost-invariants")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "family\tsystems\tcontrols\tsteady AI per control\t")
+	var verdicts []string
+	for _, f := range scores.Families {
+		var steady []string
+		for _, r := range s.Systems {
+			if r.Control && r.Family == f.Family {
+				steady = append(steady, strconv.Itoa(r.Steady))
+			}
 		}
+		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%s\t\n", f.Family, f.Systems, f.Controls.Found, f.Controls.Of, strings.Join(steady, " "))
+		verdicts = append(verdicts, fmt.Sprintf("%s %d/%d", f.Family, f.Systems.Found, f.Systems.Of))
 	}
-	if controls > 0 {
-		fmt.Fprintf(w, "controls: almost-invariants failing in steady state: %s (at most %d each: %d of %d)\n",
-			strings.Join(steady, " "), MaxControlSteady, within, controls)
+	if err := tw.Flush(); err != nil {
+		return err
 	}
-	recalled, systems := s.Recall()
+
+	fmt.Fprintln(w, "\nper shape: planted properties within the top planted+2 of their system")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprint(tw, "shape\t")
+	for _, f := range scores.Families {
+		fmt.Fprintf(tw, "%s\t", f.Family)
+	}
+	fmt.Fprintln(tw, "all\t")
+	for _, sh := range Shapes() {
+		fmt.Fprintf(tw, "%s\t", sh)
+		var all Tally
+		for _, f := range scores.Families {
+			t := f.Shapes[sh]
+			fmt.Fprintf(tw, "%d/%d\t", t.Found, t.Of)
+			all.Found, all.Of = all.Found+t.Found, all.Of+t.Of
+		}
+		fmt.Fprintf(tw, "%s\t\n", all)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	var strikes []string
+	for _, b := range strikeBuckets {
+		strikes = append(strikes, fmt.Sprintf("%s %s", b.label, scores.Strikes[b.label]))
+	}
+	fmt.Fprintf(w, "by strikes: %s\n", strings.Join(strikes, ", "))
+	fmt.Fprintf(w, "failing legitimately too: yes %s, no %s\n", scores.Legit["yes"], scores.Legit["no"])
+	fmt.Fprintf(w, "with aftermath: yes %s, no %s\n", scores.Aftermath["yes"], scores.Aftermath["no"])
+
+	var within, controls int
+	for _, f := range scores.Families {
+		within, controls = within+f.Controls.Found, controls+f.Controls.Of
+	}
 	verdict := "PASS"
-	if !s.Pass() {
+	if !scores.Pass {
 		verdict = "FAIL"
 	}
-	fmt.Fprintf(w, "%s: %d systems in %s; every planted property in the top K in %d of %d (%s, target %.0f%%); per shape %s; median noise %d; controls within %d steady: %d of %d\n",
-		verdict, len(s.Systems), s.Elapsed.Round(100*time.Millisecond), recalled, systems, percent(recalled, systems), 100*TargetRecall,
-		strings.Join(parts, ", "), s.medianNoise(), MaxControlSteady, within, controls)
+	fmt.Fprintf(w, "%s: %d %s systems in %s; every planted property in the top K: %s (target %.0f%% in every family); median noise %d; controls within %d steady: %d of %d\n",
+		verdict, len(s.Systems), s.Length, s.Elapsed.Round(100*time.Millisecond), strings.Join(verdicts, ", "), 100*TargetRecall,
+		s.medianNoise(), MaxControlSteady, within, controls)
 	return nil
 }
 

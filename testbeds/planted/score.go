@@ -13,6 +13,7 @@ import (
 // in it.
 type Result struct {
 	Seed      int64           `json:"seed"`
+	Family    Family          `json:"family"`
 	Nodes     int             `json:"nodes"`
 	Snapshots int             `json:"snapshots"`
 	Control   bool            `json:"control"`
@@ -32,9 +33,9 @@ type Result struct {
 // PlantedResult is where a planted property stands in the report.
 type PlantedResult struct {
 	Planted
-	// Rank is the rank of the entry whose property is the planted one up
-	// to the naming of variables and the order of literals, 0 when there
-	// is none.
+	// Rank is the rank of the entry whose property is the planted one
+	// (its text or one of its Alts) up to the naming of variables and the
+	// order of literals, 0 when there is none.
 	Rank int `json:"rank"`
 	// Under is the rank of an entry that lists the planted property among
 	// its equivalents or the other properties of its anomaly, 0 when none
@@ -58,16 +59,20 @@ func (sc *Result) Recalled() bool {
 // Score scores rep, a report of sys's trace under its spec.
 func Score(rep *reporter.Report, sys *System) (*Result, error) {
 	sc := &Result{
-		Seed: sys.Seed, Nodes: sys.Nodes, Snapshots: sys.Snapshots, Control: sys.Control,
+		Seed: sys.Seed, Family: sys.Family, Nodes: sys.Nodes, Snapshots: sys.Snapshots, Control: sys.Control,
 		K: len(sys.Planted) + 2, Reported: len(rep.AlmostInvariants),
 	}
-	want := make([]string, len(sys.Planted))
+	// want maps the identity of each text of a planted property to its
+	// index.
+	want := map[string]int{}
 	for i, p := range sys.Planted {
-		id, err := identity(p.Text)
-		if err != nil {
-			return nil, fmt.Errorf("planted property %s: %w", p.Name, err)
+		for _, text := range slices.Concat([]string{p.Text}, p.Alts) {
+			id, err := identity(text)
+			if err != nil {
+				return nil, fmt.Errorf("planted property %s: %w", p.Name, err)
+			}
+			want[id] = i
 		}
-		want[i] = id
 		sc.Planted = append(sc.Planted, PlantedResult{Planted: p})
 	}
 	last := 0 // rank of the last planted property found
@@ -79,7 +84,7 @@ func Score(rep *reporter.Report, sys *System) (*Result, error) {
 		if err != nil {
 			return nil, fmt.Errorf("report entry %d: %w", e.Rank, err)
 		}
-		if i := slices.Index(want, id); i >= 0 && sc.Planted[i].Rank == 0 {
+		if i, ok := want[id]; ok && sc.Planted[i].Rank == 0 {
 			sc.Planted[i].Rank = e.Rank
 			last = max(last, e.Rank)
 			continue
@@ -89,7 +94,7 @@ func Score(rep *reporter.Report, sys *System) (*Result, error) {
 			if err != nil {
 				return nil, fmt.Errorf("report entry %d: %w", e.Rank, err)
 			}
-			if i := slices.Index(want, oid); i >= 0 && sc.Planted[i].Under == 0 {
+			if i, ok := want[oid]; ok && sc.Planted[i].Under == 0 {
 				sc.Planted[i].Under = e.Rank
 			}
 		}

@@ -54,7 +54,35 @@ type params struct {
 	busy      float64 // chance of a client request per tick in a busy period
 	episodes  []episode
 	firstTerm int64
+	legit     [numLogLegits]bool // the legitimate rare moments the run has
 }
+
+// A logLegit is a legitimate rare moment of a replicated log's run,
+// which a planted property may fail at without a bug: real systems have
+// such moments, and a reporter must still find the bug's property among
+// them.
+type logLegit uint8
+
+const (
+	logLegitNone logLegit = iota
+	// logLegitLinger: a follower removed from the membership hears of it
+	// and stops a tick or two later, a node outside its own membership.
+	logLegitLinger
+	// logLegitLostCommit: a node crashed after applying entries but
+	// before persisting its commit index, and restarts with its applied
+	// index past its commit index until the leader tells it more.
+	logLegitLostCommit
+	// logLegitOrphan: a leader crashed while sending an entry, which one
+	// follower stored and the leader did not: until the next leader's
+	// first message replaces it, that follower's log is longer than the
+	// leader's.
+	logLegitOrphan
+	numLogLegits
+)
+
+// maxLegitEvents bounds the episodes of a run that take a legitimate
+// rare turn.
+const maxLegitEvents = 2
 
 // episode is a disturbance of the steady run.
 type episode uint8
@@ -92,6 +120,7 @@ type sim struct {
 	next     int   // next episode
 	plan     []int // step at which each episode may start
 	inEp     bool  // an episode is under way
+	legits   int   // episodes that took a legitimate rare turn
 
 	hist   [][]*state // per recorded step, per node: nil when the node is down
 	steady []bool
@@ -357,6 +386,13 @@ func (s *sim) depose() {
 			s.at(1, func() { s.appendAlone(old) })
 		}
 	} else {
+		if s.p.legit[logLegitOrphan] && s.legits < maxLegitEvents {
+			s.legits++
+			f := s.pickFollower()
+			w := s.mut(f)
+			w.extra = append(slices.Clone(w.extra), s.n[old].st.term)
+			w.last++
+		}
 		s.n[old].live = false
 	}
 	s.leader, s.electing = -1, true
@@ -421,6 +457,13 @@ func (s *sim) campaign(old int) {
 func (s *sim) win(c, old int) {
 	w := s.mut(c)
 	w.role, w.lead, w.acked = roleLeader, c, nil
+	if len(w.extra) > 0 {
+		// It holds the entry its crashed predecessor sent it alone: its
+		// log is the longest, and the entry everyone's. No entry has
+		// been appended since, with no leader.
+		s.log = append(s.log, w.extra...)
+		w.extra = nil
+	}
 	for i, n := range s.n {
 		if n.live && !n.isolated {
 			w.commit = max(w.commit, n.st.commit)
@@ -472,6 +515,10 @@ func (s *sim) restart(i int) {
 	if n.learner {
 		w.role = roleLearner
 	}
+	if s.p.legit[logLegitLostCommit] && s.legits < maxLegitEvents && w.applied > 0 {
+		s.legits++
+		w.commit = w.applied - 1 - s.rng.Int64N(min(w.applied, 3))
+	}
 	if w.applied < w.commit {
 		s.apply(i, 1+s.rng.IntN(3))
 	}
@@ -482,8 +529,16 @@ func (s *sim) restart(i int) {
 // fresh node with an empty log.
 func (s *sim) move() {
 	i := s.pickFollower()
-	s.n[i].live = false
-	s.reconfigure(slices.DeleteFunc(slices.Clone(s.n[s.leader].st.members), func(m int) bool { return m == i }))
+	members := slices.DeleteFunc(slices.Clone(s.n[s.leader].st.members), func(m int) bool { return m == i })
+	if s.p.legit[logLegitLinger] && s.legits < maxLegitEvents {
+		s.legits++
+		w := s.mut(i)
+		w.config, w.members = s.n[s.leader].st.config+1, members
+		s.at(1+s.rng.IntN(2), func() { s.n[i].live = false })
+	} else {
+		s.n[i].live = false
+	}
+	s.reconfigure(members)
 	s.at(10+s.rng.IntN(140), func() {
 		l := s.n[s.leader].st // no election overlaps an episode
 		members := insert(slices.Clone(l.members), i)

@@ -45,26 +45,74 @@ func Shapes() []Shape {
 
 // Sizes of the generated systems.
 const (
-	MinNodes             = 5
+	MinNodes             = 3
 	MaxNodes             = 16
-	DefaultMinSnapshots  = 2000
-	DefaultMaxSnapshots  = 3000
-	FullMaxSnapshots     = 20000 // the upper end of the full range, Options{MaxSnapshots: FullMaxSnapshots}
-	MaxViolations        = 10    // snapshots at which a planted property is broken, at most
 	maxPlanted           = 3
 	controlOneIn         = 5 // one system in controlOneIn is a control
+	legitOneIn           = 3 // a property that may fail at a legitimate moment does so unless one in legitOneIn
 	maxGenerateAttempts  = 50
 	maxPlacementAttempts = 400
 )
 
-// Options configure Generate. The zero value makes systems of 5 to 16
-// nodes and 2,000 to 3,000 snapshots.
+// Length is the range of trace lengths of a benchmark run: the targets
+// hold at two lengths, since a longer run has more legitimate rare
+// moments for a planted bug to hide among.
+type Length uint8
+
+// The trace lengths.
+const (
+	Short Length = iota // 2,000 to 5,000 snapshots
+	Long                // 20,000 to 50,000 snapshots
+	numLengths
+)
+
+var lengths = [numLengths]struct {
+	text     string
+	min, max int
+}{
+	Short: {"short", 2000, 5000},
+	Long:  {"long", 20000, 50000},
+}
+
+// String returns the length's label: "short" or "long".
+func (l Length) String() string {
+	if l >= numLengths {
+		return fmt.Sprintf("Length(%d)", l)
+	}
+	return lengths[l].text
+}
+
+// MarshalText returns the length's label, as String does.
+func (l Length) MarshalText() ([]byte, error) { return []byte(l.String()), nil }
+
+// Snapshots returns the range of snapshots of a system of length l.
+func (l Length) Snapshots() (lo, hi int) { return lengths[l].min, lengths[l].max }
+
+// ParseLength returns the length labelled s.
+func ParseLength(s string) (Length, error) {
+	for l := range numLengths {
+		if lengths[l].text == s {
+			return l, nil
+		}
+	}
+	return 0, fmt.Errorf("planted: unknown length %q (want short or long)", s)
+}
+
+// Options configure Generate. The zero value makes systems of 3 to 16
+// nodes and 2,000 to 5,000 snapshots.
 type Options struct {
-	MinNodes, MaxNodes         int // 0: MinNodes and MaxNodes
-	MinSnapshots, MaxSnapshots int // 0: DefaultMinSnapshots and DefaultMaxSnapshots
+	MinNodes, MaxNodes int // 0: MinNodes and MaxNodes
+	// Length gives the range of snapshots, unless MinSnapshots and
+	// MaxSnapshots, when not 0, say otherwise.
+	Length                     Length
+	MinSnapshots, MaxSnapshots int
 }
 
 func (o Options) withDefaults() (Options, error) {
+	if o.Length >= numLengths {
+		return o, fmt.Errorf("planted: %v: no such length", o.Length)
+	}
+	lo, hi := o.Length.Snapshots()
 	if o.MinNodes == 0 {
 		o.MinNodes = MinNodes
 	}
@@ -72,10 +120,10 @@ func (o Options) withDefaults() (Options, error) {
 		o.MaxNodes = max(MaxNodes, o.MinNodes)
 	}
 	if o.MinSnapshots == 0 {
-		o.MinSnapshots = DefaultMinSnapshots
+		o.MinSnapshots = lo
 	}
 	if o.MaxSnapshots == 0 {
-		o.MaxSnapshots = max(DefaultMaxSnapshots, o.MinSnapshots)
+		o.MaxSnapshots = max(hi, o.MinSnapshots)
 	}
 	switch {
 	case o.MinNodes < MinNodes || o.MaxNodes < o.MinNodes:
@@ -87,7 +135,8 @@ func (o Options) withDefaults() (Options, error) {
 }
 
 // Planted is a property planted in a system: it holds at every snapshot
-// of the trace but those listed, which are tagged bug:Name.
+// of the trace but those of Snapshots, which are tagged bug:Name, and
+// those of Legit, which are not.
 type Planted struct {
 	Name string `json:"name"`
 	Text string `json:"text"` // canonical text (grammar.Property.Text)
@@ -104,6 +153,12 @@ type Planted struct {
 	// Legit lists the snapshots, not tagged, where the property fails
 	// although no bug struck: a legitimate moment or two of the run.
 	Legit []uint64 `json:"legit,omitempty"`
+	// Aftermath reports whether the broken state outlives the change
+	// that broke it: the broken node goes on taking part in the run, its
+	// state changing with the system's while the property stays broken,
+	// until the episode ends. Without aftermath an episode is one broken
+	// state of the node, gone with the node's next change.
+	Aftermath bool `json:"aftermath"`
 }
 
 // System is a generated system: its spec, its trace (written by
@@ -125,6 +180,7 @@ type System struct {
 
 	run *run // the trace, in every family but the replicated log
 
+	legit  [numLogLegits]bool // the legitimate rare moments the run has
 	d      *design
 	views  [][]*view
 	broken map[int]brokenView // step → the node view that breaks a planted property
@@ -139,11 +195,11 @@ type brokenView struct {
 	bug  string
 }
 
-// Generate makes the system of seed: the same seed and options always
-// give the same system. One system in five is a control, with nothing
-// planted; the others have one to three planted properties of different
-// shapes, each broken in one node for a run of 1 to MaxViolations
-// consecutive snapshots.
+// Generate makes the system of seed, of family Families()[seed mod 4]:
+// the same seed and options always give the same system. One system in
+// five is a control, with nothing planted; the others have one to three
+// planted properties of different shapes, each broken in one node's
+// state at each strike of its bug (see drawStrikes).
 func Generate(seed int64, opts Options) (*System, error) {
 	o, err := opts.withDefaults()
 	if err != nil {
@@ -171,8 +227,9 @@ func Generate(seed int64, opts Options) (*System, error) {
 	return nil, fmt.Errorf("planted: seed %d: no system in %d attempts", seed, maxGenerateAttempts)
 }
 
-// generate makes a system from rng, or returns nil when the properties
-// chosen for it cannot be planted in the run it simulated.
+// generate makes a system of the replicated-log family from rng, or
+// returns nil when the properties chosen for it cannot be planted in the
+// run it simulated.
 func generate(seed int64, rng *rand.Rand, o Options) (*System, error) {
 	d := newDesign(rng)
 	control := rng.IntN(controlOneIn) == 0
@@ -226,6 +283,13 @@ func generate(seed int64, rng *rand.Rand, o Options) (*System, error) {
 		p.learners = 1 + rng.IntN(min(2, nodes-5))
 	}
 	p.episodes = plan(rng, steps, d.has[varMembers] || d.has[varConfig])
+	// Some planted properties also fail at a legitimate rare moment of
+	// the run, where the system has one that breaks them.
+	for _, t := range chosen {
+		if t.legit != logLegitNone && rng.IntN(legitOneIn) > 0 {
+			p.legit[t.legit] = true
+		}
+	}
 	s := newSim(rng, p)
 	s.run()
 
@@ -237,6 +301,7 @@ func generate(seed int64, rng *rand.Rand, o Options) (*System, error) {
 		Seed: seed, Family: ReplicatedLog, Name: fmt.Sprintf("planted-%d", seed), Nodes: nodes, Learners: p.learners, Snapshots: steps,
 		Control: control, Elections: "crash",
 		Episodes: len(p.episodes), d: d, views: d.views(s, names), broken: map[int]brokenView{}, steady: s.steady, calm: s.calm,
+		legit: p.legit,
 	}
 	if p.partition {
 		sys.Elections = "partition"
@@ -426,13 +491,18 @@ func (sys *System) at(t int) []*view {
 	return vs
 }
 
-// natural reports whether t holds at every step of the run and each of
-// its twins fails at some step.
+// natural reports whether t holds at every step of the run, but at the
+// legitimate moments of its legit mechanism, if the run has them, and
+// each of its twins fails at some step.
 func (sys *System) natural(t *template) bool {
-	for _, vs := range sys.views {
+	var fails []int
+	for s, vs := range sys.views {
 		if !t.holds(sys.d, vs) {
-			return false
+			fails = append(fails, s)
 		}
+	}
+	if len(fails) > 0 && (!sys.legit[t.legit] || moments(fails) > maxLegitMoments) {
+		return false
 	}
 	for _, tw := range t.twins {
 		if slices.ContainsFunc(tw.needs, func(k varKind) bool { return !sys.d.has[k] }) {
@@ -445,26 +515,66 @@ func (sys *System) natural(t *template) bool {
 	return true
 }
 
-// plant breaks t in one node's state for a run of 1 to MaxViolations
-// consecutive steps, the node staying broken until it is repaired, where
-// no other property planted (or to be planted) in the system breaks as
-// well. That is how the testbeds' bugs show: a check, once it fails,
-// mostly stays failed until the run resets the system, and the failing
-// snapshots are not steady more often than the run's others. The steps
-// are calm (no election, crash or membership change is under way) so that
-// no rare state of the run makes some odd property fail only where t is
-// broken.
+// maxLegitMoments bounds the legitimate moments at which a planted
+// property fails: one or two, or it would not be an almost-invariant
+// whose rare violations are a bug's.
+const maxLegitMoments = 2
+
+// moments counts the runs of consecutive steps in steps, which are in
+// increasing order.
+func moments(steps []int) int {
+	n := 0
+	for i, s := range steps {
+		if i == 0 || s != steps[i-1]+1 {
+			n++
+		}
+	}
+	return n
+}
+
+// plant breaks t in one node's state at each strike of its bug (see
+// drawStrikes), where no other property planted (or to be planted) in the
+// system breaks as well. Half the bugs have an aftermath: the node stays
+// broken through its own changes until the episode ends, as a corrupted
+// value is carried forward; the others break one state of the node,
+// which the node's next change repairs. That is how the testbeds' bugs
+// show: a check, once it fails, mostly stays failed for a while, and the
+// failing snapshots are not steady more often than the run's others. The
+// steps are calm (no election, crash or membership change is under way)
+// so that no rare state of the run makes some odd property fail only
+// where t is broken, and away from t's legitimate failures. It reports
+// false, leaving nothing broken, when not one strike fits or when t
+// fails legitimately at as many snapshots as its bug breaks it: most of
+// a planted property's failures are its bug's.
 func (sys *System) plant(rng *rand.Rand, t *template, all []*template) (Planted, bool) {
+	pl := Planted{Name: t.name, Shape: t.shape, Aftermath: rng.IntN(2) == 0}
+	text, err := canonical(t.text(sys.d))
+	if err != nil {
+		panic(err) // the templates write valid properties
+	}
+	pl.Text = text
+	legitStep := map[int]bool{}
+	for s, vs := range sys.views {
+		if !t.holds(sys.d, vs) {
+			legitStep[s] = true
+			pl.Legit = append(pl.Legit, snapshotID(s))
+		}
+	}
 	// breakAt breaks t at step s in the node asked for, or in any node
 	// when node is negative, and returns the node, or -1 if it cannot.
+	// A node whose state has not changed since the step before keeps its
+	// broken state.
 	breakAt := func(s, node int) int {
-		if s >= len(sys.views) || !sys.calm[s] {
-			return -1
-		}
-		if _, taken := sys.broken[s]; taken {
-			return -1
-		}
 		vs := sys.views[s]
+		breaks := func(i int, v *view) bool {
+			bad := slices.Clone(vs)
+			bad[i] = v
+			return !t.holds(sys.d, bad) && !slices.ContainsFunc(all, func(u *template) bool { return u != t && !u.holds(sys.d, bad) })
+		}
+		if prev, ok := sys.broken[s-1]; ok && node >= 0 && vs[node] == sys.views[s-1][node] && breaks(node, prev.v) {
+			sys.broken[s] = prev
+			return node
+		}
 		// The injectors pick the node at random: ask again for the one
 		// already broken.
 		for range 4 * len(vs) {
@@ -475,9 +585,7 @@ func (sys *System) plant(rng *rand.Rand, t *template, all []*template) (Planted,
 			if node >= 0 && i != node {
 				continue
 			}
-			bad := slices.Clone(vs)
-			bad[i] = v
-			if t.holds(sys.d, bad) || slices.ContainsFunc(all, func(u *template) bool { return u != t && !u.holds(sys.d, bad) }) {
+			if !breaks(i, v) {
 				return -1
 			}
 			sys.broken[s] = brokenView{node: i, v: v, bug: t.name}
@@ -485,32 +593,34 @@ func (sys *System) plant(rng *rand.Rand, t *template, all []*template) (Planted,
 		}
 		return -1
 	}
-	var steps []int
-	for _, s := range rng.Perm(len(sys.views))[:min(len(sys.views), maxPlacementAttempts)] {
-		node := breakAt(s, -1)
-		if node < 0 {
-			continue
-		}
-		steps = append(steps, s)
-		k := 1 + rng.IntN(MaxViolations)
-		for len(steps) < k && breakAt(s+len(steps), node) >= 0 {
-			steps = append(steps, s+len(steps))
-		}
-		break
+	free := func(s int) bool {
+		_, taken := sys.broken[s]
+		return sys.calm[s] && !taken && !legitStep[s] && !legitStep[s-1] && !legitStep[s+1]
 	}
-	if len(steps) == 0 {
+	for _, st := range drawStrikes(rng, len(sys.views), free) {
+		node, from := -1, len(pl.Snapshots)
+		for s := st.from; s < st.to; s++ {
+			if node >= 0 && !pl.Aftermath && sys.views[s][node] != sys.views[s-1][node] {
+				break // the node's change repairs its state
+			}
+			if node = breakAt(s, node); node < 0 {
+				break
+			}
+			pl.Snapshots = append(pl.Snapshots, snapshotID(s))
+			if sys.steady[s] {
+				pl.Steady++
+			}
+		}
+		if len(pl.Snapshots) > from {
+			pl.Strikes++
+		}
+	}
+	// Most of its failures must be the bug's, or its anomaly is not.
+	if len(pl.Legit) >= len(pl.Snapshots) {
+		for _, id := range pl.Snapshots {
+			delete(sys.broken, int(id)-1)
+		}
 		return Planted{}, false
-	}
-	text, err := canonical(t.text(sys.d))
-	if err != nil {
-		panic(err) // the templates write valid properties
-	}
-	pl := Planted{Name: t.name, Text: text, Shape: t.shape}
-	for _, s := range steps {
-		pl.Snapshots = append(pl.Snapshots, snapshotID(s))
-		if sys.steady[s] {
-			pl.Steady++
-		}
 	}
 	return pl, true
 }
@@ -546,17 +656,26 @@ func (sys *System) settings() generateSettings {
 // Describe returns a line saying what the system is.
 func (sys *System) Describe() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "seed %d: %d nodes", sys.Seed, sys.Nodes)
+	fmt.Fprintf(&b, "seed %d (%s): %d nodes", sys.Seed, sys.Family, sys.Nodes)
 	if sys.Learners > 0 {
 		fmt.Fprintf(&b, " (%d learners)", sys.Learners)
 	}
-	fmt.Fprintf(&b, ", %d snapshots (%d steady), %d variables (%s), %s elections, %d episodes",
-		sys.Snapshots, sys.Steady, len(sys.Variables), strings.Join(sys.Variables, " "), sys.Elections, sys.Episodes)
+	fmt.Fprintf(&b, ", %d snapshots (%d steady), %d variables (%s)",
+		sys.Snapshots, sys.Steady, len(sys.Variables), strings.Join(sys.Variables, " "))
+	if sys.Elections != "" {
+		fmt.Fprintf(&b, ", %s elections, %d episodes", sys.Elections, sys.Episodes)
+	}
 	if sys.Control {
 		b.WriteString("; control")
 	}
 	for _, p := range sys.Planted {
-		fmt.Fprintf(&b, "; %s %s at %d snapshots", p.Shape, p.Name, len(p.Snapshots))
+		fmt.Fprintf(&b, "; %s %s at %d snapshots in %d strikes", p.Shape, p.Name, len(p.Snapshots), p.Strikes)
+		if p.Aftermath {
+			b.WriteString(" with aftermath")
+		}
+		if len(p.Legit) > 0 {
+			fmt.Fprintf(&b, ", failing legitimately at %d", len(p.Legit))
+		}
 	}
 	return b.String()
 }

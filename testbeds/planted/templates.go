@@ -21,6 +21,9 @@ type template struct {
 	lean bool
 	// learners: a twin differs from the property only on learners.
 	learners bool
+	// legit is the legitimate rare moment of a run at which the property
+	// fails, when the run has it; logLegitNone if there is none.
+	legit logLegit
 
 	text  func(d *design) string
 	holds check
@@ -153,7 +156,7 @@ func isNotRole(r role) func(role) bool { return func(x role) bool { return x != 
 // templates are the properties that may be planted, by shape.
 var templates = []*template{
 	{
-		name: "apply-past-commit", shape: OneNodeOneLiteral, needs: []varKind{varApplied, varCommit},
+		name: "apply-past-commit", shape: OneNodeOneLiteral, needs: []varKind{varApplied, varCommit}, legit: logLegitLostCommit,
 		text:  textOf("forall n0 in nodes: n0.%s <= n0.%s", varApplied, varCommit),
 		holds: everyNode(func(a *view) bool { return a.applied <= a.commit }),
 		inject: editOne(func(d *design, _ []*view, _ *rand.Rand, c *view) bool {
@@ -177,7 +180,7 @@ var templates = []*template{
 		inject: editOne(func(_ *design, _ []*view, _ *rand.Rand, c *view) bool { c.commit = c.last + 1; return true }),
 	},
 	{
-		name: "self-not-member", shape: OneNodeOneLiteral, needs: []varKind{varID, varMembers},
+		name: "self-not-member", shape: OneNodeOneLiteral, needs: []varKind{varID, varMembers}, legit: logLegitLinger,
 		text:  textOf("forall n0 in nodes: n0.%s in n0.%s", varID, varMembers),
 		holds: everyNode(func(a *view) bool { return slices.Contains(a.members, a.id) }),
 		inject: editOne(func(_ *design, _ []*view, _ *rand.Rand, c *view) bool {
@@ -238,7 +241,7 @@ var templates = []*template{
 	},
 	{
 		name: "log-past-leader", shape: TwoNodesTwoLiterals, needs: []varKind{varLast},
-		forbid: []varKind{varLead, varAcked}, style: styleCrash, learners: true,
+		forbid: []varKind{varLead, varAcked}, style: styleCrash, learners: true, legit: logLegitOrphan,
 		text:   textOf("forall n0, n1 in nodes: n0.%s != %q or n1.%s <= n0.%s", varRole, roleLeader, varLast, varLast),
 		holds:  lastBehind(isLeader, anyPair),
 		twins:  []twin{{holds: lastBehind(isNotFollower, anyPair)}},
