@@ -1,11 +1,484 @@
 package planted
 
 import (
-	"errors"
+	"fmt"
+	"maps"
 	"math/rand/v2"
+	"slices"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/augur-dev/augur/trace"
 )
 
-// generateOverlay generates a system of its family (see Family).
+// ovVar is a state variable an overlay node may expose.
+type ovVar uint8
+
+const (
+	ovID       ovVar = iota // the node's own id
+	ovParent                // its parent, "" when it has none
+	ovChildren              // the children it has adopted
+	ovState                 // joining, joined or leaving
+	ovDepth                 // hops from the root, as the node last heard
+	ovRoot                  // the root, as the node knows it: "" until it first joins
+	ovGen                   // its incarnation: one more at each restart
+	ovRound                 // heartbeat rounds of this incarnation
+	numOvVars
+)
+
+// ovVarInfo describes each variable: its semantic type (N, D, V or R,
+// which the system names, a set of N, or "" for the status enum), the
+// names a system may give it, and the chance that a system exposes it
+// when no planted property needs it.
+var ovVarInfo = [numOvVars]struct {
+	typ, names string
+	optional   float64
+}{
+	ovID:       {"N", "id self name", 1},
+	ovParent:   {"N", "parent up uplink", 1},
+	ovChildren: {"set<N>", "children kids downlinks", 0.8},
+	ovState:    {"", "status state phase", 0.8},
+	ovDepth:    {"D", "depth level hops", 0.6},
+	ovRoot:     {"N", "root root_id tree_root", 0.4},
+	ovGen:      {"V", "gen incarnation epoch", 0.4},
+	ovRound:    {"R", "round beats tick", 0.3},
+}
+
+// Names of the semantic types and of the statuses a system picks from.
+var (
+	ovTypeNames = map[string][]string{
+		"N": {"NodeID", "Addr", "Host"},
+		"D": {"Depth", "Level", "Hops"},
+		"V": {"Version", "Generation", "Incarnation"},
+		"R": {"Round", "Beat", "Tick"},
+	}
+	ovStatusNames = [][3]string{
+		{"joining", "joined", "leaving"},
+		{"connecting", "connected", "departing"},
+		{"pending", "active", "exiting"},
+	}
+)
+
+// Bounds on the variables of a system: at least ovMinVars, at most
+// ovLeanVars with a three-literal planted property, whose pool must stay
+// small without a cap.
+const (
+	ovMinVars  = 4
+	ovLeanVars = 5
+)
+
+// ovDesign is what an overlay system is made of: its variables, their
+// names and the simulator's styles.
+type ovDesign struct {
+	has         [numOvVars]bool
+	name        [numOvVars]string
+	types       map[string]string
+	status      [3]string
+	eager, fast int8 // as in ovTemplate: 1 on, -1 off, 0 not decided
+	lean        bool
+}
+
+func newOvDesign(rng *rand.Rand) *ovDesign {
+	d := &ovDesign{types: map[string]string{}, status: ovStatusNames[rng.IntN(len(ovStatusNames))]}
+	for k := range numOvVars {
+		names := strings.Fields(ovVarInfo[k].names)
+		d.name[k] = names[rng.IntN(len(names))]
+	}
+	for _, t := range slices.Sorted(maps.Keys(ovTypeNames)) {
+		d.types[t] = ovTypeNames[t][rng.IntN(len(ovTypeNames[t]))]
+	}
+	d.has[ovID], d.has[ovParent] = true, true
+	return d
+}
+
+// vars returns the variables of the system, in spec order.
+func (d *ovDesign) vars() []ovVar {
+	var vs []ovVar
+	for k := range numOvVars {
+		if d.has[k] {
+			vs = append(vs, k)
+		}
+	}
+	return vs
+}
+
+// admits reports whether t fits the styles and the size the design is
+// committed to.
+func (d *ovDesign) admits(t *ovTemplate) bool {
+	clash := func(have, want int8) bool { return have != 0 && want != 0 && have != want }
+	if clash(d.eager, t.eager) || clash(d.fast, t.fast) {
+		return false
+	}
+	n := 0
+	for k := range numOvVars {
+		if d.has[k] || slices.Contains(t.needs, k) {
+			n++
+		}
+	}
+	return n <= ovLeanVars || !d.lean && !t.lean
+}
+
+// adopt commits the design to t.
+func (d *ovDesign) adopt(t *ovTemplate) {
+	for _, k := range t.needs {
+		d.has[k] = true
+	}
+	d.eager = cmpOr(d.eager, t.eager)
+	d.fast = cmpOr(d.fast, t.fast)
+	d.lean = d.lean || t.lean
+}
+
+// cmpOr returns a, or b when a is 0.
+func cmpOr(a, b int8) int8 {
+	if a != 0 {
+		return a
+	}
+	return b
+}
+
+// addOptional adds the variables no planted property needs, each with
+// its chance, up to ovLeanVars in a lean system, then more to have at
+// least ovMinVars.
+func (d *ovDesign) addOptional(rng *rand.Rand) {
+	order := rng.Perm(int(numOvVars))
+	for _, k := range order {
+		if !d.lean || len(d.vars()) < ovLeanVars {
+			d.has[k] = d.has[k] || rng.Float64() < ovVarInfo[k].optional
+		}
+	}
+	for _, k := range order {
+		d.has[k] = d.has[k] || len(d.vars()) < ovMinVars
+	}
+}
+
+// generateOverlay generates a system of the overlay family: a
+// RandTree-like tree whose nodes join, leave, crash and rejoin (see
+// treeSim), with properties of ovTemplates planted in it.
 func generateOverlay(seed int64, rng *rand.Rand, o Options) (*System, error) {
-	return nil, errors.New("family not written yet")
+	d := newOvDesign(rng)
+	control := rng.IntN(controlOneIn) == 0
+	nodes := o.MinNodes + rng.IntN(o.MaxNodes-o.MinNodes+1)
+	steps := o.MinSnapshots + rng.IntN(o.MaxSnapshots-o.MinSnapshots+1)
+	var chosen []*ovTemplate
+	if !control {
+		want := 1 + rng.IntN(maxPlanted)
+		for _, i := range rng.Perm(len(ovTemplates)) {
+			t := ovTemplates[i]
+			taken := slices.ContainsFunc(chosen, func(u *ovTemplate) bool { return u.shape == t.shape })
+			if len(chosen) < want && !taken && d.admits(t) {
+				d.adopt(t)
+				chosen = append(chosen, t)
+			}
+		}
+	}
+	d.addOptional(rng)
+	p := treeParams{
+		nodes: nodes, steps: steps,
+		fanout:   2 + rng.IntN(3),
+		maxDelay: 1 + rng.IntN(4),
+		beat:     nodes * (3 + rng.IntN(4)),
+		gap:      80 + rng.IntN(200),
+		eager:    d.eager > 0 || d.eager == 0 && rng.IntN(2) == 0,
+		fast:     d.fast > 0 || d.fast == 0 && rng.IntN(2) == 0,
+	}
+	p.timeout = 1 + p.beat/3 + rng.IntN(p.beat/3)
+	sim := newTreeSim(rng, p)
+	sim.run()
+
+	o2 := &ovSystem{d: d, views: sim.hist, steady: sim.steady, bug: map[int]string{}}
+	sys := &System{
+		Seed: seed, Family: Overlay, Name: fmt.Sprintf("planted-%d", seed), Nodes: nodes, Snapshots: steps,
+		Control: control, Episodes: sim.episodes,
+	}
+	for _, st := range sim.steady {
+		if st {
+			sys.Steady++
+		}
+	}
+	chosen = slices.DeleteFunc(chosen, func(t *ovTemplate) bool { return !o2.natural(t) })
+	for _, t := range chosen {
+		if pl, ok := o2.plant(rng, t, chosen); ok {
+			sys.Planted = append(sys.Planted, pl)
+		}
+	}
+	if !control && len(sys.Planted) == 0 {
+		return nil, nil
+	}
+	for _, k := range d.vars() {
+		sys.Variables = append(sys.Variables, d.name[k])
+	}
+	sys.Spec = d.spec(sys.Name, slices.ContainsFunc(sys.Planted, func(p Planted) bool { return p.Shape == TwoNodesThreeLiterals }))
+	sys.run = o2.run()
+	return sys, nil
+}
+
+// ovSystem is an overlay run being planted: the nodes' states at each
+// step, broken where a bug strikes.
+type ovSystem struct {
+	d      *ovDesign
+	views  [][]*ovNode // per step, per node; a step's slice is its own
+	steady []bool
+	bug    map[int]string // step → the bug that strikes there
+	legit  map[int]bool   // steps changed to a legitimate rare state
+}
+
+// natural reports whether t holds at every step of the run and each of
+// its twins that the system can express fails at some step.
+func (o *ovSystem) natural(t *ovTemplate) bool {
+	for _, vs := range o.views {
+		if !t.holds(vs) {
+			return false
+		}
+	}
+	for _, tw := range t.twins {
+		if slices.ContainsFunc(tw.needs, func(k ovVar) bool { return !o.d.has[k] }) {
+			continue
+		}
+		if !slices.ContainsFunc(o.views, func(vs []*ovNode) bool { return !tw.holds(vs) }) {
+			return false
+		}
+	}
+	return true
+}
+
+// breaks reports whether node i in state b at step s breaks t and no
+// other property planted in the system, at a step nothing else changed.
+func (o *ovSystem) breaks(s, i int, b *ovNode, t *ovTemplate, all []*ovTemplate) bool {
+	if _, ok := o.bug[s]; ok || o.legit[s] || b == nil {
+		return false
+	}
+	bad := slices.Clone(o.views[s])
+	bad[i] = b
+	return !t.holds(bad) && !slices.ContainsFunc(all, func(u *ovTemplate) bool { return u != t && !u.holds(bad) })
+}
+
+// plant breaks t at the strikes of its bug (drawStrikes), in one node's
+// state per strike: with aftermath the node stays broken while its
+// state goes on changing with the run's, until the episode ends;
+// without, the broken state lasts until the node's next change. In
+// about one planted property in four that has legitimate rare moments,
+// the run also passes through one, for a step or two.
+func (o *ovSystem) plant(rng *rand.Rand, t *ovTemplate, all []*ovTemplate) (Planted, bool) {
+	broken := func(s, i int) *ovNode {
+		if b := t.inject(o.views[s], i); o.breaks(s, i, b, t, all) {
+			return b
+		}
+		return nil
+	}
+	ok := func(s int) bool {
+		for i := range o.views[s] {
+			if broken(s, i) != nil {
+				return true
+			}
+		}
+		return false
+	}
+	text, err := canonical(t.text(o.d))
+	if err != nil {
+		panic(err) // the templates write valid properties
+	}
+	pl := Planted{Name: t.name, Text: text, Shape: t.shape}
+	for _, st := range drawStrikes(rng, len(o.views), ok) {
+		var nodes []int
+		for i := range o.views[st.from] {
+			if broken(st.from, i) != nil {
+				nodes = append(nodes, i)
+			}
+		}
+		i := nodes[rng.IntN(len(nodes))]
+		first := o.views[st.from][i]
+		b := broken(st.from, i)
+		aftermath := rng.IntN(2) == 0
+		for s := st.from; s < st.to; s++ {
+			if aftermath {
+				b = broken(s, i)
+			} else if o.views[s][i] != first || !o.breaks(s, i, b, t, all) {
+				b = nil
+			}
+			if b == nil {
+				break
+			}
+			o.views[s][i], o.bug[s] = b, t.name
+			pl.Snapshots = append(pl.Snapshots, snapshotID(s))
+			if o.steady[s] {
+				pl.Steady++
+			}
+		}
+		pl.Strikes++
+	}
+	if pl.Strikes == 0 {
+		return Planted{}, false
+	}
+	if t.legit != nil && rng.IntN(4) == 0 {
+		pl.Legit = o.passThrough(rng, t, all)
+	}
+	return pl, true
+}
+
+// passThrough has the run pass through a legitimate rare state that
+// fails t, for one step or two, where t's legit finds one, and returns
+// those snapshots.
+func (o *ovSystem) passThrough(rng *rand.Rand, t *ovTemplate, all []*ovTemplate) []uint64 {
+	type moment struct{ s, i int }
+	var cands []moment
+	for s := 1; s < len(o.views); s++ {
+		if _, ok := o.bug[s-1]; ok || o.legit[s-1] {
+			continue
+		}
+		for i := range o.views[s] {
+			if o.breaks(s, i, t.legit(o.views[s-1], o.views[s], i), t, all) {
+				cands = append(cands, moment{s, i})
+			}
+		}
+	}
+	if len(cands) == 0 {
+		return nil
+	}
+	m := cands[rng.IntN(len(cands))]
+	b := t.legit(o.views[m.s-1], o.views[m.s], m.i)
+	natural := o.views[m.s][m.i]
+	var out []uint64
+	for s := m.s; s < min(m.s+1+rng.IntN(2), len(o.views)); s++ {
+		if o.views[s][m.i] != natural || !o.breaks(s, m.i, b, t, all) {
+			break
+		}
+		if o.legit == nil {
+			o.legit = map[int]bool{}
+		}
+		o.views[s][m.i], o.legit[s] = b, true
+		out = append(out, snapshotID(s))
+	}
+	return out
+}
+
+// run returns the trace of the system: each node's state stored once
+// and reused by the snapshots until what the trace shows of it changes.
+func (o *ovSystem) run() *run {
+	kinds := o.d.vars()
+	r := &run{schema: make(trace.Schema, len(kinds)), snaps: make([]runSnap, len(o.views))}
+	for i, k := range kinds {
+		r.schema[i] = trace.Column{Name: o.d.name[k], Type: ovArrowType(k)}
+	}
+	last := map[int]*ovNode{} // node → its last stored state
+	row := map[int]uint32{}
+	for s, vs := range o.views {
+		sn := &r.snaps[s]
+		for i, v := range vs {
+			if v == nil {
+				continue
+			}
+			if prev, ok := last[i]; !ok || prev != v && !o.d.same(prev, v) {
+				vals := make([]any, len(kinds))
+				for j, k := range kinds {
+					vals[j] = o.d.value(k, v)
+				}
+				row[i] = uint32(len(r.states))
+				r.states = append(r.states, runState{node: v.id, ts: uint64(s) + 1, vals: vals})
+			}
+			last[i] = v
+			sn.members = append(sn.members, row[i])
+		}
+		if o.steady[s] {
+			sn.tags = append(sn.tags, SteadyTag)
+		}
+		if bug, ok := o.bug[s]; ok {
+			sn.tags = append(sn.tags, BugTag(bug))
+		}
+	}
+	return r
+}
+
+// same reports whether the trace shows a and b alike.
+func (d *ovDesign) same(a, b *ovNode) bool {
+	for _, k := range d.vars() {
+		switch k {
+		case ovChildren:
+			if !slices.Equal(a.children, b.children) {
+				return false
+			}
+		default:
+			if d.value(k, a) != d.value(k, b) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// value returns variable k of n in the trace representation.
+func (d *ovDesign) value(k ovVar, n *ovNode) any {
+	switch k {
+	case ovID:
+		return n.id
+	case ovParent:
+		return n.parent
+	case ovChildren:
+		return strs(n.children)
+	case ovState:
+		return d.status[n.status]
+	case ovDepth:
+		return n.depth
+	case ovRoot:
+		return n.root
+	case ovGen:
+		return n.gen
+	case ovRound:
+		return n.round
+	}
+	panic(fmt.Sprintf("planted: no overlay variable %d", k))
+}
+
+// ovArrowType returns the trace column type of variable k.
+func ovArrowType(k ovVar) arrow.DataType {
+	switch ovVarInfo[k].typ {
+	case "N", "":
+		return arrow.BinaryTypes.String
+	case "set<N>":
+		return arrow.ListOf(arrow.BinaryTypes.String)
+	}
+	return arrow.PrimitiveTypes.Int64
+}
+
+// spec returns the spec of the system: its variables and types, and
+// generation settings under which every planted property is in the
+// pool, three literals only when one needs them.
+func (d *ovDesign) spec(system string, three bool) string {
+	var b strings.Builder
+	b.WriteString("# A system of augur bench quality: a tree overlay whose nodes join, leave,\n")
+	b.WriteString("# crash and rejoin with their subtrees (package testbeds/planted).\n")
+	fmt.Fprintf(&b, "system: %s\ntypes:\n", system)
+	used := map[string]bool{}
+	for _, k := range d.vars() {
+		used[strings.TrimSuffix(strings.TrimPrefix(ovVarInfo[k].typ, "set<"), ">")] = true
+	}
+	for _, t := range []string{"N", "D", "V", "R"} {
+		if used[t] {
+			repr := "int64"
+			if t == "N" {
+				repr = "string"
+			}
+			fmt.Fprintf(&b, "  %s: %s\n", d.types[t], repr)
+		}
+	}
+	b.WriteString("variables:\n")
+	for _, k := range d.vars() {
+		typ := ovVarInfo[k].typ
+		switch typ {
+		case "":
+			typ = "{enum: [" + strings.Join(d.status[:], ", ") + "]}"
+		case "set<N>":
+			typ = "set<" + d.types["N"] + ">"
+		default:
+			typ = d.types[typ]
+		}
+		fmt.Fprintf(&b, "  %s: %s\n", d.name[k], typ)
+	}
+	lits := 2
+	if three {
+		lits = 3
+	}
+	fmt.Fprintf(&b, "generate:\n  max_nodes: 2\n  max_literals: %d\n  max_per_class: %d   # no cap: every planted property is in the pool\n  iterate: []\n  constants: {max_distinct: 2}\n", lits, noCap)
+	b.WriteString("filter: {hold_ratio: 0.95, every: 500}\nreport: {size: 10, min_support: 30}\n")
+	return b.String()
 }
