@@ -175,8 +175,8 @@ type System struct {
 	Control   bool   // nothing is planted
 	Planted   []Planted
 	Variables []string // the state variables, in spec order
-	Elections string   // how leaders fail: "crash" or "partition"
-	Episodes  int      // elections, crashes and membership changes
+	Elections string   // the replicated log's: how leaders fail, "crash" or "partition"
+	Episodes  int      // the replicated log's elections, crashes and membership changes
 
 	run *run // the trace, in every family but the replicated log
 
