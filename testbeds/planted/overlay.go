@@ -186,7 +186,7 @@ func generateOverlay(seed int64, rng *rand.Rand, o Options) (*System, error) {
 	sim := newTreeSim(rng, p)
 	sim.run()
 
-	o2 := &ovSystem{d: d, views: sim.hist, steady: sim.steady, bug: map[int]string{}}
+	o2 := &ovSystem{d: d, views: sim.hist, steady: sim.steady, bug: map[int]string{}, legit: map[int]bool{}}
 	sys := &System{
 		Seed: seed, Family: Overlay, Name: fmt.Sprintf("planted-%d", seed), Nodes: nodes, Snapshots: steps,
 		Control: control, Episodes: sim.episodes,
@@ -254,11 +254,11 @@ func (o *ovSystem) breaks(s, i int, b *ovNode, t *ovTemplate, all []*ovTemplate)
 }
 
 // plant breaks t at the strikes of its bug (drawStrikes), in one node's
-// state per strike: with aftermath the node stays broken while its
-// state goes on changing with the run's, until the episode ends;
-// without, the broken state lasts until the node's next change. In
-// about one planted property in four that has legitimate rare moments,
-// the run also passes through one, for a step or two.
+// state per strike. With aftermath the node stays broken while its state
+// goes on changing with the run's, until the episode ends; without, the
+// broken state lasts until the node's next change. One property in
+// ovLegitOneIn that has legitimate rare moments also fails at one, away
+// from the bug's strikes and at fewer snapshots.
 func (o *ovSystem) plant(rng *rand.Rand, t *ovTemplate, all []*ovTemplate) (Planted, bool) {
 	broken := func(s, i int) *ovNode {
 		if b := t.inject(o.views[s], i); o.breaks(s, i, b, t, all) {
@@ -266,19 +266,12 @@ func (o *ovSystem) plant(rng *rand.Rand, t *ovTemplate, all []*ovTemplate) (Plan
 		}
 		return nil
 	}
-	ok := func(s int) bool {
-		for i := range o.views[s] {
-			if broken(s, i) != nil {
-				return true
-			}
-		}
-		return false
-	}
+	ok := func(s int) bool { return o.breakable(s, broken) }
 	text, err := canonical(t.text(o.d))
 	if err != nil {
 		panic(err) // the templates write valid properties
 	}
-	pl := Planted{Name: t.name, Text: text, Shape: t.shape}
+	pl := Planted{Name: t.name, Text: text, Shape: t.shape, Aftermath: rng.IntN(2) == 0}
 	for _, st := range drawStrikes(rng, len(o.views), ok) {
 		var nodes []int
 		for i := range o.views[st.from] {
@@ -289,12 +282,11 @@ func (o *ovSystem) plant(rng *rand.Rand, t *ovTemplate, all []*ovTemplate) (Plan
 		i := nodes[rng.IntN(len(nodes))]
 		first := o.views[st.from][i]
 		b := broken(st.from, i)
-		aftermath := rng.IntN(2) == 0
 		for s := st.from; s < st.to; s++ {
-			if aftermath {
+			if pl.Aftermath {
 				b = broken(s, i)
 			} else if o.views[s][i] != first || !o.breaks(s, i, b, t, all) {
-				b = nil
+				b = nil // the node's change repairs its state
 			}
 			if b == nil {
 				break
@@ -310,20 +302,38 @@ func (o *ovSystem) plant(rng *rand.Rand, t *ovTemplate, all []*ovTemplate) (Plan
 	if pl.Strikes == 0 {
 		return Planted{}, false
 	}
-	if t.legit != nil && rng.IntN(4) == 0 {
-		pl.Legit = o.passThrough(rng, t, all)
+	if t.legit != nil && rng.IntN(ovLegitOneIn) == 0 {
+		pl.Legit = o.passThrough(rng, t, all, len(pl.Snapshots)-1)
 	}
 	return pl, true
 }
 
+// ovLegitOneIn: one property in ovLegitOneIn that has legitimate rare
+// moments fails at one.
+const ovLegitOneIn = 3
+
+// breakable reports whether broken breaks some node at step s.
+func (o *ovSystem) breakable(s int, broken func(s, i int) *ovNode) bool {
+	for i := range o.views[s] {
+		if broken(s, i) != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // passThrough has the run pass through a legitimate rare state that
-// fails t, for one step or two, where t's legit finds one, and returns
-// those snapshots.
-func (o *ovSystem) passThrough(rng *rand.Rand, t *ovTemplate, all []*ovTemplate) []uint64 {
+// fails t, for one step or two but at most most, where t's legit
+// finds one away from the bugs' strikes, and returns those snapshots.
+func (o *ovSystem) passThrough(rng *rand.Rand, t *ovTemplate, all []*ovTemplate, most int) []uint64 {
+	quiet := func(s int) bool {
+		_, bug := o.bug[s]
+		return !bug && !o.legit[s]
+	}
 	type moment struct{ s, i int }
 	var cands []moment
-	for s := 1; s < len(o.views); s++ {
-		if _, ok := o.bug[s-1]; ok || o.legit[s-1] {
+	for s := 1; s+1 < len(o.views); s++ {
+		if !quiet(s-1) || !quiet(s+1) {
 			continue
 		}
 		for i := range o.views[s] {
@@ -339,12 +349,9 @@ func (o *ovSystem) passThrough(rng *rand.Rand, t *ovTemplate, all []*ovTemplate)
 	b := t.legit(o.views[m.s-1], o.views[m.s], m.i)
 	natural := o.views[m.s][m.i]
 	var out []uint64
-	for s := m.s; s < min(m.s+1+rng.IntN(2), len(o.views)); s++ {
+	for s := m.s; s < m.s+min(1+rng.IntN(2), most) && s+1 < len(o.views) && quiet(s+1); s++ {
 		if o.views[s][m.i] != natural || !o.breaks(s, m.i, b, t, all) {
 			break
-		}
-		if o.legit == nil {
-			o.legit = map[int]bool{}
 		}
 		o.views[s][m.i], o.legit[s] = b, true
 		out = append(out, snapshotID(s))
