@@ -428,7 +428,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 	if !scores.Pass {
 		verdict = "FAIL"
 	}
-	fmt.Fprintf(w, "%s: %d %s systems in %s; every planted property in the top K: %s (target %.0f%% in every family); median noise %d; controls within %d steady: %d of %d\n",
+	fmt.Fprintf(w, "%s: %d systems (%s) in %s; every planted property in the top K: %s (target %.0f%% in every family); median noise %d; controls within %d steady: %d of %d\n",
 		verdict, len(s.Systems), s.Length, s.Elapsed.Round(100*time.Millisecond), strings.Join(verdicts, ", "), 100*TargetRecall,
 		s.medianNoise(), MaxControlSteady, within, controls)
 	return nil
