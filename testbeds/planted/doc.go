@@ -86,10 +86,10 @@
 // moment: in the replicated log, a follower removed from the membership
 // that hears of it and lingers a tick or two (n0.id in n0.members), a
 // node that crashed after applying entries but before persisting its
-// commit index (n0.applied <= n0.commit), a crashed leader's last entry
-// that one follower holds until the next leader replaces it (the
-// leader's log is the longest). Most of a planted property's failures
-// are still its bug's.
+// commit index (n0.applied <= n0.commit), the last entry of a leader
+// that crashed or was cut off, which one follower holds until the next
+// leader replaces it (the leader's log is the longest, of all or of its
+// term). Most of a planted property's failures are still its bug's.
 //
 // A property is only planted where it is the answer: the generator checks
 // that the simpler or equally simple properties that would say the same

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/augur-dev/augur/trace"
@@ -16,14 +15,10 @@ import (
 // full pool.
 var small = Options{MaxNodes: 8, MinSnapshots: 800, MaxSnapshots: 1200}
 
-// mustGenerate generates the system of seed or fails t. It skips t while
-// the generator of seed's family is not written yet.
+// mustGenerate generates the system of seed or fails t.
 func mustGenerate(t *testing.T, seed int64, opts Options) *System {
 	t.Helper()
 	sys, err := Generate(seed, opts)
-	if err != nil && strings.HasSuffix(err.Error(), "family not written yet") {
-		t.Skip(err)
-	}
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -72,10 +72,10 @@ const (
 	// before persisting its commit index, and restarts with its applied
 	// index past its commit index until the leader tells it more.
 	logLegitLostCommit
-	// logLegitOrphan: a leader crashed while sending an entry, which one
-	// follower stored and the leader did not: until the next leader's
-	// first message replaces it, that follower's log is longer than the
-	// leader's.
+	// logLegitOrphan: a leader crashed or was cut off while sending an
+	// entry, which one follower stored: until the next leader's first
+	// message replaces it, that follower's log is longer than the
+	// leader's, in the same term once it has voted.
 	logLegitOrphan
 	numLogLegits
 )
@@ -378,6 +378,17 @@ func (s *sim) apply(i, d int) {
 // another after a timeout.
 func (s *sim) depose() {
 	old := s.leader
+	if s.p.legit[logLegitOrphan] && s.legits < maxLegitEvents {
+		// The leader's last entry reached one follower before the leader
+		// went: a crashed leader had not stored it yet, a cut-off one has.
+		s.legits++
+		w := s.mut(s.pickFollower())
+		w.extra = append(slices.Clone(w.extra), s.n[old].st.term)
+		w.last++
+		if s.p.partition {
+			s.appendAlone(old)
+		}
+	}
 	if s.p.partition {
 		s.n[old].isolated = true
 		// Clients still reach the old leader, which appends entries
@@ -386,13 +397,6 @@ func (s *sim) depose() {
 			s.at(1, func() { s.appendAlone(old) })
 		}
 	} else {
-		if s.p.legit[logLegitOrphan] && s.legits < maxLegitEvents {
-			s.legits++
-			f := s.pickFollower()
-			w := s.mut(f)
-			w.extra = append(slices.Clone(w.extra), s.n[old].st.term)
-			w.last++
-		}
 		s.n[old].live = false
 	}
 	s.leader, s.electing = -1, true

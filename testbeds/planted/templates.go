@@ -251,6 +251,7 @@ var templates = []*template{
 		name: "log-past-leader-in-term", shape: TwoNodesThreeLiterals, needs: []varKind{varTerm, varLast},
 		// Containers bring many literals: no room for them in a lean pool.
 		forbid: []varKind{varLead, varAcked, varLog, varMembers}, style: stylePartition, lean: true, learners: true,
+		legit: logLegitOrphan,
 		text: textOf("forall n0, n1 in nodes: n0.%s != %q or n0.%s != n1.%s or n1.%s <= n0.%s",
 			varRole, roleLeader, varTerm, varTerm, varLast, varLast),
 		holds: lastBehind(isLeader, sameTerm),
