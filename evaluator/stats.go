@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 
@@ -138,6 +139,26 @@ func formatMap(m map[string]any) string {
 // far below the float64's own rounding for rates above 2^-11.
 func (s *Stats) HoldingRate() float64 {
 	return s.ScoreSum.Rate(s.Support)
+}
+
+// RatePrecision is the precision at which holding rates are compared
+// with a hold ratio. Rates are sums of per-snapshot scores, each rounded
+// down to a multiple of 2^-64 (Score), so two rates equal as fractions
+// may differ in their last bits.
+const RatePrecision = 1e-12
+
+// RoundRate rounds a rate to RatePrecision.
+func RoundRate(h float64) float64 {
+	const scale = 1 / RatePrecision
+	return math.Round(h*scale) / scale
+}
+
+// HoldsAtLeast reports whether the holding rate, rounded to
+// RatePrecision, is at least ratio: the one comparison of a rate with a
+// hold ratio, which the filter, the reporter's candidates and its extra
+// passes share. A property never violated holds at any ratio.
+func (s *Stats) HoldsAtLeast(ratio float64) bool {
+	return s.Violations == 0 || RoundRate(s.HoldingRate()) >= ratio
 }
 
 // TemporalRate returns the share of non-vacuous snapshots with score 1.

@@ -25,7 +25,7 @@ func (f *Filter) Every() int { return f.Interval }
 
 // Keep reports whether a property with stats s stays.
 func (f *Filter) Keep(s *evaluator.Stats) bool {
-	return s.Support == 0 || s.HoldingRate() >= f.HoldRatio
+	return s.Support == 0 || s.HoldsAtLeast(f.HoldRatio)
 }
 
 var _ evaluator.Pruner = (*Filter)(nil)

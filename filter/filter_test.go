@@ -19,8 +19,10 @@ func TestKeep(t *testing.T) {
 		keep bool
 	}{
 		{"no support yet", evaluator.Stats{}, true},
-		{"at the ratio", evaluator.Stats{Support: 10, ScoreSum: evaluator.Score{Int: 9}}, true},
-		{"below", evaluator.Stats{Support: 10, ScoreSum: evaluator.Score{Int: 8, Frac: 1 << 63}}, false},
+		{"at the ratio", evaluator.Stats{Support: 10, Violations: 1, ScoreSum: evaluator.Score{Int: 9}}, true},
+		// 9 less 2^-60: a sum of rounded scores equal to 9 as a fraction.
+		{"at the ratio, rounded", evaluator.Stats{Support: 10, Violations: 1, ScoreSum: evaluator.Score{Int: 8, Frac: 1<<64 - 16}}, true},
+		{"below", evaluator.Stats{Support: 10, Violations: 2, ScoreSum: evaluator.Score{Int: 8, Frac: 1 << 63}}, false},
 	}
 	for _, tt := range tests {
 		if got := f.Keep(&tt.s); got != tt.keep {

@@ -3,7 +3,6 @@ package pipeline
 import (
 	"context"
 	"fmt"
-	"math/bits"
 	"path/filepath"
 
 	"github.com/augur-dev/augur/evaluator"
@@ -29,11 +28,13 @@ type Options struct {
 	// Top is the number of entries per list of the report; 0 takes the
 	// spec's report.size.
 	Top int
-	// All lists every anomaly, also those violated at too many moments to
-	// stand out (reporter.Thresholds.StandOut).
+	// All lists every anomaly, also those violated through so large a
+	// share of the run that they do not stand out.
 	All bool
 	// Baseline is the trace of a run believed good, or "": the
-	// almost-invariants that fail there too are ranked after the others.
+	// almost-invariants that fail there too are ranked after the others,
+	// and the invariants of the baseline that this run breaks form a
+	// section of their own.
 	Baseline string
 	// Timeline gathers what the HTML report draws: when each reported
 	// almost-invariant fails, and where the trace's tags fall.
@@ -147,7 +148,8 @@ func Infer(ctx context.Context, specPath, tracePath string, o Options) (*reporte
 	// The first pass keeps the full moments of the properties it does
 	// not prune, a byte or two each: the reporter's candidates are among
 	// them, and need no pass of their own (moments).
-	opts := evaluator.Options{Kind: o.Evaluator, Workers: o.Workers, OnlyTag: o.OnlyTag, NoPatterns: true, FullMoments: reporter.DefaultThresholds.FullMoments}
+	opts := passOptions(o)
+	opts.FullMoments = reporter.DefaultThresholds.FullMoments
 	if !o.NoFilter {
 		opts.Pruner = filter.New(p.Spec.Filter)
 	}
@@ -173,6 +175,12 @@ func (p *Pipeline) Evaluate(ctx context.Context, opts evaluator.Options, what st
 // evaluating the reported properties again over o.Baseline and for the
 // timeline when o asks for them.
 func (p *Pipeline) Report(ctx context.Context, res *evaluator.Result, o Options) (*reporter.Report, error) {
+	return p.report(ctx, res, o, nil)
+}
+
+// report builds the report of res, recording the fates of the
+// properties of p's pool at the indices explain (reporter.Input.Explain).
+func (p *Pipeline) report(ctx context.Context, res *evaluator.Result, o Options, explain []int) (*reporter.Report, error) {
 	ropts := reporter.OptionsFrom(p.Spec)
 	if o.Top > 0 {
 		ropts.Size = o.Top
@@ -195,10 +203,19 @@ func (p *Pipeline) Report(ctx context.Context, res *evaluator.Result, o Options)
 		Program:       p.Program,
 		Result:        res,
 		BaselineTrace: o.Baseline,
+		Explain:       explain,
 	}
 	if o.Baseline != "" {
+		base, err := p.openBaseline(o.Baseline)
+		if err != nil {
+			return nil, err
+		}
+		defer base.Close()
 		in.Baseline = func(props []*grammar.Property) ([]int64, error) {
-			return FailuresIn(ctx, o.Baseline, p.Spec, props, o.Workers, o.OnlyTag)
+			return p.failures(ctx, base, props, o)
+		}
+		if in.Broken, err = p.broken(ctx, base, ropts, o); err != nil {
+			return nil, err
 		}
 	}
 	in.Moments = func(props []*grammar.Property, max int) ([][]uint64, error) {
@@ -209,7 +226,7 @@ func (p *Pipeline) Report(ctx context.Context, res *evaluator.Result, o Options)
 		return nil, err
 	}
 	if o.Timeline {
-		if rep.Timeline, err = p.timeline(ctx, rep, o.Workers); err != nil {
+		if rep.Timeline, err = p.timeline(ctx, rep, o); err != nil {
 			return nil, err
 		}
 	}
@@ -221,19 +238,12 @@ func (p *Pipeline) Report(ctx context.Context, res *evaluator.Result, o Options)
 // that the first need not count what only the reporter reads. The
 // evaluator's first pass over the whole pool counts holding bindings
 // only; the or-effect tests read the patterns of the flat candidates of
-// 2 to evaluator.MaxPatternLiterals literals. Properties near the
-// holding-rate threshold are counted too, since the reporter compares a
-// rounded rate: counting more than needed changes nothing.
-//
-// The patterns of P = L1 or … or Lk follow, by inclusion and exclusion,
-// from the number of bindings at which each subset S of its literals
-// holds together, summed over the snapshots: for a proper subset, the
-// violations of "not Li or …" over i in S, under P's quantifiers (so over
-// P's bindings); for all of them, from P's own holding bindings. Those
-// sub-properties are few, since candidates share them (a three-literal
-// pool combines the pairs of its two-literal one), and each is a plain
-// disjunction counted without patterns: far less work than counting the
-// candidates again.
+// 2 to evaluator.MaxPatternLiterals literals, which follow from the
+// violations of their pattern properties (reporter.PatternProperties,
+// reporter.Patterns). Those are few, since candidates share them (a
+// three-literal pool combines the pairs of its two-literal one), and
+// each is a plain disjunction counted without patterns: far less work
+// than counting the candidates again.
 func (p *Pipeline) patterns(ctx context.Context, res *evaluator.Result, ropts reporter.Options, o Options) error {
 	type cand struct {
 		i    int
@@ -247,19 +257,11 @@ func (p *Pipeline) patterns(ctx context.Context, res *evaluator.Result, ropts re
 	for i, pr := range p.Program.Props {
 		st := &res.Stats[i]
 		k := pr.Literals()
-		if st.Pruned || st.Support == 0 || st.Support < ropts.MinSupport || !pr.Flat() ||
-			k < 2 || k > evaluator.MaxPatternLiterals ||
-			st.Violations > 0 && st.HoldingRate() < ropts.HoldRatio-1e-9 {
+		if !pr.Flat() || k < 2 || k > evaluator.MaxPatternLiterals || reporter.NotCandidate(st, ropts.HoldRatio, ropts.MinSupport) != "" {
 			continue
 		}
 		c := cand{i: i, subs: make([]int, 1<<k-1)}
-		for mask := 1; mask < 1<<k-1; mask++ {
-			q := &grammar.Property{Quants: pr.Property.Quants}
-			for l, lit := range pr.Property.Matrix {
-				if mask&(1<<l) != 0 {
-					q.Matrix = append(q.Matrix, &grammar.Literal{Neg: !lit.Neg, Atom: lit.Atom})
-				}
-			}
+		for mask, q := range reporter.PatternProperties(pr.Property) {
 			text := q.Text()
 			n, ok := index[text]
 			if !ok {
@@ -275,48 +277,19 @@ func (p *Pipeline) patterns(ctx context.Context, res *evaluator.Result, ropts re
 	if len(props) == 0 {
 		return nil
 	}
-	opts := evaluator.Options{Kind: o.Evaluator, Workers: o.Workers, MaxWitnesses: -1, MaxMoments: 1, OnlyTag: o.OnlyTag, NoPatterns: true}
-	again, err := p.again(ctx, props, opts, fmt.Sprintf("counting the literal patterns of %d candidates", len(cands)), o.Progress)
+	opts := passOptions(o)
+	opts.MaxWitnesses, opts.MaxMoments = -1, 1
+	again, err := p.again(ctx, p.Trace, props, opts, fmt.Sprintf("counting the literal patterns of %d candidates", len(cands)), o.Progress)
 	if err != nil {
 		return err
 	}
 	for _, c := range cands {
 		st := &res.Stats[c.i]
-		k := p.Program.Props[c.i].Literals()
-		full := 1<<k - 1
-		// x[S] counts the bindings at which every literal of S holds.
-		var x [1 << evaluator.MaxPatternLiterals]int64
-		x[0] = st.Bindings
-		// The bindings where some literal holds, st.Bindings -
-		// st.Violations, are the alternating sum of x over the nonempty
-		// subsets; all but the full one are known.
-		rest := st.Bindings - st.Violations
-		for mask := 1; mask < full; mask++ {
-			sub := &again.Stats[c.subs[mask]]
-			if sub.Support != st.Support || sub.Bindings != st.Bindings {
-				return fmt.Errorf("literal patterns of %s: a sub-disjunction has %d bindings in %d snapshots, the property %d in %d",
-					p.Program.Props[c.i].Text, sub.Bindings, sub.Support, st.Bindings, st.Support)
-			}
-			x[mask] = sub.Violations
-			if bits.OnesCount(uint(mask))%2 == 1 {
-				rest -= x[mask]
-			} else {
-				rest += x[mask]
-			}
+		pats, err := reporter.Patterns(p.Program.Props[c.i].Literals(), st, func(mask int) *evaluator.Stats { return &again.Stats[c.subs[mask]] })
+		if err != nil {
+			return fmt.Errorf("literal patterns of %s: %w", p.Program.Props[c.i].Text, err)
 		}
-		x[full] = rest
-		if k%2 == 0 {
-			x[full] = -rest
-		}
-		// From "every literal of S holds" to "exactly the literals of S".
-		for l := range k {
-			for set := range 1 << k {
-				if set&(1<<l) == 0 {
-					x[set] -= x[set|1<<l]
-				}
-			}
-		}
-		st.Patterns = x
+		st.Patterns = pats
 	}
 	return nil
 }
@@ -345,8 +318,9 @@ func (p *Pipeline) moments(ctx context.Context, res *evaluator.Result, props []*
 	if len(again) == 0 {
 		return ms, nil
 	}
-	opts := evaluator.Options{Workers: o.Workers, MaxWitnesses: -1, MaxMoments: max, OnlyTag: o.OnlyTag, NoPatterns: true}
-	sec, err := p.again(ctx, again, opts, fmt.Sprintf("grouping %d candidates", len(again)), o.Progress)
+	opts := passOptions(o)
+	opts.MaxWitnesses, opts.MaxMoments = -1, max
+	sec, err := p.again(ctx, p.Trace, again, opts, fmt.Sprintf("grouping %d candidates", len(again)), o.Progress)
 	if err != nil {
 		return nil, err
 	}
@@ -356,29 +330,55 @@ func (p *Pipeline) moments(ctx context.Context, res *evaluator.Result, props []*
 	return ms, nil
 }
 
-// again evaluates props, properties of p's spec, over p's trace, telling
-// progress, if set, how far it is under the label what.
-func (p *Pipeline) again(ctx context.Context, props []*grammar.Property, opts evaluator.Options, what string, progress Progress) (*evaluator.Result, error) {
+// passOptions returns the evaluator options of every pass of a run with
+// options o, the first and the reporter's: its evaluator, workers and
+// tag, without literal patterns. A pass sets what it keeps on top.
+func passOptions(o Options) evaluator.Options {
+	return evaluator.Options{Kind: o.Evaluator, Workers: o.Workers, OnlyTag: o.OnlyTag, NoPatterns: true}
+}
+
+// again compiles props, properties of p's spec, and evaluates them over
+// tr with opts, telling progress, if set, how far it is under the label
+// what.
+func (p *Pipeline) again(ctx context.Context, tr *trace.Trace, props []*grammar.Property, opts evaluator.Options, what string, progress Progress) (*evaluator.Result, error) {
+	prog, err := evaluator.Compile(p.Spec, props)
+	if err != nil {
+		return nil, err
+	}
+	return run(ctx, tr, prog, opts, what, progress)
+}
+
+// run evaluates prog over tr with opts, telling progress, if set, how
+// far it is under the label what.
+func run(ctx context.Context, tr *trace.Trace, prog *evaluator.Program, opts evaluator.Options, what string, progress Progress) (*evaluator.Result, error) {
 	if progress != nil {
-		progress.Start(what, p.Trace.NumSnapshots())
+		progress.Start(what, tr.NumSnapshots())
 		defer progress.Stop()
 		opts.Progress = progress.Update
 	}
-	return evaluateProps(ctx, p.Spec, p.Trace, props, opts)
+	return evaluator.Run(ctx, tr, prog, opts)
 }
 
-// FailuresIn counts, for each of props, the snapshots of the trace at
-// path (those carrying onlyTag, if set) where it fails.
-func FailuresIn(ctx context.Context, path string, spec *specs.Spec, props []*grammar.Property, workers int, onlyTag string) ([]int64, error) {
+// openBaseline opens the trace of a run believed good, which p's spec
+// must fit. The caller closes it.
+func (p *Pipeline) openBaseline(path string) (*trace.Trace, error) {
 	tr, err := trace.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	defer tr.Close()
-	if err := spec.Check(tr.Schema); err != nil {
+	if err := p.Spec.Check(tr.Schema); err != nil {
+		tr.Close()
 		return nil, fmt.Errorf("spec does not fit baseline %s: %w", path, err)
 	}
-	res, err := evaluateProps(ctx, spec, tr, props, evaluator.Options{Workers: workers, MaxWitnesses: -1, MaxMoments: 1, OnlyTag: onlyTag, NoPatterns: true})
+	return tr, nil
+}
+
+// failures counts, for each of props, the snapshots of the baseline
+// where it fails.
+func (p *Pipeline) failures(ctx context.Context, base *trace.Trace, props []*grammar.Property, o Options) ([]int64, error) {
+	opts := passOptions(o)
+	opts.MaxWitnesses, opts.MaxMoments = -1, 1
+	res, err := p.again(ctx, base, props, opts, fmt.Sprintf("evaluating %d almost-invariants over the baseline", len(props)), o.Progress)
 	if err != nil {
 		return nil, err
 	}
@@ -389,14 +389,38 @@ func FailuresIn(ctx context.Context, path string, spec *specs.Spec, props []*gra
 	return counts, nil
 }
 
-// evaluateProps compiles props, properties of spec, and evaluates them
-// over tr.
-func evaluateProps(ctx context.Context, spec *specs.Spec, tr *trace.Trace, props []*grammar.Property, opts evaluator.Options) (*evaluator.Result, error) {
-	prog, err := evaluator.Compile(spec, props)
+// broken evaluates p's pool over the baseline, pruning what fails there
+// unless o.NoFilter, and the baseline's invariants (never violated there, with
+// enough support) again over p's trace, keeping their violating
+// snapshots: the reporter's section of broken invariants.
+func (p *Pipeline) broken(ctx context.Context, base *trace.Trace, ropts reporter.Options, o Options) (*reporter.Evaluation, error) {
+	opts := passOptions(o)
+	opts.MaxWitnesses, opts.MaxMoments = -1, 1
+	if !o.NoFilter {
+		// Only invariants matter here: prune what fails, however rarely.
+		opts.Pruner = &filter.Filter{HoldRatio: 1, Interval: p.Spec.Filter.Every}
+	}
+	good, err := run(ctx, base, p.Program, opts, "finding the baseline's invariants", o.Progress)
 	if err != nil {
 		return nil, err
 	}
-	return evaluator.Run(ctx, tr, prog, opts)
+	var invs []*grammar.Property
+	for i, pr := range p.Program.Props {
+		if st := &good.Stats[i]; !st.Pruned && st.Violations == 0 && st.Support >= ropts.MinSupport {
+			invs = append(invs, pr.Property)
+		}
+	}
+	prog, err := evaluator.Compile(p.Spec, invs)
+	if err != nil {
+		return nil, err
+	}
+	opts = passOptions(o)
+	opts.MaxMoments = reporter.DefaultThresholds.FullMoments
+	res, err := run(ctx, p.Trace, prog, opts, fmt.Sprintf("evaluating the baseline's %d invariants", len(invs)), o.Progress)
+	if err != nil {
+		return nil, err
+	}
+	return &reporter.Evaluation{Program: prog, Result: res}, nil
 }
 
 // specRef returns how a report names its spec, so that promote finds it:

@@ -4,7 +4,6 @@ import (
 	"context"
 	"slices"
 
-	"github.com/augur-dev/augur/evaluator"
 	"github.com/augur-dev/augur/grammar"
 	"github.com/augur-dev/augur/reporter"
 )
@@ -12,7 +11,7 @@ import (
 // timeline gathers what the HTML report draws: the tags of p's trace and,
 // evaluating the reported almost-invariants again with every violating
 // snapshot kept, when each of them fails.
-func (p *Pipeline) timeline(ctx context.Context, rep *reporter.Report, workers int) (*reporter.Timeline, error) {
+func (p *Pipeline) timeline(ctx context.Context, rep *reporter.Report, o Options) (*reporter.Timeline, error) {
 	tl := &reporter.Timeline{Snapshots: p.Trace.NumSnapshots(), Violations: map[string][]int{}, Tags: map[string][]int{}}
 	ids := make([]uint64, 0, tl.Snapshots)
 	sr := p.Trace.Snapshots()
@@ -33,7 +32,9 @@ func (p *Pipeline) timeline(ctx context.Context, rep *reporter.Report, workers i
 	for i, e := range rep.AlmostInvariants {
 		props[i] = e.Property()
 	}
-	res, err := evaluateProps(ctx, p.Spec, p.Trace, props, evaluator.Options{Workers: workers, MaxWitnesses: -1, MaxMoments: max(1, tl.Snapshots), NoPatterns: true})
+	opts := passOptions(o)
+	opts.MaxWitnesses, opts.MaxMoments = -1, max(1, tl.Snapshots)
+	res, err := p.again(ctx, p.Trace, props, opts, "drawing the timeline", nil)
 	if err != nil {
 		return nil, err
 	}

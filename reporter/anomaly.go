@@ -18,26 +18,30 @@ import (
 // each anomaly once, by its simplest property.
 
 // Grouping says when a property belongs to the anomaly of a simpler one.
+// Both bounds are shares: whether a property is another's shadow does not
+// depend on how often the bug struck or how long the run was.
 type Grouping struct {
 	// Within is the least share of P's violating snapshots that must be
 	// violating snapshots of Q for P to join Q's anomaly.
 	Within float64
-	// Factor and Slack bound how many more violating snapshots Q may
-	// have than P: at most Factor×|V(P)| + Slack. A broad, noisy property
-	// absorbs nothing rare; Slack lets a property failing at 3 snapshots
-	// take in a weakening failing at 1 of them.
+	// Factor bounds how many more violation events (Entry.ViolationEvents:
+	// separate episodes, the times a bug struck) Q may have than P, as a
+	// ratio: at most Factor times P's. A broad, noisy property absorbs
+	// nothing rare. Events, not snapshots: a lasting episode is one
+	// strike however long the damage stays. It does not bound a syntactic weakening of Q
+	// (P = Q or R, up to the naming of node variables): that one is Q's
+	// shadow whatever the ratio, unless R explains Q's violations (the
+	// or-effect test), when the few moments at which P still fails are
+	// an anomaly of their own. Weakenings that are not syntactic (a
+	// two-node form that needs a partner to break, say) catch each of a
+	// recurring bug's strikes with the chance that a partner is there:
+	// the ratio is about the inverse of that chance, whatever the number
+	// of strikes. 4 lets them catch one strike in four.
 	Factor float64
-	Slack  int
-	// WeakeningFactor replaces Factor when P is a weakening of Q (Q is a
-	// sub-disjunction of P, up to the naming of node variables): a
-	// weakening failing at a few of Q's moments is Q's shadow, but one
-	// failing at a handful of a broad Q's many moments singles out
-	// something Q does not, and stands alone.
-	WeakeningFactor float64
 }
 
 // DefaultGrouping is the grouping of reports.
-var DefaultGrouping = Grouping{Within: 0.9, Factor: 2, Slack: 3, WeakeningFactor: 8}
+var DefaultGrouping = Grouping{Within: 0.9, Factor: 4}
 
 // An anomaly is the candidates that fail at (almost) the same moments,
 // shown by the simplest of them.
@@ -75,14 +79,15 @@ func compareShapes(a, b shape) int {
 // bindings (of two failing at the same snapshots, the one that says more
 // precisely what broke). An entry joins the anomaly of the first
 // representative taken before it whose moments hold (almost) all of its
-// own and are not many more (g.Factor); a weakening of a representative
-// (the representative is a sub-disjunction of it, up to the naming of
-// node variables) may have fewer (g.WeakeningFactor). An entry that
-// stands out (violated at most standOut times) never joins a
+// own and are not many more (g.Factor); a syntactic weakening of a
+// representative (the representative is a sub-disjunction of it, up to
+// the naming of node variables) joins it whatever the ratio, unless the
+// weakening explains the representative's violations (Entry.ExplainedBy).
+// An entry that stands out at holdRatio (standsOut) never joins a
 // representative that does not: that anomaly is left out of the report,
-// and the rare one with it. Entries that join no anomaly start one. The
-// anomalies come in the order of their representatives.
-func groupAnomalies(es []*Entry, moments func(*Entry) []uint64, g Grouping, standOut int) []*anomaly {
+// and the rare one would vanish with it. Entries that join no anomaly
+// start one. The anomalies come in the order of their representatives.
+func groupAnomalies(es []*Entry, moments func(*Entry) []uint64, g Grouping, holdRatio float64) []*anomaly {
 	order := slices.Clone(es)
 	shapes := make(map[*Entry]shape, len(es))
 	for _, e := range es {
@@ -118,18 +123,17 @@ func groupAnomalies(es []*Entry, moments func(*Entry) []uint64, g Grouping, stan
 		slices.Sort(near)
 		for _, i := range near {
 			a := out[i]
-			// The cheap tests first: shapes, then sizes, then moments.
+			// The cheap tests first: shapes, then moments, then text.
 			if compareShapes(shapes[a.rep], shapes[e]) > 0 ||
-				standsOut(e, standOut) && !standsOut(a.rep, standOut) ||
-				!g.bounded(len(ms), len(a.moments), max(g.Factor, g.WeakeningFactor)) ||
+				standsOut(e, holdRatio) && !standsOut(a.rep, holdRatio) ||
 				!g.within(ms, a.moments) {
 				continue
 			}
-			if !g.bounded(len(ms), len(a.moments), g.Factor) {
+			if !g.bounded(e.ViolationEvents, a.rep.ViolationEvents) {
 				if subs == nil {
 					subs = subDisjunctions(e.prop.Property)
 				}
-				if !subs[a.rep.sym] || !g.bounded(len(ms), len(a.moments), g.WeakeningFactor) {
+				if !subs[a.rep.sym] || slices.Contains(a.rep.ExplainedBy, e.Text) {
 					continue
 				}
 			}
@@ -190,10 +194,10 @@ func (g Grouping) misses(n int) int {
 	return k
 }
 
-// bounded reports whether q violating snapshots are not many more than p:
-// at most factor×p + Slack.
-func (g Grouping) bounded(p, q int, factor float64) bool {
-	return float64(q) <= factor*float64(p)+float64(g.Slack)
+// bounded reports whether q violation events are not many more than p:
+// at most Factor×p.
+func (g Grouping) bounded(p, q int64) bool {
+	return float64(q) <= g.Factor*float64(p)
 }
 
 // subDisjunctions returns the symmetric texts of the proper
@@ -308,25 +312,27 @@ func events(moments []uint64, v int64, span int) int64 {
 	return n
 }
 
-// standOut returns the entries of es violated at most most times (events),
-// in order, and how many it left out. A negative most keeps all.
-func standOut(es []*Entry, most int) ([]*Entry, int) {
-	if most < 0 {
-		return es, 0
-	}
+// listed returns the entries of es that stand out, in order, and how
+// many it left out: those violated through a large share of the run,
+// whose temporal rate (the share of their non-vacuous snapshots without
+// a violation) is below the hold ratio. The others are rare, whether
+// they failed once or recur, and the ranking, not a count, puts the
+// recurring ones lower.
+func listed(es []*Entry, holdRatio float64) ([]*Entry, int) {
 	out := es[:0:0]
 	for _, e := range es {
-		if standsOut(e, most) {
+		if standsOut(e, holdRatio) {
 			out = append(out, e)
 		}
 	}
 	return out, len(es) - len(out)
 }
 
-// standsOut reports whether e is violated at most most times (events); a
-// negative most lets every entry stand out.
-func standsOut(e *Entry, most int) bool {
-	return most < 0 || e.ViolationEvents <= int64(most)
+// standsOut reports whether e is violated rarely enough to be listed: at
+// a share of its non-vacuous snapshots no larger than the share of
+// bindings the hold ratio allows.
+func standsOut(e *Entry, holdRatio float64) bool {
+	return e.TemporalRate >= holdRatio
 }
 
 // byScore orders the representatives of anomalies by score, then fewer

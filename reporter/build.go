@@ -2,6 +2,7 @@ package reporter
 
 import (
 	"cmp"
+	"fmt"
 	"maps"
 	"math"
 	"slices"
@@ -20,8 +21,9 @@ type Options struct {
 	MinSupport int64   // least number of non-vacuous snapshots
 	Alpha      float64 // significance level of the or-effect tests
 	Size       int     // entries per list; 0 means all
-	// All lists every anomaly, also those violated at too many moments
-	// to stand out (Thresholds.StandOut), grouped as they are otherwise.
+	// All lists every anomaly, also those violated through so large a
+	// share of the run that they do not stand out (temporal rate below
+	// HoldRatio), grouped as they are otherwise.
 	All bool
 	// SteadyTag is the tag of the snapshots in steady state (no message
 	// in flight). When set, anomalies seen there rank before those seen
@@ -64,6 +66,23 @@ type Input struct {
 	// candidates whose violating snapshots the evaluator did not all keep,
 	// so that anomalies are grouped by whole sets.
 	Moments func(props []*grammar.Property, max int) ([][]uint64, error)
+
+	// Broken, if set, is the evaluation over this run of the invariants
+	// of the baseline (never violated there, enough support): those that
+	// fail here form the report's section of broken invariants, whatever
+	// their violation rate. Its stats keep full moments.
+	Broken *Evaluation
+
+	// Explain lists properties of Program, by index, whose fate Build
+	// records in Report.Fates, in order: what augur explain tells.
+	Explain []int
+}
+
+// An Evaluation is a compiled set of properties and its stats over a
+// trace.
+type Evaluation struct {
+	Program *evaluator.Program
+	Result  *evaluator.Result
 }
 
 // Report is a ranked report. Its JSON form is stable: fields are added,
@@ -80,7 +99,15 @@ type Report struct {
 	Candidates       Candidates `json:"candidates"`
 	AlmostInvariants []*Entry   `json:"almost_invariants"`
 	Invariants       []*Entry   `json:"invariants"`
-	Warnings         []Warning  `json:"warnings,omitempty"`
+	// BrokenInvariants are the invariants of the baseline that this run
+	// breaks, simplest first, whatever their violation rate: a bug whose
+	// damage lasts breaks an invariant at most snapshots and is never
+	// rare. Present only with a baseline.
+	BrokenInvariants []*Entry  `json:"broken_invariants,omitempty"`
+	Warnings         []Warning `json:"warnings,omitempty"`
+
+	// Fates are the fates of Input.Explain's properties, in order.
+	Fates []*Fate `json:"-"`
 
 	// Timeline, if set, is drawn by the HTML report.
 	Timeline *Timeline `json:"-"`
@@ -121,8 +148,13 @@ type Candidates struct {
 	Grouped          int `json:"grouped"`     // almost-invariants listed under a simpler one of their anomaly
 	InBaseline       int `json:"in_baseline"` // almost-invariants standing out that fail in the baseline too
 	// NotStandingOut counts the anomalies left out of the report because
-	// they were violated at too many moments (Thresholds.StandOut).
+	// they were violated through a large share of the run: their
+	// temporal rate is below the hold ratio.
 	NotStandingOut int `json:"not_standing_out"`
+	// BrokenInvariants counts the invariants of the baseline that this
+	// run breaks, in BrokenAnomalies groups failing at the same moments.
+	BrokenInvariants int `json:"broken_invariants,omitempty"`
+	BrokenAnomalies  int `json:"broken_anomalies,omitempty"`
 }
 
 // Entry is one reported property.
@@ -169,10 +201,11 @@ type Entry struct {
 	// could not be tested.
 	Warnings []string `json:"warnings,omitempty"`
 
-	prop  *evaluator.Prop
-	stats *evaluator.Stats
-	sym   string // text up to the order of node variables
-	drop  bool
+	prop    *evaluator.Prop
+	stats   *evaluator.Stats
+	sym     string // text up to the order of node variables
+	drop    bool
+	orTests []OrEffectTest // the or-effect tests made of it
 }
 
 // Build builds the report. It fails only when in.Baseline or in.Moments
@@ -197,16 +230,20 @@ func Build(in Input, opts Options) (*Report, error) {
 		Invariants:       []*Entry{},
 		Warnings:         failureWarnings(res.Failures),
 	}
+	trail := newTrail(in.Explain)
 	var cands []*Entry
 	for i, p := range in.Program.Props {
 		st := &res.Stats[i]
-		if st.Pruned || st.Support < opts.MinSupport || st.Violations > 0 && roundRate(st.HoldingRate(), th.RatePrecision) < opts.HoldRatio {
+		if why := NotCandidate(st, opts.HoldRatio, opts.MinSupport); why != "" {
+			trail.notCandidate(i, p, st, why)
 			continue
 		}
-		cands = append(cands, newEntry(p, st, r.SteadyTag, th))
+		e := newEntry(p, st, r.SteadyTag, th)
+		trail.candidate(i, e)
+		cands = append(cands, e)
 	}
 	slices.SortFunc(cands, byRate)
-	r.Candidates.OrEffect = orEffect(cands, opts.Alpha, th.MinLift)
+	r.Candidates.OrEffect = orEffect(cands, opts.Alpha, th.MinOddsRatio)
 	var almost []*Entry
 	for _, e := range cands {
 		switch {
@@ -221,25 +258,22 @@ func Build(in Input, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, e := range almost {
-		e.ViolatingEpisodes = episodes(moments[e], e.ViolatingSnapshots)
-		e.ViolationEvents = events(moments[e], e.ViolatingSnapshots, th.EpisodeSpan)
-		e.Score = roundRate(score(e.Support, e.ViolationEvents, th.Z), th.RatePrecision)
-	}
-	anomalies := groupAnomalies(almost, func(e *Entry) []uint64 { return moments[e] }, th.Grouping, th.StandOut)
+	anomalies := anomaliesOf(almost, moments, th, opts.HoldRatio)
 	r.Candidates.Anomalies = len(anomalies)
 	for _, a := range anomalies {
 		r.Candidates.Equivalent += a.fold(moments)
 		r.Candidates.Grouped += len(a.rep.AlsoFailsHere)
 		r.AlmostInvariants = append(r.AlmostInvariants, a.rep)
+		trail.anomaly(a, moments)
 	}
 	slices.SortStableFunc(r.AlmostInvariants, byScore)
 	if opts.SteadyTag != "" {
 		steadyFirst(r.AlmostInvariants)
 	}
 	r.Candidates.AlmostInvariants = len(r.AlmostInvariants)
+	trail.ranked(r.AlmostInvariants)
 	if !opts.All {
-		r.AlmostInvariants, r.Candidates.NotStandingOut = standOut(r.AlmostInvariants, th.StandOut)
+		r.AlmostInvariants, r.Candidates.NotStandingOut = listed(r.AlmostInvariants, opts.HoldRatio)
 	}
 	if in.Baseline != nil {
 		n, err := baselineLast(r.AlmostInvariants, in.Baseline)
@@ -248,10 +282,79 @@ func Build(in Input, opts Options) (*Report, error) {
 		}
 		r.Candidates.InBaseline = n
 	}
+	if in.Broken != nil {
+		r.BrokenInvariants = brokenInvariants(in.Broken, opts, th, &r.Candidates)
+	}
 	r.Candidates.Invariants = len(r.Invariants)
 	r.AlmostInvariants = cut(r.AlmostInvariants, opts.Size)
 	r.Invariants = cut(r.Invariants, opts.Size)
+	r.BrokenInvariants = cut(r.BrokenInvariants, opts.Size)
+	r.Fates = trail.fates(r, opts)
 	return r, nil
+}
+
+// NotCandidate says why a property with stats st is not a candidate of a
+// report with the given hold ratio and least support, or returns "" when
+// it is one: pruned by the filter, too little support, or a holding rate
+// below the hold ratio. It is the one rule of candidacy: the filter, the
+// pipeline's extra passes and the reporter all ask it.
+func NotCandidate(st *evaluator.Stats, holdRatio float64, minSupport int64) string {
+	switch {
+	case st.Pruned:
+		return fmt.Sprintf("pruned by the filter after %d snapshots, at holding rate %.5f, below the hold ratio %g", st.PrunedAfter, st.HoldingRate(), holdRatio)
+	case st.Support < minSupport:
+		return fmt.Sprintf("support %d: non-vacuous in fewer than min_support = %d snapshots", st.Support, minSupport)
+	case !st.HoldsAtLeast(holdRatio):
+		return fmt.Sprintf("holding rate %.5f below the hold ratio %g", st.HoldingRate(), holdRatio)
+	}
+	return ""
+}
+
+// anomaliesOf counts the violation events of the almost-invariants es,
+// scores them and groups them into anomalies, keeping those that stand
+// out at holdRatio out of those that do not (groupAnomalies).
+func anomaliesOf(es []*Entry, moments map[*Entry][]uint64, th Thresholds, holdRatio float64) []*anomaly {
+	for _, e := range es {
+		e.ViolatingEpisodes = episodes(moments[e], e.ViolatingSnapshots)
+		e.ViolationEvents = events(moments[e], e.ViolatingSnapshots, th.span(e.Support))
+		e.Score = roundRate(score(e.Support, e.ViolationEvents, th.Z), th.RatePrecision)
+	}
+	return groupAnomalies(es, func(e *Entry) []uint64 { return moments[e] }, th.Grouping, holdRatio)
+}
+
+// brokenInvariants returns the invariants of the baseline that ev, their
+// evaluation over this run, shows broken here with enough support: each
+// anomaly once, by its simplest property, simplest first, then the
+// most violating snapshots first (the damage that lasts longest), then
+// by text. It counts them in c.
+func brokenInvariants(ev *Evaluation, opts Options, th Thresholds, c *Candidates) []*Entry {
+	var es []*Entry
+	moments := map[*Entry][]uint64{}
+	for i, p := range ev.Program.Props {
+		st := &ev.Result.Stats[i]
+		if st.Violations == 0 || st.Support < opts.MinSupport {
+			continue
+		}
+		e := newEntry(p, st, steadyTag(opts.SteadyTag, ev.Result.Tags), th)
+		moments[e] = st.Moments
+		es = append(es, e)
+	}
+	c.BrokenInvariants = len(es)
+	as := anomaliesOf(es, moments, th, 0) // listed whatever their rate
+	c.BrokenAnomalies = len(as)
+	out := make([]*Entry, len(as))
+	for i, a := range as {
+		a.fold(moments)
+		out[i] = a.rep
+	}
+	slices.SortStableFunc(out, func(a, b *Entry) int {
+		return cmp.Or(
+			compareShapes(shapeOf(a.prop.Property), shapeOf(b.prop.Property)),
+			-cmp.Compare(a.ViolatingSnapshots, b.ViolatingSnapshots),
+			cmp.Compare(a.Text, b.Text),
+		)
+	})
+	return out
 }
 
 // Property returns the reported property.

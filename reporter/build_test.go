@@ -112,11 +112,9 @@ func TestOrEffectIndependent(t *testing.T) {
 func TestOrEffectDependent(t *testing.T) {
 	// a fails 40% of the time, and b holds exactly then, but for 5 rare
 	// bindings: a or b is an almost-invariant with no candidate part.
-	// Its 5 violations, at moments unknown, are 5 events: too many to
-	// stand out, so every anomaly is listed.
-	r := buildThresholds(t, []string{`forall n0 in nodes: n0.a or n0.b`}, []evaluator.Stats{
+	r := build(t, []string{`forall n0 in nodes: n0.a or n0.b`}, []evaluator.Stats{
 		stats(map[int]int64{0b00: 5, 0b01: 600, 0b10: 395}),
-	}, nil, Thresholds{StandOut: -1})
+	})
 	if got := texts(r.AlmostInvariants); !reflect.DeepEqual(got, []string{"forall n0 in nodes: n0.a or n0.b"}) {
 		t.Errorf("almost-invariants = %v", got)
 	}
@@ -135,8 +133,7 @@ func TestOrEffectSubDisjunction(t *testing.T) {
 	// b holds at 8% of a's violations and 8% elsewhere: a or b is the
 	// or-effect of a.
 	ab := stats(map[int]int64{0b00: 18, 0b10: 2, 0b01: 900, 0b11: 80})
-	// Violations at moments unknown count as events: list every anomaly.
-	r := buildThresholds(t, props, []evaluator.Stats{a, ac, ab}, nil, Thresholds{StandOut: -1})
+	r := build(t, props, []evaluator.Stats{a, ac, ab})
 	want := []string{"forall n0 in nodes: n0.a or n0.c", "forall n0 in nodes: n0.a"}
 	if got := texts(r.AlmostInvariants); !reflect.DeepEqual(got, want) {
 		t.Fatalf("almost-invariants = %v, want %v", got, want)
@@ -190,11 +187,12 @@ func TestAnomalies(t *testing.T) {
 	// or-effect. It is a weakening of a, which represents their anomaly
 	// although a or b has the higher holding rate. c fails at 2 other
 	// moments, apart (two episodes); not b at 16 in a row (one episode),
-	// a's among them, too many to absorb a.
+	// after a's.
 	aOrBStats := stats(map[int]int64{0b00: 2, 0b10: 1, 0b01: 997})
 	aOrBStats.Moments = []uint64{1, 2}
-	r := build(t, []string{a, aOrB, c, notB},
-		[]evaluator.Stats{at(1, 2, 3), aOrBStats, at(10, 12), at(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16)})
+	// An episode of up to 20 snapshots is one event.
+	r := buildThresholds(t, []string{a, aOrB, c, notB},
+		[]evaluator.Stats{at(1, 2, 3), aOrBStats, at(30, 32), at(span(5, 20)...)}, nil, Thresholds{EpisodeShare: 0.02})
 	want := []string{a, notB, c}
 	if got := texts(r.AlmostInvariants); !reflect.DeepEqual(got, want) {
 		t.Fatalf("almost-invariants = %v, want %v", got, want)
@@ -350,102 +348,252 @@ func TestLastingOutranksScattered(t *testing.T) {
 	}
 }
 
-// TestStandOut checks that the report lists only the anomalies violated
-// at most Thresholds.StandOut times, counts the others, and lists them
-// all when StandOut is negative; and that the baseline reorders what
-// stands out.
-func TestStandOut(t *testing.T) {
+// broad makes the stats of a property over 1000 snapshots of 10
+// bindings each, violated at one binding of each of moments: its holding
+// rate stays high however many moments there are, its temporal rate
+// does not.
+func broad(moments ...uint64) evaluator.Stats {
+	n := int64(len(moments))
+	s := evaluator.Stats{Support: 1000, Bindings: 10000, Violations: n, Perfect: 1000 - n, ViolatingSnapshots: n, Moments: moments}
+	s.ScoreSum = evaluator.Score{Int: uint64(1000 - n)}.AddN(evaluator.ScoreOf(9, 10), n)
+	return s
+}
+
+// TestListed checks that the report lists every anomaly violated rarely,
+// however often it recurs, ranked by its violation events, and leaves
+// out only those violated through a large share of the run (temporal
+// rate below the hold ratio), which it counts and Options.All lists;
+// and that the baseline reorders what is listed.
+func TestListed(t *testing.T) {
 	const (
 		once      = "forall n0 in nodes: n0.a"
 		recurring = "forall n0 in nodes: n0.b"
 		thrice    = "forall n0 in nodes: n0.c"
+		through   = "forall n0 in nodes: not n0.c"
 	)
-	props := []string{once, recurring, thrice}
-	st := []evaluator.Stats{at(span(100, 104)...), at(10, 200, 400, 600, 800), at(50, 500, 900)}
-	r := buildThresholds(t, props, st, nil, Thresholds{StandOut: 3})
-	if got, want := texts(r.AlmostInvariants), []string{once, thrice}; !reflect.DeepEqual(got, want) {
-		t.Errorf("stand-out 3: almost-invariants = %v, want %v", got, want)
+	props := []string{once, recurring, thrice, through}
+	var most []uint64
+	for m := uint64(1); m <= 1000; m += 5 {
+		most = append(most, m) // 200 moments: temporal rate 0.8
 	}
-	if c := r.Candidates; c.AlmostInvariants != 3 || c.NotStandingOut != 1 {
-		t.Errorf("stand-out 3: candidates %+v, want 3 almost-invariants, 1 not standing out", c)
+	st := []evaluator.Stats{at(span(100, 104)...), at(10, 200, 400, 600, 800), at(50, 500, 900), broad(most...)}
+	r := build(t, props, st)
+	if got, want := texts(r.AlmostInvariants), []string{once, thrice, recurring}; !reflect.DeepEqual(got, want) {
+		t.Errorf("almost-invariants = %v, want %v", got, want)
+	}
+	if c := r.Candidates; c.AlmostInvariants != 4 || c.NotStandingOut != 1 {
+		t.Errorf("candidates %+v, want 4 almost-invariants, 1 not standing out", c)
 	}
 	if got := r.AlmostInvariants[1].ViolationEvents; got != 3 {
 		t.Errorf("violation events of %s = %d, want 3", thrice, got)
 	}
-	if !strings.Contains(r.Candidates.summary(), "1 anomalies violated at too many moments") {
+	if !strings.Contains(r.Candidates.summary(), "1 anomalies violated through a large share of the run") {
 		t.Errorf("summary %q does not say what was left out", r.Candidates.summary())
 	}
-	r = buildThresholds(t, props, st, nil, Thresholds{StandOut: 1})
-	if got, want := texts(r.AlmostInvariants), []string{once}; !reflect.DeepEqual(got, want) {
-		t.Errorf("stand-out 1: almost-invariants = %v, want %v", got, want)
-	}
-	r = buildThresholds(t, props, st, nil, Thresholds{StandOut: -1})
-	if got, want := texts(r.AlmostInvariants), []string{once, thrice, recurring}; !reflect.DeepEqual(got, want) {
-		t.Errorf("stand-out off: almost-invariants = %v, want %v", got, want)
+	r = buildOptions(t, props, st, nil, Options{HoldRatio: 0.9, MinSupport: 10, Alpha: 0.01, All: true})
+	if got, want := texts(r.AlmostInvariants), []string{once, thrice, recurring, through}; !reflect.DeepEqual(got, want) {
+		t.Errorf("all: almost-invariants = %v, want %v", got, want)
 	}
 	if r.Candidates.NotStandingOut != 0 {
-		t.Errorf("stand-out off: %d not standing out", r.Candidates.NotStandingOut)
+		t.Errorf("all: %d not standing out", r.Candidates.NotStandingOut)
 	}
-	// The baseline is asked only about what stands out, and moves what
-	// fails there too after the rest.
-	r = buildThresholds(t, props, st, []int64{2, 0, 0}, Thresholds{StandOut: 3})
-	if got, want := texts(r.AlmostInvariants), []string{thrice, once}; !reflect.DeepEqual(got, want) {
+	// The baseline moves what fails there too after the rest.
+	r = buildWithBaseline(t, props, st, []int64{2, 0, 0, 0})
+	if got, want := texts(r.AlmostInvariants), []string{thrice, recurring, once}; !reflect.DeepEqual(got, want) {
 		t.Errorf("with baseline: almost-invariants = %v, want %v", got, want)
 	}
 }
 
-// TestRareNotHiddenInRecurring checks that a property violated once, at
-// one of the five moments of an equally simple property that does not
-// stand out, is an anomaly of its own and is listed, and that listing
-// every anomaly (Options.All) groups them the same way.
-func TestRareNotHiddenInRecurring(t *testing.T) {
-	const (
-		once      = "forall n0 in nodes: n0.a"
-		recurring = "forall n0 in nodes: n0.b"
-	)
-	props := []string{once, recurring}
-	st := []evaluator.Stats{at(400), at(10, 200, 400, 600, 800)}
-	opts := Options{HoldRatio: 0.9, MinSupport: 10, Alpha: 0.01, Thresholds: Thresholds{StandOut: 4}}
-	r := buildOptions(t, props, st, nil, opts)
-	if got, want := texts(r.AlmostInvariants), []string{once}; !reflect.DeepEqual(got, want) {
-		t.Errorf("almost-invariants = %v, want %v", got, want)
-	}
-	if c := r.Candidates; c.Anomalies != 2 || c.NotStandingOut != 1 {
-		t.Errorf("candidates %+v, want 2 anomalies, 1 not standing out", c)
-	}
-	opts.All = true
-	r = buildOptions(t, props, st, nil, opts)
-	if got, want := texts(r.AlmostInvariants), []string{once, recurring}; !reflect.DeepEqual(got, want) {
-		t.Errorf("all: almost-invariants = %v, want %v", got, want)
-	}
-	if c := r.Candidates; c.Anomalies != 2 || c.NotStandingOut != 0 {
-		t.Errorf("all: candidates %+v, want 2 anomalies, none left out", c)
+// TestRecurringNotCut checks that the same anomaly is listed whether the
+// bug strikes 3 or 20 times, in a run of 2,000 snapshots or of 50,000:
+// nothing counts strikes in absolute terms.
+func TestRecurringNotCut(t *testing.T) {
+	for _, tc := range []struct{ strikes, snapshots int }{{3, 2000}, {20, 2000}, {3, 50000}, {20, 50000}} {
+		var ms []uint64
+		for k := range tc.strikes {
+			ms = append(ms, uint64((k+1)*tc.snapshots/(tc.strikes+1)))
+		}
+		st := at(ms...)
+		st.Support = int64(tc.snapshots)
+		st.Bindings, st.Perfect = st.Support, st.Support-st.Violations
+		st.ScoreSum = evaluator.Score{Int: uint64(st.Perfect)}
+		r := build(t, []string{"forall n0 in nodes: n0.a"}, []evaluator.Stats{st})
+		if len(r.AlmostInvariants) != 1 || r.Candidates.NotStandingOut != 0 {
+			t.Errorf("%d strikes in %d snapshots: listed %v, %d left out", tc.strikes, tc.snapshots, texts(r.AlmostInvariants), r.Candidates.NotStandingOut)
+		}
 	}
 }
 
 // TestLongViolationIsNotRare checks that a property violated through a
-// long stretch of the run counts one event per EpisodeSpan snapshots, so
-// that it ranks after a property violated at two moments and, past
-// StandOut events, is not listed; within the span it is one event.
+// long stretch of the run counts one event per EpisodeShare of the run,
+// so that it ranks after a property violated at two moments; within the
+// span it is one event.
 func TestLongViolationIsNotRare(t *testing.T) {
 	const (
 		long = "forall n0 in nodes: n0.a"
 		two  = "forall n0 in nodes: n0.b"
 	)
 	st := []evaluator.Stats{at(span(10, 104)...), at(300, 700)}
-	r := buildThresholds(t, []string{long, two}, st, nil, Thresholds{EpisodeSpan: 30, StandOut: -1})
+	r := buildThresholds(t, []string{long, two}, st, nil, Thresholds{EpisodeShare: 0.03})
 	if got, want := texts(r.AlmostInvariants), []string{two, long}; !reflect.DeepEqual(got, want) {
-		t.Fatalf("span 30: almost-invariants = %v, want %v", got, want)
+		t.Fatalf("share 3%%: almost-invariants = %v, want %v", got, want)
 	}
 	if e := r.AlmostInvariants[1]; e.ViolatingEpisodes != 1 || e.ViolationEvents != 4 {
-		t.Errorf("span 30: %d episodes, %d events; want 1 and 4", e.ViolatingEpisodes, e.ViolationEvents)
+		t.Errorf("share 3%%: %d episodes, %d events; want 1 and 4", e.ViolatingEpisodes, e.ViolationEvents)
 	}
-	r = buildThresholds(t, []string{long, two}, st, nil, Thresholds{EpisodeSpan: 30, StandOut: 3})
-	if got, want := texts(r.AlmostInvariants), []string{two}; !reflect.DeepEqual(got, want) {
-		t.Errorf("span 30, stand-out 3: almost-invariants = %v, want %v", got, want)
-	}
-	r = buildThresholds(t, []string{long, two}, st, nil, Thresholds{EpisodeSpan: 100, StandOut: 3})
+	r = buildThresholds(t, []string{long, two}, st, nil, Thresholds{EpisodeShare: 0.1})
 	if got, want := texts(r.AlmostInvariants), []string{long, two}; !reflect.DeepEqual(got, want) {
-		t.Errorf("span 100: almost-invariants = %v, want %v", got, want)
+		t.Errorf("share 10%%: almost-invariants = %v, want %v", got, want)
+	}
+}
+
+// TestBrokenInvariants checks the section of the baseline's invariants
+// broken here: listed whatever their violation rate, when supported,
+// simplest first, the weakenings under their simplest form.
+func TestBrokenInvariants(t *testing.T) {
+	spec, err := specs.Parse("bools.yaml", []byte(boolSpec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const (
+		lasting = "forall n0 in nodes: n0.a"
+		weaker  = "forall n0 in nodes: n0.a or n0.b"
+		intact  = "forall n0 in nodes: n0.c"
+		rare    = "forall n0 in nodes: n0.b or n0.c"
+		thin    = "forall n0 in nodes: not n0.b"
+	)
+	var ps []*grammar.Property
+	for _, s := range []string{weaker, lasting, intact, rare, thin} {
+		p, err := grammar.Parse(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, p)
+	}
+	prog, err := evaluator.Compile(spec, ps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// a fails from snapshot 101 on: 900 of 1000, far below any hold
+	// ratio; a or b at 450 of those.
+	var most, half []uint64
+	for m := uint64(101); m <= 1000; m++ {
+		most = append(most, m)
+		if m%2 == 0 {
+			half = append(half, m)
+		}
+	}
+	thinStats := at(5)
+	thinStats.Support = 3
+	broken := &Evaluation{Program: prog, Result: &evaluator.Result{Snapshots: 1000, Stats: []evaluator.Stats{
+		at(half...), at(most...), at(), at(300), thinStats,
+	}}}
+	props := []string{lasting}
+	r := buildOptions(t, props, []evaluator.Stats{at()}, nil, Options{HoldRatio: 0.9, MinSupport: 10, Alpha: 0.01})
+	if r.BrokenInvariants != nil {
+		t.Fatalf("without a baseline: broken invariants %v", texts(r.BrokenInvariants))
+	}
+	in := Input{Program: prog, Result: &evaluator.Result{Snapshots: 1000, Stats: make([]evaluator.Stats, len(ps))}, BaselineTrace: "good.trace", Broken: broken}
+	r, err = Build(in, Options{HoldRatio: 0.9, MinSupport: 10, Alpha: 0.01})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := texts(r.BrokenInvariants), []string{lasting, rare}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("broken invariants = %v, want %v", got, want)
+	}
+	if got := r.BrokenInvariants[0].AlsoFailsHere; !reflect.DeepEqual(got, []string{weaker}) {
+		t.Errorf("under %s: %v, want the weakening", lasting, got)
+	}
+	if c := r.Candidates; c.BrokenInvariants != 3 || c.BrokenAnomalies != 2 {
+		t.Errorf("candidates %+v, want 3 broken invariants in 2 anomalies", c)
+	}
+	var b strings.Builder
+	if err := r.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "Invariants of the baseline broken here (2)") {
+		t.Errorf("text report lacks the section:\n%s", b.String())
+	}
+}
+
+// TestFates checks what Build records of the properties asked for: why
+// one is no candidate, the or-effect tests that dropped another, the
+// anomaly and role of the rest, their order and rank, and which rule
+// left each out.
+func TestFates(t *testing.T) {
+	const (
+		a    = "forall n0 in nodes: n0.a"
+		aOrB = "forall n0 in nodes: n0.a or n0.b"
+		aOrC = "forall n0 in nodes: n0.a or n0.c"
+		c    = "forall n0 in nodes: n0.c"
+		wide = "forall n0 in nodes: not n0.c"
+		low  = "forall n0 in nodes: not n0.a"
+	)
+	props := []string{a, aOrB, aOrC, c, wide, low}
+	var most []uint64
+	for m := uint64(1); m <= 1000; m += 5 {
+		most = append(most, m)
+	}
+	aOrBStats := stats(map[int]int64{0b00: 2, 0b10: 1, 0b01: 997}) // b explains a's third violation
+	aOrBStats.Moments = []uint64{1, 2}
+	aOrCStats := stats(map[int]int64{0b00: 3, 0b01: 97, 0b10: 0, 0b11: 900}) // c holds wherever: independent
+	aOrCStats.Moments = []uint64{1, 2, 3}
+	lowStats := stats(map[int]int64{0: 500, 1: 500})
+	st := []evaluator.Stats{at(1, 2, 3), aOrBStats, aOrCStats, at(500), broad(most...), lowStats}
+	spec, err := specs.Parse("bools.yaml", []byte(boolSpec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ps []*grammar.Property
+	for _, s := range props {
+		p, _ := grammar.Parse(s)
+		ps = append(ps, p)
+	}
+	prog, err := evaluator.Compile(spec, ps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := Input{Program: prog, Result: &evaluator.Result{Snapshots: 1000, Stats: st}, Explain: []int{0, 1, 2, 3, 4, 5}}
+	r, err := Build(in, Options{HoldRatio: 0.9, MinSupport: 10, Alpha: 0.01, Size: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type summary struct {
+		Role, Anomaly string
+		Order, Rank   int
+		Dropped       bool
+		LeftOut       string
+	}
+	sum := func(f *Fate) summary {
+		s := summary{Role: f.Role, Order: f.Order, Rank: f.Rank, Dropped: f.OrEffectDropped}
+		if f.Anomaly != nil {
+			s.Anomaly = f.Anomaly.Text
+		}
+		if i := strings.IndexAny(f.LeftOut, ":("); i >= 0 {
+			s.LeftOut = f.LeftOut[:i]
+		}
+		return s
+	}
+	want := []summary{
+		{Role: "representative", Anomaly: a, Order: 2, LeftOut: "its anomaly ranks beyond the report's size "},
+		{Role: "also fails here", Anomaly: a, Order: 2, LeftOut: "its anomaly ranks beyond the report's size "},
+		{Dropped: true, LeftOut: "dropped as an or-effect"},
+		{Role: "representative", Anomaly: c, Order: 1, Rank: 1},
+		{Role: "representative", Anomaly: wide, Order: 3, LeftOut: "its anomaly is violated through a large share of the run"},
+		{LeftOut: "not a candidate"},
+	}
+	if len(r.Fates) != len(want) {
+		t.Fatalf("%d fates, want %d", len(r.Fates), len(want))
+	}
+	for i, f := range r.Fates {
+		if got := sum(f); got != want[i] {
+			t.Errorf("%s: fate %+v, want %+v", props[i], got, want[i])
+		}
+	}
+	if f := r.Fates[2]; len(f.OrEffect) != 2 || f.OrEffect[0].Sub != a || f.OrEffect[0].Passed || f.OrEffect[1].Passed {
+		t.Errorf("%s: or-effect tests %+v, want two failed tests, the first against %s", aOrC, f.OrEffect, a)
+	}
+	if f := r.Fates[5]; !strings.Contains(f.NotCandidate, "holding rate 0.50000") || f.Stats == nil {
+		t.Errorf("%s: not a candidate because %q", low, f.NotCandidate)
 	}
 }

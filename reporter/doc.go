@@ -4,37 +4,43 @@
 //
 // [Build], in order:
 //
-//  1. selects the candidates: holding rate at least the hold ratio, enough
-//     non-vacuous snapshots;
+//  1. selects the candidates ([NotCandidate], the one rule the filter and
+//     the pipeline's extra passes share): holding rate at least the hold
+//     ratio, enough non-vacuous snapshots;
 //  2. drops the or-effects (below);
 //  3. groups the almost-invariants into anomalies by the snapshots at
 //     which they fail: a property joins a simpler one whose violating
-//     snapshots hold (almost) all of its own and are not many more
-//     ([Grouping]), unless it stands out (step 5) and that one does not:
-//     a rare anomaly is never hidden in one left out. One rare bug
-//     breaks a simple property and hundreds of weaker ones, each failing
-//     at some of its moments with a higher holding rate; the simplest
-//     represents the anomaly (fewest node variables, then iterators, then
-//     literals; of equally simple ones, the one covering the most
-//     moments, then failing at the fewest bindings) and the others are
-//     listed under it as equivalents or "also fails here";
+//     snapshots hold (almost) all of its own and are not many more, as a
+//     ratio ([Grouping]); a syntactic weakening (P = Q or R) joins its
+//     Q whatever the ratio, unless R explains Q's violations. One rare
+//     bug breaks a simple property and hundreds of weaker ones, each
+//     failing at some of its moments with a higher holding rate; the
+//     simplest represents the anomaly (fewest node variables, then
+//     iterators, then literals; of equally simple ones, the one covering
+//     the most moments, then failing at the fewest bindings) and the
+//     others are listed under it as equivalents or "also fails here";
 //  4. ranks the anomalies by a score comparable across quantifier scopes:
 //     the lower confidence bound of the share of non-vacuous snapshots
 //     where no violation event of the representative begins (rare
 //     violations backed by many snapshots first; a run of consecutive
-//     violating snapshots is one event, or one per Thresholds.EpisodeSpan
-//     snapshots it lasts), then simplicity; with a steady tag asked for,
-//     anomalies seen in steady state come first;
-//  5. keeps only the anomalies that stand out, violated at most
-//     Thresholds.StandOut times: a report may be shorter than its size,
-//     or empty, when few anomalies are rare;
-//  6. ranks after the others what also fails in a baseline run;
+//     violating snapshots is one event, or one per
+//     Thresholds.EpisodeShare of the run it lasts), then simplicity; with
+//     a steady tag asked for, anomalies seen in steady state come first;
+//  5. leaves out only the anomalies violated through a large share of
+//     the run, whose temporal rate is below the hold ratio: a bug that
+//     strikes once and one that strikes twenty times are both rare, and
+//     the ranking, not a count, puts the recurring one lower;
+//  6. ranks after the others what also fails in a baseline run, and lists
+//     the baseline's invariants that this run breaks in a section of
+//     their own, simplest first, whatever their violation rate;
 //  7. keeps the witnesses, and the report's warnings (expressions that
 //     failed at run time) and each entry's (or-effect not tested).
 //
-// The fixed decision rules live in [Thresholds]. The report writes itself
-// as text for people, JSON for machines, Markdown for documents and a
-// self-contained HTML page with a violation timeline per entry.
+// Every decision rule is relative or a stated test, and lives in
+// [Thresholds]. Build records, for the properties asked for, what it
+// made of them ([Fate]): augur explain prints it. The report writes
+// itself as text for people, JSON for machines, Markdown for documents
+// and a self-contained HTML page with a violation timeline per entry.
 //
 // # Or-effect
 //
@@ -43,17 +49,22 @@
 //
 //  1. if a strict sub-disjunction Q of P is itself a candidate, P is
 //     dropped in favour of the simpler Q, unless the other literals R of P
-//     hold at Q's violating bindings far more often than elsewhere (a
-//     one-sided test on the 2×2 table of "Q violated" against "R holds",
-//     Bonferroni-corrected). Then Q is marked "explained by" P, and P
-//     stays, in Q's anomaly: a co-symptom of the same bug also "explains"
-//     Q, and Q is what a person wants to read;
+//     explain Q's violations: on the 2×2 table of "Q violated" against "R
+//     holds" over P's bindings, a one-sided test (Bonferroni-corrected)
+//     and an odds ratio of at least Thresholds.MinOddsRatio, which reads
+//     the table from both sides, so that the usually-true guard of an
+//     implication (n0.role != "primary" or …), whose failing side
+//     excludes Q's violations, counts. Then Q is marked "explained by" P,
+//     and P stays: a co-symptom of the same bug also "explains" Q, and Q
+//     is what a person wants to read;
 //  2. otherwise P is dropped when its literals split into two groups whose
 //     truth values over the bindings are independent (chi-square test on
 //     the 2×2 table, or Fisher's exact test when an expected count is
 //     below 5): a rate that comes from OR-ing unrelated facts means
 //     nothing.
 //
-// The tests use the literal truth patterns the evaluator counts for every
-// flat property, so no second pass over the trace is needed for them.
+// The tests read the literal truth patterns of the candidates, which
+// follow from the violations of their pattern properties
+// ([PatternProperties], [Patterns]): a second pass over the trace limited
+// to the candidates counts them.
 package reporter

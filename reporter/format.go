@@ -54,6 +54,9 @@ func (r *Report) WriteText(w io.Writer) error {
 		b.WriteString("\n")
 	}
 	writeSection(b, "Almost-invariants", r.AlmostInvariants, r.Candidates.AlmostInvariants, true)
+	if r.Baseline != "" {
+		writeSection(b, "Invariants of the baseline broken here", r.BrokenInvariants, r.Candidates.BrokenAnomalies, true)
+	}
 	writeSection(b, "Invariants", r.Invariants, r.Candidates.Invariants, false)
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -124,10 +127,17 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	for _, w := range r.Warnings {
 		fmt.Fprintf(b, "> **Warning:** %s\n\n", w.Message)
 	}
-	for _, s := range []struct {
+	sections := []struct {
 		title string
 		es    []*Entry
-	}{{"Almost-invariants", r.AlmostInvariants}, {"Invariants", r.Invariants}} {
+	}{{"Almost-invariants", r.AlmostInvariants}, {"Invariants", r.Invariants}}
+	if r.Baseline != "" {
+		sections = slices.Insert(sections, 1, struct {
+			title string
+			es    []*Entry
+		}{"Invariants of the baseline broken here", r.BrokenInvariants})
+	}
+	for _, s := range sections {
 		fmt.Fprintf(b, "## %s\n\n", s.title)
 		if len(s.es) == 0 {
 			b.WriteString("None.\n\n")
@@ -153,7 +163,7 @@ func (c Candidates) summary() string {
 	s := fmt.Sprintf("%d almost-invariants in %d anomalies (%d equivalent and %d more listed under a simpler one), %d invariants; %d dropped as or-effects",
 		c.AlmostInvariants+c.Equivalent+c.Grouped, c.Anomalies, c.Equivalent, c.Grouped, c.Invariants, c.OrEffect)
 	if c.NotStandingOut > 0 {
-		s += fmt.Sprintf("; %d anomalies violated at too many moments to stand out, not listed", c.NotStandingOut)
+		s += fmt.Sprintf("; %d anomalies violated through a large share of the run, not listed", c.NotStandingOut)
 	}
 	return s
 }

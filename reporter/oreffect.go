@@ -7,11 +7,40 @@ import (
 	"github.com/augur-dev/augur/evaluator"
 )
 
+// An OrEffectTest is one test the or-effect step made of a disjunction P:
+// against a sub-disjunction Q that is itself a candidate (does R, P's
+// other literals, explain Q's violations?), or, when P has none, of a
+// split of its literals into two groups (are their truth values
+// independent?).
+type OrEffectTest struct {
+	// Sub is the text of the sub-disjunction Q; "" for a split test.
+	Sub string `json:"sub,omitempty"`
+	// Split names the literals of the first group of a split test, by
+	// their position in P's text from 0.
+	Split []int `json:"split,omitempty"`
+	// Table counts P's bindings: for a sub-disjunction, [Q violated][R
+	// holds]; for a split, [first group holds][second group holds].
+	Table [2][2]int64 `json:"table"`
+	// PValue is the one-sided p-value of "R does not hold more often at
+	// Q's violations" (sub-disjunction), or the two-sided p-value of
+	// independence (split); Level is what it was compared with.
+	PValue float64 `json:"p_value"`
+	Level  float64 `json:"level"`
+	// OddsRatio is the sub-disjunction table's odds ratio, with half a
+	// binding added to each cell so that an empty cell gives a finite
+	// ratio.
+	OddsRatio float64 `json:"odds_ratio,omitempty"`
+	// Passed says that R explains Q's violations, or that the groups are
+	// dependent: P is no or-effect by this test.
+	Passed bool `json:"passed"`
+}
+
 // orEffect marks the candidates that hold only by OR-ing and returns how
 // many it dropped. cands are in rank order. Candidates are decided from
 // the fewest literals up, so that a disjunction is dropped in favour of a
-// sub-disjunction only when that one stays.
-func orEffect(cands []*Entry, alpha, minLift float64) int {
+// sub-disjunction only when that one stays. Each candidate keeps the
+// tests made of it (Entry.orTests), for augur explain.
+func orEffect(cands []*Entry, alpha, minOddsRatio float64) int {
 	bySym := make(map[string]*Entry, len(cands))
 	for _, e := range cands {
 		if _, ok := bySym[e.sym]; !ok {
@@ -58,7 +87,10 @@ func orEffect(cands []*Entry, alpha, minLift float64) int {
 				return
 			}
 			hasSub = true
-			if explains(subTable(e.stats, e.prop.Literals(), mask), level, minLift) {
+			t := explains(subTable(e.stats, e.prop.Literals(), mask), level, minOddsRatio)
+			t.Sub = q.Text
+			e.orTests = append(e.orTests, t)
+			if t.Passed {
 				explained = true
 				if !slices.Contains(q.ExplainedBy, e.Text) {
 					q.ExplainedBy = append(q.ExplainedBy, e.Text)
@@ -69,7 +101,9 @@ func orEffect(cands []*Entry, alpha, minLift float64) int {
 		case hasSub:
 			e.drop = !explained
 		case e.prop.Literals() >= 2 && testable(e):
-			e.drop = independentSplit(e.stats, e.prop.Literals(), alpha)
+			var t OrEffectTest
+			e.drop, t = independentSplit(e.stats, e.prop.Literals(), alpha)
+			e.orTests = append(e.orTests, t)
 		}
 		if e.drop {
 			dropped++
@@ -100,36 +134,66 @@ func subTable(st *evaluator.Stats, n, mask int) table {
 	return t
 }
 
-// explains reports whether R holds at Q's violations far beyond chance.
-func explains(t table, level, minLift float64) bool {
+// explains tests whether R explains Q's violations: R holds at them far
+// beyond chance (one-sided, at level) and the odds ratio of the table is
+// at least minOddsRatio. The odds ratio reads both sides of the table: R
+// holding at Q's violations more often than elsewhere, and R's failing
+// side excluding Q's violations, as the usually-true guard of an
+// implication does.
+func explains(t table, level, minOddsRatio float64) OrEffectTest {
+	res := OrEffectTest{Table: t.counts(), Level: level, PValue: 1}
 	viol := t[1][0] + t[1][1]
 	rest := t[0][0] + t[0][1]
 	if viol == 0 || rest == 0 {
-		return false
+		return res
 	}
-	inViol, elsewhere := t[1][1]/viol, t[0][1]/rest
-	return inViol >= minLift*elsewhere && association(t) < level
+	res.PValue = association(t)
+	res.OddsRatio = oddsRatio(t)
+	res.Passed = res.PValue < level && res.OddsRatio >= minOddsRatio
+	return res
+}
+
+// oddsRatio returns the odds ratio of t, t[1][1]·t[0][0] over
+// t[1][0]·t[0][1], with half a count added to each cell (Haldane's
+// correction), so that an empty cell gives a large but finite ratio.
+func oddsRatio(t table) float64 {
+	return (t[1][1] + 0.5) * (t[0][0] + 0.5) / ((t[1][0] + 0.5) * (t[0][1] + 0.5))
 }
 
 // independentSplit reports whether the literals split into two groups
-// whose truth values look independent over the bindings. Unlike the
+// whose truth values look independent over the bindings, and the test of
+// the first split that does (or of the last one tried). Unlike the
 // sub-disjunction test, it takes alpha uncorrected, on purpose: here
 // failing to reject independence is what drops the property, so a
 // Bonferroni-corrected (smaller) level would drop more properties on
 // weaker evidence, the opposite of what the correction is for.
-func independentSplit(st *evaluator.Stats, n int, alpha float64) bool {
+func independentSplit(st *evaluator.Stats, n int, alpha float64) (bool, OrEffectTest) {
 	all := 1<<n - 1
+	var res OrEffectTest
 	// Group A always holds literal 0, so each split is tried once.
 	for a := 1; a < all; a += 2 {
 		var t table
 		for pat := range 1 << n {
 			t[b2i(pat&a != 0)][b2i(pat&(all&^a) != 0)] += float64(st.Patterns[pat])
 		}
-		if independence(t) >= alpha {
-			return true
+		p := independence(t)
+		res = OrEffectTest{Split: literalsIn(a, n), Table: t.counts(), PValue: p, Level: alpha, Passed: p < alpha}
+		if !res.Passed {
+			return true, res
 		}
 	}
-	return false
+	return false, res
+}
+
+// literalsIn returns the positions of the literals in mask, of n.
+func literalsIn(mask, n int) []int {
+	var out []int
+	for i := range n {
+		if mask&(1<<i) != 0 {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 func b2i(b bool) int {

@@ -10,6 +10,11 @@ import (
 // first group's truth is a and the second's is b (index 1 = true).
 type table [2][2]float64
 
+// counts returns t's cells as integers.
+func (t table) counts() [2][2]int64 {
+	return [2][2]int64{{int64(t[0][0]), int64(t[0][1])}, {int64(t[1][0]), int64(t[1][1])}}
+}
+
 // independence returns the two-sided p-value of the hypothesis that the
 // rows and columns of t are independent. A table with an empty row or
 // column carries no evidence of dependence: its p-value is 1.

@@ -1,66 +1,75 @@
 package reporter
 
+import "github.com/augur-dev/augur/evaluator"
+
 // Thresholds are the fixed decision rules of the reporter, in one place
 // with their defaults (DefaultThresholds), in the manner of golang/perf's
 // benchmath.Thresholds. The spec sets Options; Thresholds are for
 // experiments and tests. A zero field takes its default.
+//
+// Every threshold is relative (a share, a ratio) or the level of a
+// stated test, never an absolute count: the same behaviour must decide
+// the same way in a run of 2,000 snapshots of 3 nodes and in one of
+// 50,000 snapshots of 16, and on systems no benchmark generates. What is
+// rare enough to be listed at all is the spec's hold ratio, applied over
+// time (Options.HoldRatio): the report leaves out only an anomaly
+// violated through a large share of the run, and ranks the others.
 type Thresholds struct {
 	// Grouping decides when a property belongs to the anomaly of a
 	// simpler one.
 	Grouping Grouping
 
-	// MinLift is how many times more often the other literals R of a
-	// disjunction P must hold where its sub-disjunction Q fails than
-	// where Q holds, for P to explain Q's violations ("rarely elsewhere").
-	MinLift float64
+	// MinOddsRatio is the least odds ratio of the 2×2 table of "Q
+	// violated" against "R holds", over the bindings of a disjunction
+	// P = Q or R, for R to explain Q's violations (beside a one-sided
+	// test at the or-effect level). The odds ratio judges the table from
+	// both sides: R holding at Q's violations more often than elsewhere,
+	// or R failing, where it fails, far from Q's violations. A lift
+	// (R's share at Q's violations over its share elsewhere) cannot
+	// credit a guard that holds at 90% of the bindings, as implications
+	// such as n0.role != "primary" or … have; their odds ratio is
+	// unbounded when Q never fails where the guard does. 2 means R's
+	// odds of holding are twice as high where Q fails; being a ratio, it
+	// does not depend on the number of bindings.
+	MinOddsRatio float64
 
 	// Z is the standard-normal quantile of the one-sided confidence bound
 	// that ranks anomalies (see score): 1.645 is 95% confidence.
 	Z float64
 
-	// EpisodeSpan is how long one violation event lasts at most, in
-	// snapshots (see events): a violation episode longer than that counts
-	// one event per EpisodeSpan snapshots it lasts. A broken state lasts
-	// until something repairs it, so one lasting violation is one event;
-	// but a property violated through most of the run is not violated
-	// rarely, and counted as one event it would outrank every rare one.
-	// The testbeds' figures barely moved between 20 and 200; 50 keeps the
-	// quality benchmark's planted breaks (1 to 10 snapshots) one event.
-	EpisodeSpan int
-
-	// StandOut is the most violation events an anomaly may have and
-	// still stand out: the report lists only anomalies violated at most
-	// StandOut times (up to Options.Size of them), and counts the others
-	// in Candidates.NotStandingOut. An anomaly violated at more moments
-	// is a recurring state of the system, not a rare one. Negative lists
-	// every anomaly. The default, 4, was chosen on the development seeds
-	// of augur bench testbeds (1 to 10) and bench quality: the smallest
-	// bound that kept testbed recall at its plateau, with bug-free runs
-	// listing at most 3 almost-invariants that fail in steady state.
-	StandOut int
+	// EpisodeShare bounds how long one violation event lasts, as a share
+	// of the property's non-vacuous snapshots (see events): an episode
+	// lasting longer counts one event per EpisodeShare of the run begun.
+	// A broken state lasts until something repairs it, so one lasting
+	// violation is one event; but a property violated through much of the
+	// run is not violated rarely, and counted as one event it would
+	// outrank every rare one. Relative to the run, a behaviour counts the
+	// same at any trace length: at the default, 1%, a 50-snapshot
+	// episode is one event in 5,000 snapshots or more and three in 2,000.
+	EpisodeShare float64
 
 	// FullMoments is how many violating snapshots of each candidate the
 	// second pass keeps (Input.Moments), so that grouping compares whole
 	// sets for all but broad properties; the evaluator's first pass keeps
-	// only evaluator.MaxMoments.
+	// only evaluator.MaxMoments. It bounds memory, not a decision: a
+	// property failing at more snapshots than this is violated through a
+	// large share of any run that has it.
 	FullMoments int
 
-	// RatePrecision is the precision at which holding rates are compared,
-	// ranked and printed. Rates are sums of per-snapshot scores, each
-	// rounded down to a multiple of 2^-64 (evaluator.Score), so two rates
-	// equal as fractions may differ in their last bits.
+	// RatePrecision is the precision at which holding rates and scores
+	// are ranked and printed (candidacy compares at
+	// evaluator.RatePrecision).
 	RatePrecision float64
 }
 
 // DefaultThresholds are the thresholds of reports.
 var DefaultThresholds = Thresholds{
 	Grouping:      DefaultGrouping,
-	MinLift:       2,
+	MinOddsRatio:  2,
 	Z:             1.645,
-	EpisodeSpan:   50,
-	StandOut:      4,
+	EpisodeShare:  0.01,
 	FullMoments:   4096,
-	RatePrecision: 1e-12,
+	RatePrecision: evaluator.RatePrecision,
 }
 
 // withDefaults returns th with each zero field set to its default.
@@ -69,17 +78,14 @@ func (th Thresholds) withDefaults() Thresholds {
 	if th.Grouping == (Grouping{}) {
 		th.Grouping = d.Grouping
 	}
-	if th.MinLift == 0 {
-		th.MinLift = d.MinLift
+	if th.MinOddsRatio == 0 {
+		th.MinOddsRatio = d.MinOddsRatio
 	}
 	if th.Z == 0 {
 		th.Z = d.Z
 	}
-	if th.EpisodeSpan == 0 {
-		th.EpisodeSpan = d.EpisodeSpan
-	}
-	if th.StandOut == 0 {
-		th.StandOut = d.StandOut
+	if th.EpisodeShare == 0 {
+		th.EpisodeShare = d.EpisodeShare
 	}
 	if th.FullMoments == 0 {
 		th.FullMoments = d.FullMoments
@@ -88,4 +94,10 @@ func (th Thresholds) withDefaults() Thresholds {
 		th.RatePrecision = d.RatePrecision
 	}
 	return th
+}
+
+// span returns the longest episode, in snapshots, that counts as one
+// event for a property with support non-vacuous snapshots.
+func (th Thresholds) span(support int64) int {
+	return max(1, int(th.EpisodeShare*float64(support)+0.5))
 }

@@ -1,0 +1,146 @@
+package reporter
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/augur-dev/augur/evaluator"
+)
+
+// A Fate is what the reporter made of one property of the pool: the
+// answer to "why is it where it is, or absent", which augur explain
+// prints. Build records the fates of Input.Explain.
+type Fate struct {
+	Text  string
+	Stats *evaluator.Stats // its evaluation over the trace
+
+	// NotCandidate says why it is no candidate (see NotCandidate); ""
+	// when it is one, and the rest of the fate applies.
+	NotCandidate string
+	// Entry is its entry as a candidate: holding rate, violation events,
+	// score.
+	Entry *Entry
+	// OrEffect lists the or-effect tests made of it; OrEffectDropped
+	// says that they dropped it.
+	OrEffect        []OrEffectTest
+	OrEffectDropped bool
+	// Anomaly is the representative of the anomaly it belongs to, itself
+	// when it represents one; Role is "representative", "equivalent" or
+	// "also fails here". Nil and "" for an invariant or a dropped
+	// property.
+	Anomaly *Entry
+	Role    string
+	// Order is its anomaly's place among all the anomalies, ranked (its
+	// rank under augur infer --all), from 1; 0 when it has none.
+	Order int
+	// Rank is the rank at which the report lists it, or its anomaly's
+	// representative: among the almost-invariants, or among the
+	// invariants when Entry is one; 0 when the report does not list it.
+	Rank int
+	// LeftOut says which rule left it out of the report; "" when it is
+	// listed.
+	LeftOut string
+}
+
+// A trail records the fates of the properties asked for while Build
+// runs; the zero trail, with nothing asked, records nothing.
+type trail struct {
+	byProp  map[int]*Fate
+	byEntry map[*Entry]*Fate
+	order   []*Fate
+}
+
+func newTrail(props []int) *trail {
+	t := &trail{byProp: map[int]*Fate{}, byEntry: map[*Entry]*Fate{}}
+	for _, i := range props {
+		f, ok := t.byProp[i]
+		if !ok {
+			f = &Fate{}
+			t.byProp[i] = f
+		}
+		t.order = append(t.order, f)
+	}
+	return t
+}
+
+// notCandidate records that property i is no candidate, and why.
+func (t *trail) notCandidate(i int, p *evaluator.Prop, st *evaluator.Stats, why string) {
+	if f, ok := t.byProp[i]; ok {
+		f.Text, f.Stats, f.NotCandidate = p.Text, st, why
+	}
+}
+
+// candidate records the entry of property i, a candidate.
+func (t *trail) candidate(i int, e *Entry) {
+	if f, ok := t.byProp[i]; ok {
+		f.Text, f.Entry, f.Stats = e.Text, e, e.stats
+		t.byEntry[e] = f
+	}
+}
+
+// anomaly records the anomaly of its members, after a.fold.
+func (t *trail) anomaly(a *anomaly, moments map[*Entry][]uint64) {
+	if f, ok := t.byEntry[a.rep]; ok {
+		f.Anomaly, f.Role = a.rep, "representative"
+	}
+	for _, e := range a.members {
+		f, ok := t.byEntry[e]
+		if !ok {
+			continue
+		}
+		f.Anomaly, f.Role = a.rep, "also fails here"
+		if slices.Contains(a.rep.Equivalents, e.Text) {
+			f.Role = "equivalent"
+		}
+	}
+}
+
+// ranked records the order of the anomalies, by their representatives.
+func (t *trail) ranked(reps []*Entry) {
+	for _, f := range t.byEntry {
+		if f.Anomaly != nil {
+			f.Order = slices.Index(reps, f.Anomaly) + 1
+		}
+	}
+}
+
+// fates completes the fates from the report as cut, and returns them in
+// the order asked for.
+func (t *trail) fates(r *Report, opts Options) []*Fate {
+	for e, f := range t.byEntry {
+		f.OrEffect, f.OrEffectDropped = e.orTests, e.drop
+		switch {
+		case e.drop:
+			f.LeftOut = "dropped as an or-effect: no test showed that its other literals explain the violations of a simpler candidate, or that its literals depend on each other"
+		case e.Violations == 0:
+			f.Rank = rankIn(r.Invariants, e)
+			if f.Rank == 0 {
+				f.LeftOut = fmt.Sprintf("an invariant beyond the report's size (%d)", opts.Size)
+			}
+		default:
+			f.Rank = rankIn(r.AlmostInvariants, f.Anomaly)
+			switch {
+			case f.Rank > 0:
+			case !opts.All && !standsOut(f.Anomaly, opts.HoldRatio):
+				f.LeftOut = fmt.Sprintf("its anomaly is violated through a large share of the run: temporal rate %.5f, below the hold ratio %g (augur infer --all lists it)",
+					f.Anomaly.TemporalRate, opts.HoldRatio)
+			default:
+				f.LeftOut = fmt.Sprintf("its anomaly ranks beyond the report's size (%d)", opts.Size)
+			}
+		}
+	}
+	for _, f := range t.order {
+		if f.NotCandidate != "" {
+			f.LeftOut = "not a candidate: " + f.NotCandidate
+		}
+	}
+	return t.order
+}
+
+// rankIn returns the rank of e in es, the report's list, or 0.
+func rankIn(es []*Entry, e *Entry) int {
+	if i := slices.Index(es, e); i >= 0 {
+		return es[i].Rank
+	}
+	return 0
+}
