@@ -49,7 +49,7 @@ const (
 	MaxNodes             = 16
 	maxPlanted           = 3
 	controlOneIn         = 5 // one system in controlOneIn is a control
-	legitOneIn           = 3 // a property that may fail at a legitimate moment does so unless one in legitOneIn
+	legitOneIn           = 3 // one run in legitOneIn lacks the legitimate moment a planted property could fail at
 	maxGenerateAttempts  = 50
 	maxPlacementAttempts = 400
 )
