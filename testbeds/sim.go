@@ -196,7 +196,11 @@ const (
 )
 
 // A System is the code under test, driven by a Sim. Node numbers run from
-// 0 to Nodes-1; a crashed node gets no calls but Restart.
+// 0 to Nodes-1; a crashed node gets no calls but Restart. Check is the
+// ground truth of every snapshot: a check fails for as long as the damage
+// it sees lasts (two stores that diverged, a second value chosen), not
+// only at the step that does it, so that every inconsistent snapshot is
+// tagged.
 type System[S any] interface {
 	Tick(n int)                  // a timer tick of a live node
 	Deliver(from, to int, m any) // a message arrives at a live node

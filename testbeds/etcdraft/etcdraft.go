@@ -12,14 +12,20 @@
 //   - lost-vote: HardState (term, vote, commit) is not persisted, so a node
 //     that restarts may vote twice in one term.
 //   - apply-uncommitted: the application applies Ready.Entries (appended,
-//     not yet committed) instead of Ready.CommittedEntries.
+//     not yet committed) instead of Ready.CommittedEntries; restarting,
+//     it applies the entries on its disk, which raft appended before.
 //   - lost-tail: entries are acknowledged before they are durable; a crash
 //     loses those appended since the last sync.
 //
 // Ground truth, checked on every snapshot over the live nodes: election
 // safety (at most one leader per term), log matching (entries with the
-// same index and term have the same prefix) and state machine safety (no
-// two nodes commit or apply different entries at the same position).
+// same index and term have the same prefix) and state machine safety
+// (every node's committed log is what was first committed, every store
+// has applied the committed entries up to its applied index, each once
+// and in order, and no two stores have applied different entries). A
+// check fails for as long as the damage lasts, not only at the step that
+// does it: a store that skipped an entry, applied one twice or applied one
+// that was not committed stays damaged until a restart rebuilds it.
 package etcdraft
 
 import (
@@ -102,28 +108,27 @@ type node struct {
 	// chain[i] is a hash of the log up to index i, terms[i] its term and
 	// ents[i] the hash of its entry.
 	chain, terms, ents []uint64
-	checked            uint64 // commit index checked against committed
-	// The state machine: digest is a hash of the entries applied, pending
-	// those applied not yet known to be committed, and bad whether one of
-	// them turned out not to be.
-	kv        map[string]string
-	kvApplied uint64
-	digest    uint64
-	pending   []applied
-	bad       bool
-	panics    int
+	// The state machine: kv holds its keys, and digests[i] is a hash of
+	// the entries it applied, in the order it applied them, until it
+	// applied index i, its applied index being len(digests)-1. An index it
+	// skipped keeps the digest before it, and applying an index again
+	// goes on from the last digest, so a store that applied out of order
+	// differs from the committed entries' digest from there on.
+	kv      map[string]string
+	digests []uint64
+	held    []*pb.Entry // in a guarded run, entries the store has yet to apply
+	panics  int
 }
-
-type applied struct{ index, hash uint64 }
 
 type cluster struct {
 	sim     *testbeds.Sim
 	bug     string
 	nodes   []*node
 	leaders map[uint64]uint64 // term → the first leader seen in it
-	// committed[i] is the hash of the entry first seen committed at i.
-	committed []uint64
-	seq       int
+	// chain[i] and digests[i] hash the entries first seen committed up
+	// to index i, as node.chain hashes a log and node.digests a store.
+	chain, digests []uint64
+	seq            int
 }
 
 // Run runs the testbed with cfg and writes its trace to dir.
@@ -143,7 +148,8 @@ func Fork(cfg testbeds.Config, steps int) (predict.Model, error) {
 }
 
 func newCluster(sim *testbeds.Sim, cfg testbeds.Config) *cluster {
-	c := &cluster{sim: sim, bug: cfg.Bug, leaders: map[uint64]uint64{}}
+	c := &cluster{sim: sim, bug: cfg.Bug, leaders: map[uint64]uint64{},
+		chain: []uint64{0, mix(0, bootIndex, bootTerm)}, digests: []uint64{0, 0}}
 	voters := make([]uint64, cfg.Nodes)
 	for i := range voters {
 		voters[i] = uint64(i + 1)
@@ -198,8 +204,7 @@ func rawNode(n *node, applied uint64) *raft.RawNode {
 // start boots n from its disk.
 func (c *cluster) start(n *node) {
 	n.rn = rawNode(n, bootIndex)
-	n.kv, n.kvApplied, n.digest, n.pending, n.bad = map[string]string{}, bootIndex, 0, nil, false
-	n.checked = bootIndex
+	n.kv, n.digests, n.held = map[string]string{}, []uint64{0, 0}, nil
 	n.elapsed, n.timeout = 0, c.timeout()
 	// Rebuild the log hashes from the disk.
 	n.chain, n.terms, n.ents = []uint64{0, mix(0, bootIndex, bootTerm)}, []uint64{0, bootTerm}, []uint64{0, 0}
@@ -210,6 +215,12 @@ func (c *cluster) start(n *node) {
 			panic(err)
 		}
 		n.appendLog(ents)
+		if c.bug == BugApplyUncommitted {
+			// The store applies what raft appends, and what raft appended
+			// is on the disk: raft's replay of the committed entries, which
+			// rebuilds the store otherwise, is not what it applies.
+			n.apply(ents)
+		}
 	}
 }
 
@@ -221,7 +232,6 @@ func (n *node) appendLog(ents []*pb.Entry) {
 	}
 	first := ents[0].GetIndex()
 	n.chain, n.terms, n.ents = n.chain[:first], n.terms[:first], n.ents[:first]
-	n.checked = min(n.checked, first-1)
 	for _, e := range ents {
 		h := entryHash(e)
 		n.chain = append(n.chain, mix(n.chain[len(n.chain)-1], h))
@@ -233,7 +243,8 @@ func (n *node) appendLog(ents []*pb.Entry) {
 // applied returns the store's applied index and digest once ents are
 // applied.
 func (n *node) applied(ents []*pb.Entry) (kvApplied, digest uint64) {
-	kvApplied, digest = n.kvApplied, n.digest
+	kvApplied = uint64(len(n.digests) - 1)
+	digest = n.digests[kvApplied]
 	for _, e := range ents {
 		kvApplied, digest = e.GetIndex(), mix(digest, entryHash(e))
 	}
@@ -242,10 +253,12 @@ func (n *node) applied(ents []*pb.Entry) (kvApplied, digest uint64) {
 
 func (n *node) apply(ents []*pb.Entry) {
 	for _, e := range ents {
-		h := entryHash(e)
-		n.kvApplied = e.GetIndex()
-		n.digest = mix(n.digest, h)
-		n.pending = append(n.pending, applied{e.GetIndex(), h})
+		i, digest := e.GetIndex(), n.digests[len(n.digests)-1]
+		n.digests = n.digests[:min(i, uint64(len(n.digests)))]
+		for uint64(len(n.digests)) < i {
+			n.digests = append(n.digests, digest)
+		}
+		n.digests = append(n.digests, mix(digest, entryHash(e)))
 		if e.GetType() == pb.EntryNormal && len(e.GetData()) > 2 {
 			d := e.GetData()
 			n.kv[string(d[:1])] = string(d[2:])
@@ -304,8 +317,8 @@ func (c *cluster) ready(n *node) {
 		if c.bug == BugApplyUncommitted {
 			apply = rd.Entries
 		}
-		if c.sim.Guarding() && len(apply) > 0 && !c.allowApply(n, rd, apply) {
-			apply = nil // the store does not apply them
+		if c.sim.Guarding() {
+			apply = c.release(n, rd, apply)
 		}
 		n.apply(apply)
 		for _, m := range rd.Messages {
@@ -418,14 +431,36 @@ func name(id uint64) string {
 // from its disk, which holds what it had made durable before the step.
 // Its volatile state is lost: it comes back as a follower that knows no
 // leader, as after a restart. The store is the application's own state:
-// when applying entries would break a check, they are not applied, and
-// the store falls behind raft's applied index.
+// when applying entries would break a check, it holds them back, and
+// falls behind raft's applied index, until applying them passes (see
+// release). Applying the entries that follow instead would skip them.
 
 // allowStep reports whether the guard allows the state n reaches once it
 // has handled rd, the store left as it is.
 func (c *cluster) allowStep(n *node, rd raft.Ready) bool {
-	next := c.state(n, c.readyStatus(n, rd), n.readyTerms(rd), n.kvApplied, n.digest)
+	kvApplied, digest := n.applied(nil)
+	next := c.state(n, c.readyStatus(n, rd), n.readyTerms(rd), kvApplied, digest)
 	return c.sim.Allow(int(n.id-1), &next)
+}
+
+// release returns the entries n's store applies in a guarded run, with
+// n's Ready rd handled: those it held back and ents, which replace held
+// ones from their first index on, when the guard allows it to apply them
+// all; none otherwise, and it holds them back.
+func (c *cluster) release(n *node, rd raft.Ready, ents []*pb.Entry) []*pb.Entry {
+	if len(ents) > 0 {
+		first := ents[0].GetIndex()
+		keep := slices.IndexFunc(n.held, func(e *pb.Entry) bool { return e.GetIndex() >= first })
+		if keep >= 0 {
+			n.held = n.held[:keep]
+		}
+		n.held = append(n.held, ents...)
+	}
+	if len(n.held) == 0 || !c.allowApply(n, rd, n.held) {
+		return nil
+	}
+	ents, n.held = n.held, nil
+	return ents
 }
 
 // allowApply reports whether the guard allows the store to apply ents,
@@ -459,7 +494,8 @@ func (n *node) readyTerms(rd raft.Ready) []uint64 {
 
 func (c *cluster) State(i int) State {
 	n := c.nodes[i]
-	return c.state(n, n.rn.BasicStatus(), n.terms, n.kvApplied, n.digest)
+	kvApplied, digest := n.applied(nil)
+	return c.state(n, n.rn.BasicStatus(), n.terms, kvApplied, digest)
 }
 
 // state is the state n exposes with raft's status st, the terms of its
@@ -503,34 +539,18 @@ func roleName(s raft.StateType) string {
 func (c *cluster) Check() []string {
 	var failed []string
 	election, matching, sms := false, false, false
-	// State machine safety: what a node commits or applies at an index is
-	// what was first committed there.
+	// State machine safety: what a node commits or its store applies up
+	// to an index is what was first committed up to there.
 	for _, a := range c.nodes {
 		if a.rn == nil {
 			continue
 		}
-		for j := a.checked + 1; j <= a.rn.BasicStatus().GetCommit() && j < uint64(len(a.ents)); j++ {
-			for uint64(len(c.committed)) <= j {
-				c.committed = append(c.committed, 0)
-			}
-			if c.committed[j] != 0 && c.committed[j] != a.ents[j] {
-				sms = true
-			}
-			c.committed[j] = a.ents[j]
-			a.checked = j
+		m := min(a.rn.BasicStatus().GetCommit(), uint64(len(a.chain)-1))
+		for j := uint64(len(c.chain)); j <= m; j++ {
+			c.chain = append(c.chain, mix(c.chain[j-1], a.ents[j]))
+			c.digests = append(c.digests, mix(c.digests[j-1], a.ents[j]))
 		}
-		k := 0
-		for _, p := range a.pending {
-			switch {
-			case p.index >= uint64(len(c.committed)) || c.committed[p.index] == 0:
-				a.pending[k] = p
-				k++
-			case c.committed[p.index] != p.hash:
-				a.bad = true
-			}
-		}
-		a.pending = a.pending[:k]
-		sms = sms || a.bad
+		sms = sms || a.chain[m] != c.chain[m] || !agree(a.digests, c.digests)
 	}
 	for i, a := range c.nodes {
 		if a.rn == nil {
@@ -560,9 +580,9 @@ func (c *cluster) Check() []string {
 					break
 				}
 			}
-			if m := min(sa.GetCommit(), sb.GetCommit(), uint64(len(a.chain)-1), uint64(len(b.chain)-1)); a.chain[m] != b.chain[m] {
-				sms = true
-			}
+			// Two stores that applied different entries: at most one
+			// of them can be committed, whether or not it is known yet.
+			sms = sms || !agree(a.digests, b.digests)
 		}
 	}
 	if election {
@@ -575,6 +595,14 @@ func (c *cluster) Check() []string {
 		failed = append(failed, "state-machine-safety")
 	}
 	return failed
+}
+
+// agree reports whether two stores, or a store and the committed entries,
+// have applied the same entries up to the lesser of their applied indexes
+// (see node.digests).
+func agree(a, b []uint64) bool {
+	i := min(len(a), len(b)) - 1
+	return a[i] == b[i]
 }
 
 // quiet is a raft.Logger that drops everything; raft's panics still panic.
