@@ -3,6 +3,7 @@ package planted
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -177,5 +178,84 @@ func TestLogSystems(t *testing.T) {
 	if controls == 0 || controls > len(seeds)/3 || small == 0 || once == 0 || many == 0 || aftermath == 0 || legit == 0 {
 		t.Errorf("in %d systems: %d controls, %d of 3 or 4 nodes; planted bugs striking once %d, 5 times or more %d, with aftermath %d, failing legitimately too %d",
 			len(seeds), controls, small, once, many, aftermath, legit)
+	}
+}
+
+// TestSimIsSound checks the replicated log's simulator at the smallest
+// sizes and beyond, both ways leaders fail: at most one leader per term,
+// each elected by a majority of the voting members, no node's term going
+// back, and every commit index, when the leader moves to it, held by a
+// majority of the voting members, whose quorum is smallest at 3 nodes, or
+// at 2 while one of 3 is moved out.
+func TestSimIsSound(t *testing.T) {
+	for _, nodes := range []int{3, 4, 5, 8} {
+		for _, partition := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%d nodes, partition %v", nodes, partition), func(t *testing.T) {
+				rng := rand.New(rand.NewPCG(uint64(nodes), 1))
+				p := params{nodes: nodes, steps: 20000, partition: partition, maxDelay: 3, busy: 0.3, firstTerm: 1}
+				if nodes >= 6 {
+					p.learners = 1
+				}
+				p.episodes = plan(rng, p.steps, true)
+				s := newSim(rng, p)
+				s.run()
+				checkSim(t, s)
+			})
+		}
+	}
+}
+
+func checkSim(t *testing.T, s *sim) {
+	t.Helper()
+	leaders := map[int64]int{} // term → its leader
+	terms := make([]int64, s.p.nodes)
+	commits := 0
+	for step, row := range s.hist {
+		for i, st := range row {
+			if st == nil {
+				continue
+			}
+			if st.term < terms[i] {
+				t.Fatalf("step %d: node %d from term %d back to %d", step, i, terms[i], st.term)
+			}
+			terms[i] = st.term
+			if st.role != roleLeader {
+				continue
+			}
+			if l, ok := leaders[st.term]; ok && l != i {
+				t.Fatalf("step %d: nodes %d and %d both lead term %d", step, l, i, st.term)
+			}
+			leaders[st.term] = i
+			voters := func() int {
+				n := 0
+				for _, m := range st.members {
+					if m == 0 || m > s.p.learners {
+						n++
+					}
+				}
+				return n
+			}
+			// The vote that makes a candidate the leader arrives in the
+			// step it wins: the others are in its state before.
+			if prev := s.hist[max(step-1, 0)][i]; prev != nil && prev.role == roleCandidate && 2*(len(prev.acked)+2) <= voters() {
+				t.Fatalf("step %d: node %d leads term %d with %d votes of %d voters", step, i, st.term, len(prev.acked)+2, voters())
+			}
+			if step == 0 || s.hist[step-1][i] == nil || s.hist[step-1][i].commit >= st.commit {
+				continue
+			}
+			commits++
+			holding := 0
+			for _, m := range st.members {
+				if (m == 0 || m > s.p.learners) && row[m] != nil && row[m].last >= st.commit {
+					holding++
+				}
+			}
+			if 2*holding <= voters() {
+				t.Fatalf("step %d: leader %d commits %d, which %d of %d voters hold", step, i, st.commit, holding, voters())
+			}
+		}
+	}
+	if len(leaders) < 5 || commits < 100 {
+		t.Errorf("%d terms with a leader, %d commits: the run hardly moved", len(leaders), commits)
 	}
 }
