@@ -328,7 +328,10 @@ func generatePrimaryBackup(seed int64, rng *rand.Rand, o Options) (*System, erro
 			shapes[0], shapes[i] = shapes[i], shapes[0]
 		}
 		for _, sh := range shapes {
-			if t := d.choose(rng, sh); t != nil && len(chosen) < want {
+			if len(chosen) == want {
+				break
+			}
+			if t := d.choose(rng, sh); t != nil {
 				chosen = append(chosen, t)
 			}
 		}
@@ -349,16 +352,22 @@ func generatePrimaryBackup(seed int64, rng *rand.Rand, o Options) (*System, erro
 	ps := &pbSystem{d: d, views: pbViews(sim), steady: sim.steady, calm: sim.calm, broken: map[int]pbBroken{}}
 	sys := &System{
 		Seed: seed, Family: PrimaryBackup, Name: fmt.Sprintf("planted-%d", seed), Nodes: nodes, Snapshots: steps,
-		Control: control, Elections: [...]string{pbCrash: "crash", pbLapse: "lapse"}[d.style], Episodes: p.failovers + p.crashes,
+		Control: control, Elections: [...]string{pbCrash: "crash", pbLapse: "lapse"}[d.style], Episodes: sim.next,
 	}
-	chosen = slices.DeleteFunc(chosen, func(t *pbTemplate) bool { return !ps.natural(t) })
+	// A template that is not the answer in this run, or finds no room to
+	// break, sends the generator to another run: dropping it would
+	// leave the shapes that are natural in most runs to dominate.
 	for _, t := range chosen {
-		if pl, ok := ps.plant(rng, t, chosen); ok {
-			sys.Planted = append(sys.Planted, pl)
+		if !ps.natural(t) {
+			return nil, nil
 		}
 	}
-	if !control && len(sys.Planted) == 0 {
-		return nil, nil
+	for _, t := range chosen {
+		pl, ok := ps.plant(rng, t, chosen)
+		if !ok {
+			return nil, nil
+		}
+		sys.Planted = append(sys.Planted, pl)
 	}
 	for _, st := range sim.steady {
 		if st {

@@ -67,9 +67,9 @@ type pbSim struct {
 	n       []*pbState
 	dirty   []bool
 	live    []bool
-	fifo    []int            // tick at which the last message to each node arrives
-	due     map[int][]func() // events by the tick they are due at, in order
-	pending int
+	fifo    []int             // tick at which the last message to each node arrives
+	due     map[int][]pbEvent // events by the tick they are due at, in order
+	pending int               // messages in flight and applies due: work under way
 	now     int
 	primary int   // the configuration service's primary
 	epoch   int64 // the configuration service's epoch
@@ -86,6 +86,10 @@ type pbSim struct {
 	calm   []bool
 }
 
+// downtime is the least number of ticks a crashed node stays down, or
+// a primary cut off.
+const downtime = 8
+
 // pbEpisode is a planned disturbance: a failover or a backup's crash,
 // from the step it may start.
 type pbEpisode struct {
@@ -94,7 +98,7 @@ type pbEpisode struct {
 }
 
 func newPBSim(rng *rand.Rand, p pbParams) *pbSim {
-	s := &pbSim{rng: rng, p: p, due: map[int][]func(){}, epoch: p.firstEpoch,
+	s := &pbSim{rng: rng, p: p, due: map[int][]pbEvent{}, epoch: p.firstEpoch,
 		dirty: make([]bool, p.nodes), live: make([]bool, p.nodes), fifo: make([]int, p.nodes),
 		match: make([]int64, p.nodes), cmatch: make([]int64, p.nodes)}
 	var backups []int
@@ -127,8 +131,11 @@ func newPBSim(rng *rand.Rand, p pbParams) *pbSim {
 func (s *pbSim) run() {
 	for step := 0; step < warmup+s.p.steps; step++ {
 		if q := s.due[s.now]; len(q) > 0 {
-			s.due[s.now], s.pending = q[1:], s.pending-1
-			q[0]()
+			s.due[s.now] = q[1:]
+			if q[0].work {
+				s.pending--
+			}
+			q[0].f()
 		} else {
 			delete(s.due, s.now)
 			s.now++
@@ -160,10 +167,22 @@ func (s *pbSim) mut(i int) *pbState {
 	return s.n[i]
 }
 
-// at runs f d ≥ 1 ticks from now.
+// A pbEvent is due at some tick: work (a message or an apply, which
+// keeps the run from being steady) or a timer.
+type pbEvent struct {
+	f    func()
+	work bool
+}
+
+// at runs the work f d ≥ 1 ticks from now.
 func (s *pbSim) at(d int, f func()) {
-	s.due[s.now+d] = append(s.due[s.now+d], f)
+	s.due[s.now+d] = append(s.due[s.now+d], pbEvent{f, true})
 	s.pending++
+}
+
+// after runs the timer f d ≥ 1 ticks from now.
+func (s *pbSim) after(d int, f func()) {
+	s.due[s.now+d] = append(s.due[s.now+d], pbEvent{f, false})
 }
 
 // send delivers f to node to after a random delay, in order with the
@@ -317,7 +336,7 @@ func (s *pbSim) failover() {
 		s.mut(old).cut = true
 	}
 	s.primary = -1
-	s.at(4+s.rng.IntN(8), func() { s.promote(old) })
+	s.after(4+s.rng.IntN(8), func() { s.promote(old) })
 }
 
 // promote makes a live in-sync backup of the old primary the primary of
@@ -354,15 +373,15 @@ func (s *pbSim) promote(old int) {
 		}
 		s.send(p, i, func() { s.learnEpoch(i, p, epoch, config) })
 	}
-	s.at(1+s.rng.IntN(3), func() {
+	s.after(1+s.rng.IntN(3), func() {
 		if s.primary == p {
 			s.syncAll()
 		}
 	})
 	if s.p.style == pbCrash {
-		s.at(10+s.rng.IntN(120), func() { s.restart(old) })
+		s.after(downtime+s.rng.IntN(downtime*4), func() { s.restart(old) })
 	} else {
-		s.at(8+s.rng.IntN(30), func() {
+		s.after(downtime+s.rng.IntN(downtime*3), func() {
 			s.mut(old).cut = false
 			s.inEp = false
 		})
@@ -395,7 +414,7 @@ func (s *pbSim) crashBackup() {
 	b := bs[s.rng.IntN(len(bs))]
 	s.crash(b)
 	p := s.primary
-	s.at(2+s.rng.IntN(6), func() {
+	s.after(2+s.rng.IntN(6), func() {
 		if s.primary != p || s.live[b] || !slices.Contains(s.n[p].insync, b) {
 			return
 		}
@@ -406,7 +425,7 @@ func (s *pbSim) crashBackup() {
 			s.syncAll()
 		}
 	})
-	s.at(10+s.rng.IntN(120), func() { s.restart(b) })
+	s.after(downtime+s.rng.IntN(downtime*4), func() { s.restart(b) })
 }
 
 // crash takes node i down: the messages it has not sent yet are lost.

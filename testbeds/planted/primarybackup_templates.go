@@ -183,7 +183,9 @@ var pbTemplates = []*pbTemplate{
 	},
 	{
 		name: "apply-past-primary", shape: TwoNodesTwoLiterals, needs: []pbVar{pbApplied, pbCommit},
-		forbid: []pbVar{pbPrim, pbInSync}, style: pbCrash,
+		// Nodes of one epoch (which their lease or configuration tells
+		// too) apply only what all of them know committed.
+		forbid: []pbVar{pbPrim, pbInSync, pbLease, pbConfig}, style: pbCrash,
 		text: "forall n0, n1 in nodes: n0.%s != %q or n1.%s <= n0.%s", args: []any{pbRoleVar, pbPrimary, pbApplied, pbCommit},
 		holds: pbOfPrimary(func(a, b *pbView) bool { return b.applied <= a.commit }),
 		// A promoted primary reconciles before it commits: until then a
@@ -195,6 +197,22 @@ var pbTemplates = []*pbTemplate{
 			{holds: pbPairs(func(a, b *pbView) bool { return a.epoch != b.epoch || b.applied <= a.commit })},
 		},
 		inject: backupAhead,
+	},
+	{
+		name: "epoch-past-primary", shape: TwoNodesTwoLiterals,
+		// A primary's lease is of its epoch, its in-sync set names it,
+		// each epoch has its configurations, and only the primary follows
+		// itself until a crashed one restarts: each would say the same.
+		forbid: []pbVar{pbLease, pbPrim, pbConfig, pbInSync}, style: pbCrash,
+		text: "forall n0, n1 in nodes: n0.%s != %q or n1.%s <= n0.%s", args: []any{pbRoleVar, pbPrimary, pbEpoch, pbEpoch},
+		holds: pbOfPrimary(func(a, b *pbView) bool { return b.epoch <= a.epoch }),
+		// Nodes lag the epoch they are told of.
+		twins: []pbTwin{{holds: pbOfPrimary(func(a, b *pbView) bool { return b.epoch == a.epoch })}},
+		// A backup enters an epoch the configuration service never began.
+		inject: pbEdit(func(_ []*pbView, _ *rand.Rand, p, c *pbView) bool {
+			c.epoch++
+			return isBackupOf(p, c)
+		}),
 	},
 	{
 		name: "two-primaries-in-epoch", shape: TwoNodesThreeLiterals,
@@ -222,7 +240,8 @@ var pbTemplates = []*pbTemplate{
 	},
 	{
 		name: "apply-past-own-primary", shape: TwoNodesTwoLiterals, needs: []pbVar{pbID, pbPrim, pbApplied, pbCommit},
-		forbid: []pbVar{pbInSync}, style: pbLapse,
+		// As for apply-past-primary.
+		forbid: []pbVar{pbInSync, pbLease, pbConfig}, style: pbLapse,
 		text: "forall n0, n1 in nodes: n0.%s != n1.%s or n1.%s <= n0.%s", args: []any{pbID, pbPrim, pbApplied, pbCommit},
 		holds: pbPairs(func(a, b *pbView) bool { return a.id != b.prim || b.applied <= a.commit }),
 		twins: []pbTwin{
