@@ -103,6 +103,7 @@ func newRootCmd() *cobra.Command {
 		newSpecCmd(),
 		newGenerateCmd(nil),
 		newInferCmd(nil),
+		newExplainCmd(nil),
 		newMergeCmd(nil),
 		newReportCmd(nil),
 		newPromoteCmd(nil),

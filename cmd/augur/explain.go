@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/augur-dev/augur/evaluator"
+	"github.com/augur-dev/augur/internal/cliflag"
+	"github.com/augur-dev/augur/internal/progress"
+	"github.com/augur-dev/augur/pipeline"
+)
+
+// explainOptions are augur explain's arguments and flags.
+type explainOptions struct {
+	spec, trace, property string
+	format                string
+	evaluator             string
+	quiet                 bool
+	po                    pipeline.Options // but Evaluator and Progress
+
+	stdout, stderr io.Writer
+}
+
+// newExplainCmd returns augur explain; runF, if not nil, runs instead of
+// runExplain, for tests of the flags.
+func newExplainCmd(runF func(*explainOptions) error) *cobra.Command {
+	o := &explainOptions{}
+	cmd := &cobra.Command{
+		Use:   "explain SPEC TRACE PROPERTY",
+		Short: "Say why a property is where it is in the report, or absent",
+		Args:  cobra.ExactArgs(3),
+		RunE: runE(o, runF, runExplain, func(cmd *cobra.Command, args []string) {
+			o.spec, o.trace, o.property = args[0], args[1], args[2]
+			o.stdout, o.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
+		}),
+	}
+	f, po := cmd.Flags(), &o.po
+	f.StringVar(&o.format, "format", "text", "output format: text or json")
+	cliflag.IntP(f, &po.Top, "top", "", 0, 0, "entries per list of the report the rank is in (default: the spec's report.size)")
+	f.StringVar(&o.evaluator, "evaluator", "fast", "evaluator: fast or reference")
+	cliflag.Workers(f, &po.Workers)
+	f.BoolVar(&po.NoFilter, "no-filter", false, "evaluate every property on every snapshot (no pruning)")
+	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress on stderr")
+	f.StringVar(&po.Baseline, "baseline", "", "a trace of a run believed good, as for augur infer")
+	f.StringVar(&po.OnlyTag, "only-tag", "", "evaluate only the snapshots carrying this tag, as for augur infer")
+	return cmd
+}
+
+// runExplain writes the explanation of o.property in the report of
+// o.spec over o.trace.
+func runExplain(ctx context.Context, o *explainOptions) error {
+	if o.format != "text" && o.format != "json" {
+		return fmt.Errorf("unknown format %q (want text or json)", o.format)
+	}
+	kind, err := evaluator.ParseKind(o.evaluator)
+	if err != nil {
+		return err
+	}
+	po := o.po
+	po.Evaluator = kind
+	if !o.quiet {
+		po.Progress = progress.New(o.stderr)
+	}
+	x, err := pipeline.Explain(ctx, o.spec, o.trace, o.property, po)
+	if err != nil {
+		return err
+	}
+	if o.format == "json" {
+		return x.WriteJSON(o.stdout)
+	}
+	return x.WriteText(o.stdout)
+}

@@ -1,0 +1,837 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/augur-dev/augur/evaluator"
+	"github.com/augur-dev/augur/filter"
+	"github.com/augur-dev/augur/generator"
+	"github.com/augur-dev/augur/grammar"
+	"github.com/augur-dev/augur/reporter"
+	"github.com/augur-dev/augur/specs"
+)
+
+// An Explanation says why a property is where it is in the report of a
+// spec over a trace, or absent from it: whether the spec generates it,
+// its evaluation, the filter, the or-effect tests, its anomaly and its
+// rank. It is what augur explain prints; its JSON field names are
+// stable, like the report's.
+type Explanation struct {
+	Property string `json:"property"` // canonical text of the property asked about
+	ID       string `json:"id"`
+	// Generated says that the pool holds the property, as GeneratedAs
+	// when that differs from Property: the same property up to the
+	// naming of its node variables, or written with the other value of
+	// a two-valued enum.
+	Generated    bool   `json:"generated"`
+	GeneratedAs  string `json:"generated_as,omitempty"`
+	NotGenerated string `json:"not_generated,omitempty"` // why the pool lacks it
+	// Evaluation is its evaluation over the trace, in the run when it
+	// was generated, or alone; nil when it is no property over the spec.
+	Evaluation *Evaluation `json:"evaluation,omitempty"`
+	// NotCandidate says why it is no candidate of the report (pruned by
+	// the filter, too little support, holding rate too low); "" when it
+	// is one.
+	NotCandidate string `json:"not_candidate,omitempty"`
+	// OrEffectTests are the or-effect tests made of it, a candidate;
+	// OrEffectDropped says that they dropped it.
+	OrEffectTests   []reporter.OrEffectTest `json:"or_effect_tests,omitempty"`
+	OrEffectDropped bool                    `json:"or_effect_dropped,omitempty"`
+	// ExplainedBy lists the longer properties whose other literals hold
+	// where it fails, far beyond chance.
+	ExplainedBy []string `json:"explained_by,omitempty"`
+	// Anomaly is the anomaly it joined, an almost-invariant not dropped.
+	Anomaly *Anomaly `json:"anomaly,omitempty"`
+	// Order is its anomaly's place among all Anomalies, ranked: its rank
+	// under augur infer --all; 0 when it has none.
+	Order     int `json:"order,omitempty"`
+	Anomalies int `json:"anomalies"`
+	// Rank is the rank at which the report lists it, or its anomaly, in
+	// List ("almost_invariants" or "invariants"); 0 when it is not
+	// listed, and LeftOut says which rule left it out.
+	Rank    int    `json:"rank"`
+	List    string `json:"list,omitempty"`
+	LeftOut string `json:"left_out,omitempty"`
+	// Verdict sums it up in a sentence.
+	Verdict string `json:"verdict"`
+}
+
+// Evaluation is a property's evaluation over the trace.
+type Evaluation struct {
+	HoldingRate        float64          `json:"holding_rate"`
+	TemporalRate       float64          `json:"temporal_rate"`
+	Violations         int64            `json:"violations"`
+	Bindings           int64            `json:"bindings"`
+	Support            int64            `json:"support"`
+	ViolatingSnapshots int64            `json:"violating_snapshots"`
+	ViolatingTags      map[string]int64 `json:"violating_tags,omitempty"`
+	// ViolationEvents and Score are a candidate's (reporter.Entry).
+	ViolationEvents int64   `json:"violation_events,omitempty"`
+	Score           float64 `json:"score,omitempty"`
+	// Pruned says that the filter dropped it after PrunedAfter
+	// snapshots: the counts stop there.
+	Pruned      bool  `json:"pruned"`
+	PrunedAfter int64 `json:"pruned_after,omitempty"`
+	// Moments are its first violating snapshots, Witnesses the first
+	// violating bindings.
+	Moments   []uint64            `json:"moments"`
+	Witnesses []evaluator.Witness `json:"witnesses"`
+	Warnings  []string            `json:"warnings,omitempty"`
+}
+
+// Anomaly is the anomaly a property joined.
+type Anomaly struct {
+	Representative string `json:"representative"`
+	ID             string `json:"id"`
+	// Role is "representative", "equivalent" or "also fails here".
+	Role string `json:"role"`
+}
+
+// Explain tells where the property propertyText stands in the report of
+// the spec at specPath over the trace at tracePath, run with options o
+// as Infer runs: it finds the property in the pool up to canonical form,
+// the naming of node variables and the value of a two-valued enum
+// (forms), and records its fate through the run. A property the pool
+// lacks is evaluated alone, when it is one over the spec, and the
+// explanation says why it was not generated. The error is the
+// property's parse error or a failure of the run.
+func Explain(ctx context.Context, specPath, tracePath, propertyText string, o Options) (*Explanation, error) {
+	prop, err := grammar.Parse(propertyText)
+	if err != nil {
+		return nil, err
+	}
+	p, err := Open(specPath, tracePath)
+	if err != nil {
+		return nil, err
+	}
+	defer p.Close()
+	x := &Explanation{Property: prop.Text(), ID: prop.ID()}
+	i := p.find(prop)
+	if i < 0 {
+		return x, p.explainAbsent(ctx, x, prop, o)
+	}
+	x.Generated = true
+	if text := p.Program.Props[i].Text; text != x.Property {
+		x.GeneratedAs = text
+	}
+	opts := passOptions(o)
+	opts.FullMoments = reporter.DefaultThresholds.FullMoments
+	if !o.NoFilter {
+		opts.Pruner = filter.New(p.Spec.Filter)
+	}
+	res, err := p.Evaluate(ctx, opts, "evaluating", o.Progress)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := p.report(ctx, res, o, []int{i})
+	if err != nil {
+		return nil, err
+	}
+	x.fate(rep.Fates[0], rep.Candidates.Anomalies)
+	return x, nil
+}
+
+// fate fills in x from f, the fate of its property in a report of n
+// anomalies.
+func (x *Explanation) fate(f *reporter.Fate, n int) {
+	x.Evaluation = evaluationOf(f.Stats, f.Entry)
+	x.NotCandidate = f.NotCandidate
+	x.OrEffectTests, x.OrEffectDropped = f.OrEffect, f.OrEffectDropped
+	x.Anomalies, x.Order, x.Rank, x.LeftOut = n, f.Order, f.Rank, f.LeftOut
+	if f.Entry != nil {
+		x.ExplainedBy = f.Entry.ExplainedBy
+		x.List = "almost_invariants"
+		if f.Entry.Violations == 0 {
+			x.List = "invariants"
+		}
+	}
+	if f.Anomaly != nil {
+		x.Anomaly = &Anomaly{Representative: f.Anomaly.Text, ID: f.Anomaly.ID, Role: f.Role}
+	}
+	switch {
+	case x.Rank == 0:
+		x.Verdict = "not listed: " + x.LeftOut
+	case x.Anomaly != nil && x.Anomaly.Role != "representative":
+		x.Verdict = fmt.Sprintf("listed at rank %d, as %s of %s", x.Rank, roleText(x.Anomaly.Role), x.Anomaly.Representative)
+	case x.List == "invariants":
+		x.Verdict = fmt.Sprintf("listed at rank %d of the invariants", x.Rank)
+	default:
+		x.Verdict = fmt.Sprintf("listed at rank %d", x.Rank)
+	}
+}
+
+// roleText phrases a role under a representative.
+func roleText(role string) string {
+	if role == "equivalent" {
+		return "an equivalent"
+	}
+	return "one that also fails at the moments"
+}
+
+// evaluationOf returns the evaluation of a property from its stats and,
+// for a candidate, its entry, whose rates are rounded as reported.
+func evaluationOf(st *evaluator.Stats, e *reporter.Entry) *Evaluation {
+	ev := &Evaluation{
+		HoldingRate:        evaluator.RoundRate(st.HoldingRate()),
+		TemporalRate:       st.TemporalRate(),
+		Violations:         st.Violations,
+		Bindings:           st.Bindings,
+		Support:            st.Support,
+		ViolatingSnapshots: st.ViolatingSnapshots,
+		ViolatingTags:      st.Tags,
+		Pruned:             st.Pruned,
+		PrunedAfter:        st.PrunedAfter,
+		Moments:            st.Moments,
+		Witnesses:          st.Witnesses,
+	}
+	if e != nil {
+		ev.HoldingRate, ev.ViolationEvents, ev.Score = e.HoldingRate, e.ViolationEvents, e.Score
+		ev.Witnesses, ev.Warnings = e.Witnesses, e.Warnings
+	}
+	if ev.Moments == nil {
+		ev.Moments = []uint64{}
+	}
+	if ev.Witnesses == nil {
+		ev.Witnesses = []evaluator.Witness{}
+	}
+	return ev
+}
+
+// find returns the index in p's pool of the property equal to prop up
+// to canonical form, the naming of its node variables and the value of
+// two-valued enums, or -1. The generator keeps one form of each such
+// class (generator doc: node symmetry, enums of two values), so at most
+// one matches.
+func (p *Pipeline) find(prop *grammar.Property) int {
+	index := make(map[string]int, len(p.Program.Props))
+	for i, pr := range p.Program.Props {
+		index[pr.Text] = i
+	}
+	for _, text := range forms(p.Spec, prop) {
+		if i, ok := index[text]; ok {
+			return i
+		}
+	}
+	return -1
+}
+
+// forms returns the canonical texts of the properties equivalent to prop
+// that the generator may have kept instead: each renaming of the
+// variables of its node quantifiers, with each literal x == a or x != a
+// over an enum of two values also written with the other value.
+func forms(spec *specs.Spec, prop *grammar.Property) []string {
+	c := grammar.Canonical(prop)
+	var flips []int // literals over a two-valued enum
+	for i, l := range c.Matrix {
+		if _, ok := enumFlip(spec, c, l); ok {
+			flips = append(flips, i)
+		}
+	}
+	seen := map[string]bool{}
+	var texts []string
+	for mask := range 1 << len(flips) {
+		q := &grammar.Property{Quants: make([]*grammar.Quantifier, len(c.Quants)), Matrix: slices.Clone(c.Matrix)}
+		for k, i := range flips {
+			if mask&(1<<k) != 0 {
+				q.Matrix[i], _ = enumFlip(spec, c, c.Matrix[i])
+			}
+		}
+		for i, qu := range c.Quants {
+			cq := *qu
+			cq.Vars = slices.Clone(qu.Vars)
+			q.Quants[i] = &cq
+		}
+		renamings(q, 0, func() {
+			if text := q.Text(); !seen[text] {
+				seen[text] = true
+				texts = append(texts, text)
+			}
+		})
+	}
+	return texts
+}
+
+// renamings calls f with the variables of each node quantifier of q from
+// the i-th on in each of their orders, in place, and leaves them as
+// they were: since Text numbers variables in prefix order, each order
+// is a renaming.
+func renamings(q *grammar.Property, i int, f func()) {
+	if i == len(q.Quants) {
+		f()
+		return
+	}
+	vs := q.Quants[i].Vars
+	if q.Quants[i].Domain != nil || len(vs) < 2 {
+		renamings(q, i+1, f)
+		return
+	}
+	var perm func(k int)
+	perm = func(k int) {
+		if k == len(vs) {
+			renamings(q, i+1, f)
+			return
+		}
+		for j := k; j < len(vs); j++ {
+			vs[k], vs[j] = vs[j], vs[k]
+			perm(k + 1)
+			vs[k], vs[j] = vs[j], vs[k]
+		}
+	}
+	perm(0)
+}
+
+// enumFlip returns, for a literal x == a or x != a of prop where x is an
+// enum of the two values a and b, the literal x != b or x == b, the same
+// on non-null values; false for any other literal.
+func enumFlip(spec *specs.Spec, prop *grammar.Property, l *grammar.Literal) (*grammar.Literal, bool) {
+	cmp, ok := l.Atom.(*grammar.Compare)
+	if !ok || l.Neg || cmp.Op != grammar.OpEq && cmp.Op != grammar.OpNe {
+		return nil, false
+	}
+	x, xok := cmp.X.(*grammar.Path)
+	c, cok := cmp.Y.(*grammar.Const)
+	if !xok || !cok || c.Kind != grammar.ConstString {
+		return nil, false
+	}
+	t := pathType(spec, prop, x)
+	if t == nil || t.Kind != specs.String {
+		return nil, false
+	}
+	vals := slices.Compact(slices.Sorted(slices.Values(t.Enum)))
+	if len(vals) != 2 || !slices.Contains(vals, c.Str) {
+		return nil, false
+	}
+	other := vals[0]
+	if other == c.Str {
+		other = vals[1]
+	}
+	op := grammar.OpEq
+	if cmp.Op == grammar.OpEq {
+		op = grammar.OpNe
+	}
+	return &grammar.Literal{Atom: &grammar.Compare{Op: op, X: x, Y: &grammar.Const{Kind: grammar.ConstString, Str: other}}}, true
+}
+
+// pathType returns the type of the path x of prop, or nil when the spec
+// does not type it: a node variable's path starts with a variable of the
+// spec, an iterator's with an element of its domain, and the fields
+// after that select struct fields.
+func pathType(spec *specs.Spec, prop *grammar.Property, x *grammar.Path) *specs.Type {
+	fields := x.Fields
+	var t *specs.Type
+	for _, q := range prop.Quants {
+		if !slices.Contains(q.Vars, x.Var) {
+			continue
+		}
+		if q.Domain != nil {
+			d := pathType(spec, prop, q.Domain)
+			if d == nil || !d.Container() {
+				return nil
+			}
+			t = d.Elem
+			if d.Kind == specs.Map {
+				t = d.Key
+			}
+		} else if len(fields) > 0 {
+			t, _ = spec.Lookup(fields[0])
+			fields = fields[1:]
+		}
+	}
+	for _, name := range fields {
+		if t == nil {
+			return nil
+		}
+		i := slices.IndexFunc(t.Fields, func(f specs.Field) bool { return f.Name == name })
+		if i < 0 {
+			return nil
+		}
+		t = t.Fields[i].Type
+	}
+	return t
+}
+
+// explainAbsent fills in x for prop, a property the pool lacks: why, and
+// its evaluation alone over the trace when it is a property over the
+// spec.
+func (p *Pipeline) explainAbsent(ctx context.Context, x *Explanation, prop *grammar.Property, o Options) error {
+	prog, err := evaluator.Compile(p.Spec, []*grammar.Property{prop})
+	if err != nil {
+		x.NotGenerated = "it is no property over the spec: " + err.Error()
+		x.LeftOut = "not generated: " + x.NotGenerated
+		x.Verdict = x.LeftOut
+		return nil
+	}
+	consts, err := generator.MineConstants(p.Trace, p.Spec)
+	if err != nil {
+		return err
+	}
+	x.NotGenerated, err = whyNotGenerated(p.Spec, consts, prog.Props[0].Property)
+	if err != nil {
+		return err
+	}
+	x.LeftOut = "not generated: " + x.NotGenerated
+	opts := passOptions(o)
+	if !o.NoFilter {
+		opts.Pruner = filter.New(p.Spec.Filter)
+	}
+	res, err := run(ctx, p.Trace, prog, opts, "evaluating the property alone", o.Progress)
+	if err != nil {
+		return err
+	}
+	st := &res.Stats[0]
+	ropts := reporter.OptionsFrom(p.Spec)
+	x.Evaluation = evaluationOf(st, nil)
+	x.NotCandidate = reporter.NotCandidate(st, ropts.HoldRatio, ropts.MinSupport)
+	if x.NotCandidate == "" {
+		x.Verdict = x.LeftOut + "; evaluated alone, it would be a candidate"
+	} else {
+		x.Verdict = x.LeftOut + "; evaluated alone, it would not be a candidate: " + x.NotCandidate
+	}
+	return nil
+}
+
+// uncappedLimit bounds the properties whyNotGenerated generates again
+// without the cap, to tell a capped property from a dropped one.
+const uncappedLimit = 1 << 18
+
+// whyNotGenerated says why the pool of spec, with the constants consts,
+// lacks prop, a canonical property over the spec: the first rule of
+// generation (generator doc) it breaks, or else that its class was
+// capped or that the generator dropped it as redundant.
+func whyNotGenerated(spec *specs.Spec, consts generator.Constants, prop *grammar.Property) (string, error) {
+	if why := outsideLimits(spec, prop); why != "" {
+		return why, nil
+	}
+	if why := unusedVariable(prop); why != "" {
+		return why, nil
+	}
+	if why := unminedConstant(spec, consts, prop); why != "" {
+		return why, nil
+	}
+	if why := trivialLiterals(prop); why != "" {
+		return why, nil
+	}
+	pool, err := generator.Generate(spec, consts)
+	if err != nil {
+		return "", err
+	}
+	class := generator.Class{Nodes: len(prop.NodeVars()), Iters: len(prop.IterVars()), Literals: len(prop.Matrix)}
+	i := slices.IndexFunc(pool.Classes, func(cc generator.ClassCount) bool { return cc.Class == class })
+	dropped := fmt.Sprintf("within the limits, but dropped at generation: its literals are redundant on non-null values (one implies another, or together they are always true, or they equal a shorter disjunction), which the generator's decision procedure rules out (class %s)", class)
+	if i < 0 || pool.Classes[i].Generated == pool.Classes[i].Kept {
+		return dropped, nil
+	}
+	cc := pool.Classes[i]
+	capped := fmt.Sprintf("within the limits, but its class (%s) has %d properties, capped at generate.max_per_class = %d: it is not among the %d kept (those with the fewest set(x) literals, then the most focused)",
+		class, cc.Generated, spec.Generate.MaxPerClass, cc.Kept)
+	in, ok, err := inUncapped(spec, consts, prop, pool)
+	switch {
+	case err != nil:
+		return "", err
+	case !ok:
+		return capped + ", or dropped at generation as redundant", nil
+	case in:
+		return capped, nil
+	}
+	return dropped, nil
+}
+
+// inUncapped reports whether the pool of spec without the per-class cap
+// holds prop in one of its forms, generating the classes up to prop's again; ok is false
+// when those hold more than uncappedLimit properties, or are sampled.
+func inUncapped(spec *specs.Spec, consts generator.Constants, prop *grammar.Property, pool *generator.Pool) (in, ok bool, err error) {
+	nodes, lits := len(prop.NodeVars()), len(prop.Matrix)
+	total := 0
+	for _, cc := range pool.Classes {
+		if cc.Class.Nodes <= nodes && cc.Class.Literals <= lits {
+			if cc.Estimated {
+				return false, false, nil
+			}
+			total += cc.Generated
+		}
+	}
+	if total > uncappedLimit {
+		return false, false, nil
+	}
+	s := *spec
+	s.Generate.MaxNodes, s.Generate.MaxLiterals, s.Generate.MaxPerClass = nodes, lits, 0
+	all, err := generator.Generate(&s, consts)
+	if err != nil {
+		return false, false, fmt.Errorf("generating the pool without the cap: %w", err)
+	}
+	texts := forms(spec, prop)
+	return slices.ContainsFunc(all.Props, func(q *grammar.Property) bool { return slices.Contains(texts, q.Text()) }), true, nil
+}
+
+// outsideLimits says how prop exceeds the shapes generation builds: its
+// quantifiers, literals and iterators.
+func outsideLimits(spec *specs.Spec, prop *grammar.Property) string {
+	g := spec.Generate
+	for _, q := range prop.Quants {
+		if q.Kind == grammar.Exists {
+			return "it has an exists quantifier: generated properties quantify with forall only (exists is for hand-written checks)"
+		}
+	}
+	if n := len(prop.NodeVars()); n > g.MaxNodes {
+		return fmt.Sprintf("it has %d node variables, more than generate.max_nodes = %d", n, g.MaxNodes)
+	}
+	if n := len(prop.Matrix); n > g.MaxLiterals {
+		return fmt.Sprintf("it has %d literals, more than generate.max_literals = %d", n, g.MaxLiterals)
+	}
+	iters := prop.IterVars()
+	if len(iters) > generator.MaxIterators {
+		return fmt.Sprintf("it has %d iterators; generated properties have at most %d", len(iters), generator.MaxIterators)
+	}
+	nodes := prop.NodeVars()
+	for _, q := range prop.Quants {
+		if q.Domain == nil {
+			continue
+		}
+		d := q.Domain
+		if !slices.Contains(nodes, d.Var) || len(d.Fields) != 1 || !slices.Contains(g.Iterate, d.Fields[0]) {
+			return fmt.Sprintf("it iterates over %s, not a container variable of a node named in generate.iterate %v", d, g.Iterate)
+		}
+	}
+	return ""
+}
+
+// unusedVariable names a variable of prop's prefix that no literal uses
+// (a node variable may be used by an iterator's domain instead): such a
+// property belongs to a smaller scope.
+func unusedVariable(prop *grammar.Property) string {
+	used := map[string]bool{}
+	for x := range grammar.Paths(prop) {
+		used[x.Var] = true
+	}
+	for _, v := range append(prop.NodeVars(), prop.IterVars()...) {
+		if !used[v] {
+			return fmt.Sprintf("variable %s occurs in no literal: a generated property uses every variable of its prefix (with fewer variables it belongs to a smaller scope)", v)
+		}
+	}
+	return ""
+}
+
+// unminedConstant says why a constant of prop is none the generator
+// uses: constants appear only in x == c and x != c with x a node path,
+// and only those mined from the trace or declared by an enum.
+func unminedConstant(spec *specs.Spec, consts generator.Constants, prop *grammar.Property) string {
+	nodes := prop.NodeVars()
+	for _, l := range prop.Matrix {
+		cmp, ok := l.Atom.(*grammar.Compare)
+		if !ok {
+			if slices.ContainsFunc(atomOperands(l.Atom), isConst) {
+				return fmt.Sprintf("%s has a constant operand: constants appear only in x == c and x != c", l)
+			}
+			continue
+		}
+		c, ok := cmp.Y.(*grammar.Const)
+		if !ok {
+			if isConst(cmp.X) {
+				return fmt.Sprintf("%s has a constant operand: constants appear only in x == c and x != c", l)
+			}
+			continue
+		}
+		x, ok := cmp.X.(*grammar.Path)
+		switch {
+		case !ok:
+			return fmt.Sprintf("%s compares two constants", l)
+		case cmp.Op != grammar.OpEq && cmp.Op != grammar.OpNe:
+			return fmt.Sprintf("%s orders a path and a constant: constants appear only in x == c and x != c", l)
+		case !slices.Contains(nodes, x.Var):
+			return fmt.Sprintf("%s compares an iterator's path with a constant: constants are mined for node paths only", l)
+		case c.Kind == grammar.ConstBool:
+			return fmt.Sprintf("%s compares a bool with a constant: bool paths are generated as bare literals x and not x", l)
+		}
+		key := strings.Join(x.Fields, ".")
+		vals, mined := consts[key]
+		if t := pathType(spec, prop, x); t != nil && len(t.Enum) == 1 {
+			return fmt.Sprintf("%s is an enum of one value: it gets no constants", key)
+		}
+		if !mined {
+			return fmt.Sprintf("no constants of %s were mined: it takes more than generate.constants.max_distinct = %d distinct values in the trace", key, spec.Generate.Constants.MaxDistinct)
+		}
+		if !slices.ContainsFunc(vals, func(v any) bool { return constIs(c, v) }) {
+			return fmt.Sprintf("%s is not a constant of %s, whose constants are: %s", c, key, formatValues(vals))
+		}
+	}
+	return ""
+}
+
+// trivialLiterals says which literals of prop the generator never
+// builds or never combines: literals trivially true or false, the
+// negation of an order, a literal beside its own negation, two
+// comparisons of the same paths, and set(x) in a long disjunction.
+func trivialLiterals(prop *grammar.Property) string {
+	texts := make([]string, len(prop.Matrix))
+	for i, l := range prop.Matrix {
+		texts[i] = l.String()
+	}
+	pairs := map[string]string{} // compared paths → the literal comparing them
+	for i, l := range prop.Matrix {
+		switch a := l.Atom.(type) {
+		case *grammar.Compare:
+			x, y := a.X.String(), a.Y.String()
+			if x == y {
+				return fmt.Sprintf("%s compares a path with itself: trivially true or false", l)
+			}
+			if l.Neg && (a.Op == grammar.OpLt || a.Op == grammar.OpLe) {
+				other := &grammar.Compare{Op: grammar.OpLe, X: a.Y, Y: a.X}
+				if a.Op == grammar.OpLe {
+					other.Op = grammar.OpLt
+				}
+				return fmt.Sprintf("%s: the negation of an order is never generated; %s, the same on non-null values, is", l, other)
+			}
+			if isConst(a.Y) {
+				break
+			}
+			key := min(x, y) + " " + max(x, y)
+			if prev, ok := pairs[key]; ok {
+				return fmt.Sprintf("%s and %s compare the same two paths: their disjunction is a single comparison or always true", prev, l)
+			}
+			pairs[key] = texts[i]
+		case *grammar.Subset:
+			if a.X.String() == a.Y.String() {
+				return fmt.Sprintf("%s is trivially true", l)
+			}
+		case *grammar.IsSet:
+			if len(prop.Matrix) > generator.MaxSetLiterals {
+				return fmt.Sprintf("%s: set(x) literals appear only in disjunctions of at most %d literals", l, generator.MaxSetLiterals)
+			}
+		case *grammar.In, *grammar.Empty:
+			for _, q := range prop.Quants {
+				if q.Domain != nil && slices.ContainsFunc(atomOperands(a), func(x grammar.Operand) bool { return x.String() == q.Domain.String() }) {
+					return fmt.Sprintf("%s is trivially true or false under the iterator over %s", l, q.Domain)
+				}
+			}
+		case *grammar.Call:
+			args := make([]string, len(a.Args))
+			for k, x := range a.Args {
+				args[k] = x.String()
+			}
+			if len(slices.Compact(slices.Sorted(slices.Values(args)))) < len(args) {
+				return fmt.Sprintf("%s applies a predicate to the same path twice: predicates are generated on distinct paths", l)
+			}
+		}
+		if neg := negation(l); slices.Contains(texts, neg.String()) {
+			return fmt.Sprintf("%s and %s: a tautology (x or not x)", neg, l)
+		}
+	}
+	return ""
+}
+
+// negation returns the literal that is l's negation, as canonical text
+// prints it.
+func negation(l *grammar.Literal) *grammar.Literal {
+	if cmp, ok := l.Atom.(*grammar.Compare); ok && (cmp.Op == grammar.OpEq || cmp.Op == grammar.OpNe) {
+		op := grammar.OpEq
+		if cmp.Op == grammar.OpEq {
+			op = grammar.OpNe
+		}
+		return &grammar.Literal{Atom: &grammar.Compare{Op: op, X: cmp.X, Y: cmp.Y}}
+	}
+	return &grammar.Literal{Neg: !l.Neg, Atom: l.Atom}
+}
+
+// atomOperands returns the operands of a.
+func atomOperands(a grammar.Atom) []grammar.Operand {
+	switch a := a.(type) {
+	case *grammar.Compare:
+		return []grammar.Operand{a.X, a.Y}
+	case *grammar.In:
+		return []grammar.Operand{a.X, a.S}
+	case *grammar.Subset:
+		return []grammar.Operand{a.X, a.Y}
+	case *grammar.Empty:
+		return []grammar.Operand{a.S}
+	case *grammar.IsSet:
+		return []grammar.Operand{a.X}
+	case *grammar.Truth:
+		return []grammar.Operand{a.X}
+	case *grammar.Call:
+		return a.Args
+	}
+	return nil
+}
+
+func isConst(x grammar.Operand) bool {
+	_, ok := x.(*grammar.Const)
+	return ok
+}
+
+// constIs reports whether the constant c is the mined value v (bool,
+// int64, uint64 or string, as in generator.Constants).
+func constIs(c *grammar.Const, v any) bool {
+	switch v := v.(type) {
+	case string:
+		return c.Kind == grammar.ConstString && c.Str == v
+	case int64:
+		return c.Kind == grammar.ConstInt && c.Int == v
+	case uint64:
+		return c.Kind == grammar.ConstUint && c.Uint == v || c.Kind == grammar.ConstInt && c.Int >= 0 && uint64(c.Int) == v
+	case bool:
+		return c.Kind == grammar.ConstBool && c.Bool == v
+	}
+	return false
+}
+
+// formatValues prints mined constants as the property language writes
+// them.
+func formatValues(vals []any) string {
+	parts := make([]string, len(vals))
+	for i, v := range vals {
+		b, err := json.Marshal(v)
+		if err != nil {
+			b = []byte(fmt.Sprint(v))
+		}
+		parts[i] = string(b)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// WriteJSON writes x as indented JSON, properties as written.
+func (x *Explanation) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // properties hold < and <=
+	return enc.Encode(x)
+}
+
+// WriteText writes x for a terminal: the verdict, then each step, a
+// labelled line each.
+func (x *Explanation) WriteText(w io.Writer) error {
+	var b strings.Builder
+	label := func(l string) func(format string, args ...any) {
+		return func(format string, args ...any) {
+			fmt.Fprintf(&b, "%-11s %s\n", l, fmt.Sprintf(format, args...))
+		}
+	}
+	more := label("")
+	label("property")("%s", x.Property)
+	label("id")("%s", x.ID)
+	label("verdict")("%s", x.Verdict)
+	switch {
+	case x.GeneratedAs != "":
+		label("generated")("yes, as %s", x.GeneratedAs)
+	case x.Generated:
+		label("generated")("yes")
+	default:
+		label("generated")("no: %s", x.NotGenerated)
+	}
+	if ev := x.Evaluation; ev != nil {
+		l := "evaluation"
+		if !x.Generated {
+			l = "alone"
+		}
+		label(l)("holding rate %.5f, temporal rate %.5f, %d of %d bindings violated, support %d",
+			ev.HoldingRate, ev.TemporalRate, ev.Violations, ev.Bindings, ev.Support)
+		if ev.ViolatingSnapshots > 0 {
+			more("%s%s%s", count(ev.ViolatingSnapshots, "violating snapshot"), formatTags(ev.ViolatingTags), formatEvents(ev))
+			more("first violating snapshots: %s", formatMoments(ev.Moments))
+		}
+		for _, wit := range ev.Witnesses {
+			more("at %s", wit)
+		}
+		for _, warn := range ev.Warnings {
+			more("warning: %s", warn)
+		}
+		if ev.Pruned {
+			label("filter")("pruned after %d snapshots: the counts above stop there", ev.PrunedAfter)
+		} else {
+			label("filter")("kept")
+		}
+		if x.NotCandidate != "" {
+			label("candidate")("no: %s", x.NotCandidate)
+		} else {
+			label("candidate")("yes")
+		}
+	}
+	if len(x.OrEffectTests) > 0 {
+		verdict := "kept"
+		if x.OrEffectDropped {
+			verdict = "dropped"
+		}
+		label("or-effect")("%s by %s", verdict, count(int64(len(x.OrEffectTests)), "test"))
+		for _, t := range x.OrEffectTests {
+			more("%s", formatTest(t))
+		}
+	}
+	if n := len(x.ExplainedBy); n > 0 {
+		by := x.ExplainedBy[:min(n, maxExplainedBy)]
+		label("explained")("by %s", strings.Join(by, "; "))
+		if n > len(by) {
+			more("and %d more (--format json lists them)", n-len(by))
+		}
+	}
+	if a := x.Anomaly; a != nil {
+		if a.Role == "representative" {
+			label("anomaly")("represents its anomaly, %d of %d ranked (infer --all)", x.Order, x.Anomalies)
+		} else {
+			label("anomaly")("%s, under %s, %d of %d ranked (infer --all)", a.Role, a.Representative, x.Order, x.Anomalies)
+		}
+	}
+	if x.Rank > 0 {
+		label("report")("rank %d of the %s", x.Rank, strings.ReplaceAll(x.List, "_", "-"))
+	} else if x.LeftOut != "" {
+		label("report")("left out: %s", x.LeftOut)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// maxExplainedBy is the number of properties explaining it the text
+// form names.
+const maxExplainedBy = 3
+
+// count returns "1 thing" or "n things".
+func count(n int64, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
+}
+
+// formatTest prints an or-effect test on one line: what it compared, its
+// table, p-value, level and odds ratio, and its outcome.
+func formatTest(t reporter.OrEffectTest) string {
+	what := fmt.Sprintf("split %v, table [first holds][second holds]", t.Split)
+	if t.Sub != "" {
+		what = "against " + t.Sub + ", table [sub violated][rest holds]"
+	}
+	passed := "failed"
+	if t.Passed {
+		passed = "passed"
+	}
+	return fmt.Sprintf("%s = %v, p-value %.3g at level %.3g, odds ratio %.3g: %s", what, t.Table, t.PValue, t.Level, t.OddsRatio, passed)
+}
+
+func formatTags(tags map[string]int64) string {
+	if len(tags) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(tags)) {
+		parts = append(parts, fmt.Sprintf("%s×%d", k, tags[k]))
+	}
+	return ", tagged " + strings.Join(parts, " ")
+}
+
+func formatEvents(ev *Evaluation) string {
+	if ev.ViolationEvents == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %s, score %.5f", count(ev.ViolationEvents, "violation event"), ev.Score)
+}
+
+func formatMoments(ms []uint64) string {
+	parts := make([]string, len(ms))
+	for i, m := range ms {
+		parts[i] = fmt.Sprint(m)
+	}
+	return strings.Join(parts, " ")
+}
