@@ -23,26 +23,36 @@ const (
 	ovDepth                 // hops from the root, as the node last heard
 	ovRoot                  // the root, as the node knows it: "" until it first joins
 	ovGen                   // its incarnation: one more at each restart
-	ovRound                 // heartbeat rounds of this incarnation
+	ovRound                 // heartbeat or stabilisation rounds of this incarnation
+	ovKey                   // its position on the ring
+	ovSucc                  // its successor, "" when it has none
+	ovPred                  // its predecessor, "" when it knows none
+	ovSuccs                 // its successor list, nearest first
 	numOvVars
 )
 
-// ovVarInfo describes each variable: its semantic type (N, D, V or R,
-// which the system names, a set of N, or "" for the status enum), the
-// names a system may give it, and the chance that a system exposes it
-// when no planted property needs it.
+// ovVarInfo describes each variable: its semantic type (N, D, V, R or
+// K, which the system names, a set of N, a list of E, or "" for the
+// status enum), the names a system may give it, the chance that a
+// system exposes it when no planted property needs it, and the overlays
+// that have it.
 var ovVarInfo = [numOvVars]struct {
-	typ, names string
-	optional   float64
+	typ, names   string
+	optional     float64
+	tree, ringed bool
 }{
-	ovID:       {"N", "id self name", 1},
-	ovParent:   {"N", "parent up uplink", 1},
-	ovChildren: {"set<N>", "children kids downlinks", 0.8},
-	ovState:    {"", "status state phase", 0.8},
-	ovDepth:    {"D", "depth level hops", 0.6},
-	ovRoot:     {"N", "root root_id tree_root", 0.4},
-	ovGen:      {"V", "gen incarnation epoch", 0.4},
-	ovRound:    {"R", "round beats tick", 0.3},
+	ovID:       {"N", "id self name", 1, true, true},
+	ovParent:   {"N", "parent up uplink", 1, true, false},
+	ovChildren: {"set<N>", "children kids downlinks", 0.8, true, false},
+	ovState:    {"", "status state phase", 0.8, true, true},
+	ovDepth:    {"D", "depth level hops", 0.6, true, false},
+	ovRoot:     {"N", "root root_id tree_root", 0.4, true, false},
+	ovGen:      {"V", "gen incarnation epoch", 0.4, true, true},
+	ovRound:    {"R", "round beats tick", 0.3, true, true},
+	ovKey:      {"K", "key pos point", 0.6, false, true},
+	ovSucc:     {"N", "succ successor next", 1, false, true},
+	ovPred:     {"N", "pred predecessor prev", 0.8, false, true},
+	ovSuccs:    {"list<E>", "succs successors succ_list", 0.6, false, true},
 }
 
 // Names of the semantic types and of the statuses a system picks from.
@@ -52,6 +62,8 @@ var (
 		"D": {"Depth", "Level", "Hops"},
 		"V": {"Version", "Generation", "Incarnation"},
 		"R": {"Round", "Beat", "Tick"},
+		"K": {"Key", "Pos", "Point"},
+		"E": {"Succ", "Contact", "Finger"},
 	}
 	ovStatusNames = [][3]string{
 		{"joining", "joined", "leaving"},
@@ -60,27 +72,22 @@ var (
 	}
 )
 
-// Bounds on the variables of a system: at least ovMinVars, at most
-// ovLeanVars with a three-literal planted property, whose pool must stay
-// small without a cap.
-const (
-	ovMinVars  = 4
-	ovLeanVars = 5
-)
+// ovMinVars is the fewest variables a system has.
+const ovMinVars = 4
 
-// ovDesign is what an overlay system is made of: its variables, their
-// names and the simulator's styles.
+// ovDesign is what an overlay system is made of: a tree or a ring, its
+// variables, their names and the simulator's styles.
 type ovDesign struct {
+	ring        bool
 	has         [numOvVars]bool
 	name        [numOvVars]string
 	types       map[string]string
 	status      [3]string
 	eager, fast int8 // as in ovTemplate: 1 on, -1 off, 0 not decided
-	lean        bool
 }
 
 func newOvDesign(rng *rand.Rand) *ovDesign {
-	d := &ovDesign{types: map[string]string{}, status: ovStatusNames[rng.IntN(len(ovStatusNames))]}
+	d := &ovDesign{ring: rng.IntN(2) == 0, types: map[string]string{}, status: ovStatusNames[rng.IntN(len(ovStatusNames))]}
 	for k := range numOvVars {
 		names := strings.Fields(ovVarInfo[k].names)
 		d.name[k] = names[rng.IntN(len(names))]
@@ -88,8 +95,29 @@ func newOvDesign(rng *rand.Rand) *ovDesign {
 	for _, t := range slices.Sorted(maps.Keys(ovTypeNames)) {
 		d.types[t] = ovTypeNames[t][rng.IntN(len(ovTypeNames[t]))]
 	}
-	d.has[ovID], d.has[ovParent] = true, true
+	d.has[ovID] = true
+	if d.ring {
+		d.has[ovSucc] = true
+	} else {
+		d.has[ovParent] = true
+	}
 	return d
+}
+
+// fits reports whether the design's overlay has variable k.
+func (d *ovDesign) fits(k ovVar) bool {
+	if d.ring {
+		return ovVarInfo[k].ringed
+	}
+	return ovVarInfo[k].tree
+}
+
+// templates returns the templates of the design's overlay.
+func (d *ovDesign) templates() []*ovTemplate {
+	if d.ring {
+		return ringTemplates
+	}
+	return treeTemplates
 }
 
 // vars returns the variables of the system, in spec order.
@@ -103,20 +131,10 @@ func (d *ovDesign) vars() []ovVar {
 	return vs
 }
 
-// admits reports whether t fits the styles and the size the design is
-// committed to.
+// admits reports whether t fits the styles the design is committed to.
 func (d *ovDesign) admits(t *ovTemplate) bool {
 	clash := func(have, want int8) bool { return have != 0 && want != 0 && have != want }
-	if clash(d.eager, t.eager) || clash(d.fast, t.fast) {
-		return false
-	}
-	n := 0
-	for k := range numOvVars {
-		if d.has[k] || slices.Contains(t.needs, k) {
-			n++
-		}
-	}
-	return n <= ovLeanVars || !d.lean && !t.lean
+	return !clash(d.eager, t.eager) && !clash(d.fast, t.fast)
 }
 
 // adopt commits the design to t.
@@ -126,7 +144,6 @@ func (d *ovDesign) adopt(t *ovTemplate) {
 	}
 	d.eager = cmpOr(d.eager, t.eager)
 	d.fast = cmpOr(d.fast, t.fast)
-	d.lean = d.lean || t.lean
 }
 
 // cmpOr returns a, or b when a is 0.
@@ -137,15 +154,13 @@ func cmpOr(a, b int8) int8 {
 	return b
 }
 
-// addOptional adds the variables no planted property needs, each with
-// its chance, up to ovLeanVars in a lean system, then more to have at
-// least ovMinVars.
+// addOptional adds the variables of the overlay that no planted
+// property needs, each with its chance, then more to have at least
+// ovMinVars.
 func (d *ovDesign) addOptional(rng *rand.Rand) {
-	order := rng.Perm(int(numOvVars))
+	order := slices.DeleteFunc(rng.Perm(int(numOvVars)), func(k int) bool { return !d.fits(ovVar(k)) })
 	for _, k := range order {
-		if !d.lean || len(d.vars()) < ovLeanVars {
-			d.has[k] = d.has[k] || rng.Float64() < ovVarInfo[k].optional
-		}
+		d.has[k] = d.has[k] || rng.Float64() < ovVarInfo[k].optional
 	}
 	for _, k := range order {
 		d.has[k] = d.has[k] || len(d.vars()) < ovMinVars
@@ -154,7 +169,8 @@ func (d *ovDesign) addOptional(rng *rand.Rand) {
 
 // generateOverlay generates a system of the overlay family: a
 // RandTree-like tree whose nodes join, leave, crash and rejoin (see
-// treeSim), with properties of ovTemplates planted in it.
+// treeSim), or a Chord-like ring (see ringSim), with properties of its
+// templates planted in it.
 func generateOverlay(seed int64, rng *rand.Rand, o Options) (*System, error) {
 	d := newOvDesign(rng)
 	control := rng.IntN(controlOneIn) == 0
@@ -163,8 +179,9 @@ func generateOverlay(seed int64, rng *rand.Rand, o Options) (*System, error) {
 	var chosen []*ovTemplate
 	if !control {
 		want := 1 + rng.IntN(maxPlanted)
-		for _, i := range rng.Perm(len(ovTemplates)) {
-			t := ovTemplates[i]
+		all := d.templates()
+		for _, i := range rng.Perm(len(all)) {
+			t := all[i]
 			taken := slices.ContainsFunc(chosen, func(u *ovTemplate) bool { return u.shape == t.shape })
 			if len(chosen) < want && !taken && d.admits(t) {
 				d.adopt(t)
@@ -173,18 +190,29 @@ func generateOverlay(seed int64, rng *rand.Rand, o Options) (*System, error) {
 		}
 	}
 	d.addOptional(rng)
-	p := treeParams{
-		nodes: nodes, steps: steps,
-		fanout:   2 + rng.IntN(3),
-		maxDelay: 1 + rng.IntN(4),
-		beat:     nodes * (3 + rng.IntN(4)),
-		gap:      80 + rng.IntN(200),
-		eager:    d.eager > 0 || d.eager == 0 && rng.IntN(2) == 0,
-		fast:     d.fast > 0 || d.fast == 0 && rng.IntN(2) == 0,
+	p := ovParams{nodes: nodes, steps: steps, maxDelay: 1 + rng.IntN(4)}
+	var sim *ovNet
+	if d.ring {
+		// A stabilisation round sends three messages, and repairs the
+		// ring slowly: fewer rounds, rarer crashes and leaves.
+		p.beat = nodes * (8 + rng.IntN(8))
+		p.gap = 150 + rng.IntN(350)
+		p.timeout = 1 + p.beat/3 + rng.IntN(p.beat/3)
+		p.succs = 3 + rng.IntN(2)
+		rs := newRingSim(rng, p)
+		rs.simulate(rs)
+		sim = rs.ovNet
+	} else {
+		p.beat = nodes * (3 + rng.IntN(4))
+		p.gap = 80 + rng.IntN(200)
+		p.timeout = 1 + p.beat/3 + rng.IntN(p.beat/3)
+		p.fanout = 2 + rng.IntN(3)
+		p.eager = d.eager > 0 || d.eager == 0 && rng.IntN(2) == 0
+		p.fast = d.fast > 0 || d.fast == 0 && rng.IntN(2) == 0
+		ts := newTreeSim(rng, p)
+		ts.simulate(ts)
+		sim = ts.ovNet
 	}
-	p.timeout = 1 + p.beat/3 + rng.IntN(p.beat/3)
-	sim := newTreeSim(rng, p)
-	sim.run()
 
 	o2 := &ovSystem{d: d, views: sim.hist, steady: sim.steady, bug: map[int]string{}, legit: map[int]bool{}}
 	sys := &System{
@@ -208,7 +236,7 @@ func generateOverlay(seed int64, rng *rand.Rand, o Options) (*System, error) {
 	for _, k := range d.vars() {
 		sys.Variables = append(sys.Variables, d.name[k])
 	}
-	sys.Spec = d.spec(sys.Name, slices.ContainsFunc(sys.Planted, func(p Planted) bool { return p.Shape == TwoNodesThreeLiterals }))
+	sys.Spec = d.spec(sys.Name, slices.ContainsFunc(sys.Planted, func(p Planted) bool { return p.Shape == Iterator }))
 	sys.run = o2.run()
 	return sys, nil
 }
@@ -223,34 +251,35 @@ type ovSystem struct {
 	legit  map[int]bool   // steps changed to a legitimate rare state
 }
 
-// natural reports whether t holds at every step of the run and each of
-// its twins that the system can express fails at some step.
+// natural reports whether t holds at every step of the run.
 func (o *ovSystem) natural(t *ovTemplate) bool {
-	for _, vs := range o.views {
-		if !t.holds(vs) {
-			return false
-		}
-	}
-	for _, tw := range t.twins {
-		if slices.ContainsFunc(tw.needs, func(k ovVar) bool { return !o.d.has[k] }) {
-			continue
-		}
-		if !slices.ContainsFunc(o.views, func(vs []*ovNode) bool { return !tw.holds(vs) }) {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(o.views, func(vs []*ovNode) bool { return !t.holds(vs) })
 }
 
-// breaks reports whether node i in state b at step s breaks t and no
-// other property planted in the system, at a step nothing else changed.
-func (o *ovSystem) breaks(s, i int, b *ovNode, t *ovTemplate, all []*ovTemplate) bool {
+// silent returns the twins of t that the system can express and that
+// hold at every step of the run: a broken state must not break them, or
+// they would fail exactly where t does.
+func (o *ovSystem) silent(t *ovTemplate) []ovCheck {
+	var out []ovCheck
+	for _, tw := range t.twins {
+		if !slices.ContainsFunc(tw.needs, func(k ovVar) bool { return !o.d.has[k] }) && o.natural(&ovTemplate{holds: tw.holds}) {
+			out = append(out, tw.holds)
+		}
+	}
+	return out
+}
+
+// breaks reports whether node i in state b at step s breaks t, but no
+// other property planted in the system and none of t's silent twins, at
+// a step nothing else changed.
+func (o *ovSystem) breaks(s, i int, b *ovNode, t *ovTemplate, all []*ovTemplate, silent []ovCheck) bool {
 	if _, ok := o.bug[s]; ok || o.legit[s] || b == nil {
 		return false
 	}
 	bad := slices.Clone(o.views[s])
 	bad[i] = b
-	return !t.holds(bad) && !slices.ContainsFunc(all, func(u *ovTemplate) bool { return u != t && !u.holds(bad) })
+	return !t.holds(bad) && !slices.ContainsFunc(all, func(u *ovTemplate) bool { return u != t && !u.holds(bad) }) &&
+		!slices.ContainsFunc(silent, func(c ovCheck) bool { return !c(bad) })
 }
 
 // plant breaks t at the strikes of its bug (drawStrikes), in one node's
@@ -260,8 +289,9 @@ func (o *ovSystem) breaks(s, i int, b *ovNode, t *ovTemplate, all []*ovTemplate)
 // ovLegitOneIn that has legitimate rare moments also fails at one, away
 // from the bug's strikes and at fewer snapshots.
 func (o *ovSystem) plant(rng *rand.Rand, t *ovTemplate, all []*ovTemplate) (Planted, bool) {
+	silent := o.silent(t)
 	broken := func(s, i int) *ovNode {
-		if b := t.inject(o.views[s], i); o.breaks(s, i, b, t, all) {
+		if b := t.inject(o.views[s], i); o.breaks(s, i, b, t, all, silent) {
 			return b
 		}
 		return nil
@@ -285,7 +315,7 @@ func (o *ovSystem) plant(rng *rand.Rand, t *ovTemplate, all []*ovTemplate) (Plan
 		for s := st.from; s < st.to; s++ {
 			if pl.Aftermath {
 				b = broken(s, i)
-			} else if o.views[s][i] != first || !o.breaks(s, i, b, t, all) {
+			} else if o.views[s][i] != first || !o.breaks(s, i, b, t, all, silent) {
 				b = nil // the node's change repairs its state
 			}
 			if b == nil {
@@ -303,7 +333,7 @@ func (o *ovSystem) plant(rng *rand.Rand, t *ovTemplate, all []*ovTemplate) (Plan
 		return Planted{}, false
 	}
 	if t.legit != nil && rng.IntN(ovLegitOneIn) == 0 {
-		pl.Legit = o.passThrough(rng, t, all, len(pl.Snapshots)-1)
+		pl.Legit = o.passThrough(rng, t, all, silent, len(pl.Snapshots)-1)
 	}
 	return pl, true
 }
@@ -325,7 +355,7 @@ func (o *ovSystem) breakable(s int, broken func(s, i int) *ovNode) bool {
 // passThrough has the run pass through a legitimate rare state that
 // fails t, for one step or two but at most most, where t's legit
 // finds one away from the bugs' strikes, and returns those snapshots.
-func (o *ovSystem) passThrough(rng *rand.Rand, t *ovTemplate, all []*ovTemplate, most int) []uint64 {
+func (o *ovSystem) passThrough(rng *rand.Rand, t *ovTemplate, all []*ovTemplate, silent []ovCheck, most int) []uint64 {
 	quiet := func(s int) bool {
 		_, bug := o.bug[s]
 		return !bug && !o.legit[s]
@@ -337,7 +367,7 @@ func (o *ovSystem) passThrough(rng *rand.Rand, t *ovTemplate, all []*ovTemplate,
 			continue
 		}
 		for i := range o.views[s] {
-			if o.breaks(s, i, t.legit(o.views[s-1], o.views[s], i), t, all) {
+			if o.breaks(s, i, t.legit(o.views[s-1], o.views[s], i), t, all, silent) {
 				cands = append(cands, moment{s, i})
 			}
 		}
@@ -350,7 +380,7 @@ func (o *ovSystem) passThrough(rng *rand.Rand, t *ovTemplate, all []*ovTemplate,
 	natural := o.views[m.s][m.i]
 	var out []uint64
 	for s := m.s; s < m.s+min(1+rng.IntN(2), most) && s+1 < len(o.views) && quiet(s+1); s++ {
-		if o.views[s][m.i] != natural || !o.breaks(s, m.i, b, t, all) {
+		if o.views[s][m.i] != natural || !o.breaks(s, m.i, b, t, all, silent) {
 			break
 		}
 		o.views[s][m.i], o.legit[s] = b, true
@@ -404,6 +434,10 @@ func (d *ovDesign) same(a, b *ovNode) bool {
 			if !slices.Equal(a.children, b.children) {
 				return false
 			}
+		case ovSuccs:
+			if !slices.Equal(a.succs, b.succs) {
+				return false
+			}
 		default:
 			if d.value(k, a) != d.value(k, b) {
 				return false
@@ -432,8 +466,30 @@ func (d *ovDesign) value(k ovVar, n *ovNode) any {
 		return n.gen
 	case ovRound:
 		return n.round
+	case ovKey:
+		return n.key
+	case ovSucc:
+		return orNull(n.succ)
+	case ovPred:
+		return orNull(n.pred)
+	case ovSuccs:
+		l := make([]any, len(n.succs))
+		for i, e := range n.succs {
+			l[i] = map[string]any{"id": e.id, "key": e.key}
+		}
+		return l
 	}
 	panic(fmt.Sprintf("planted: no overlay variable %d", k))
+}
+
+// orNull returns id, or nil (null in the trace) when it is "": a ring
+// node that knows no successor or predecessor shows null, as Chord's
+// implementations do.
+func orNull(id string) any {
+	if id == "" {
+		return nil
+	}
+	return id
 }
 
 // ovArrowType returns the trace column type of variable k.
@@ -443,23 +499,40 @@ func ovArrowType(k ovVar) arrow.DataType {
 		return arrow.BinaryTypes.String
 	case "set<N>":
 		return arrow.ListOf(arrow.BinaryTypes.String)
+	case "list<E>":
+		return arrow.ListOf(arrow.StructOf(
+			arrow.Field{Name: "id", Type: arrow.BinaryTypes.String, Nullable: true},
+			arrow.Field{Name: "key", Type: arrow.PrimitiveTypes.Int64, Nullable: true}))
 	}
 	return arrow.PrimitiveTypes.Int64
 }
 
 // spec returns the spec of the system: its variables and types, and
 // generation settings under which every planted property is in the
-// pool, three literals only when one needs them.
-func (d *ovDesign) spec(system string, three bool) string {
+// pool: two literals, the successor list as iterator domain only when
+// a planted property iterates.
+func (d *ovDesign) spec(system string, iterate bool) string {
 	var b strings.Builder
-	b.WriteString("# A system of augur bench quality: a tree overlay whose nodes join, leave,\n")
-	b.WriteString("# crash and rejoin with their subtrees (package testbeds/planted).\n")
+	if d.ring {
+		b.WriteString("# A system of augur bench quality: a Chord-like ring whose nodes join, leave,\n")
+		b.WriteString("# crash and stabilise (package testbeds/planted).\n")
+	} else {
+		b.WriteString("# A system of augur bench quality: a tree overlay whose nodes join, leave,\n")
+		b.WriteString("# crash and rejoin with their subtrees (package testbeds/planted).\n")
+	}
 	fmt.Fprintf(&b, "system: %s\ntypes:\n", system)
 	used := map[string]bool{}
 	for _, k := range d.vars() {
-		used[strings.TrimSuffix(strings.TrimPrefix(ovVarInfo[k].typ, "set<"), ">")] = true
+		t := ovVarInfo[k].typ
+		if i := strings.IndexByte(t, '<'); i >= 0 {
+			t = t[i+1 : len(t)-1] // the element type of a container
+		}
+		used[t] = true
 	}
-	for _, t := range []string{"N", "D", "V", "R"} {
+	if used["E"] {
+		used["N"], used["K"] = true, true
+	}
+	for _, t := range []string{"N", "D", "V", "R", "K"} {
 		if used[t] {
 			repr := "int64"
 			if t == "N" {
@@ -467,6 +540,9 @@ func (d *ovDesign) spec(system string, three bool) string {
 			}
 			fmt.Fprintf(&b, "  %s: %s\n", d.types[t], repr)
 		}
+	}
+	if used["E"] {
+		fmt.Fprintf(&b, "  %s: \"{id: %s, key: %s}\"\n", d.types["E"], d.types["N"], d.types["K"])
 	}
 	b.WriteString("variables:\n")
 	for _, k := range d.vars() {
@@ -476,16 +552,18 @@ func (d *ovDesign) spec(system string, three bool) string {
 			typ = "{enum: [" + strings.Join(d.status[:], ", ") + "]}"
 		case "set<N>":
 			typ = "set<" + d.types["N"] + ">"
+		case "list<E>":
+			typ = "list<" + d.types["E"] + ">"
 		default:
 			typ = d.types[typ]
 		}
 		fmt.Fprintf(&b, "  %s: %s\n", d.name[k], typ)
 	}
-	lits := 2
-	if three {
-		lits = 3
+	domain := ""
+	if iterate {
+		domain = d.name[ovSuccs]
 	}
-	fmt.Fprintf(&b, "generate:\n  max_nodes: 2\n  max_literals: %d\n  max_per_class: %d   # no cap: every planted property is in the pool\n  iterate: []\n  constants: {max_distinct: 2}\n", lits, noCap)
+	fmt.Fprintf(&b, "generate:\n  max_nodes: 2\n  max_literals: 2\n  max_per_class: %d   # no cap: every planted property is in the pool\n  iterate: [%s]\n  constants: {max_distinct: 2}\n", noCap, domain)
 	b.WriteString("filter: {hold_ratio: 0.95, every: 500}\nreport: {size: 10, min_support: 30}\n")
 	return b.String()
 }

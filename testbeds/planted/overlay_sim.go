@@ -24,25 +24,39 @@ type ovNode struct {
 	children          []string
 	status            ovStatus
 	depth, gen, round int64
+	// In a ring: the node's position, its successor and predecessor (""
+	// when unknown) and its successor list, nearest first.
+	key        int64
+	succ, pred string
+	succs      []ovEntry
 }
 
-// treeParams are the knobs of one simulated run of the tree overlay.
-type treeParams struct {
+// ovEntry is an entry of a successor list.
+type ovEntry struct {
+	id  string
+	key int64
+}
+
+// ovParams are the knobs of one simulated run of an overlay.
+type ovParams struct {
 	nodes, steps int
-	fanout       int // children a node adopts, at most
 	maxDelay     int // of a message, in steps
-	beat         int // steps between a node's heartbeats, on average
-	timeout      int // steps a node must be down before a heartbeat notices
+	beat         int // steps between a node's heartbeats or stabilisation rounds, on average
+	timeout      int // steps a node must be down before a neighbour notices
 	gap          int // steps between crashes and leaves, on average
-	// eager: a leaving node forgets its parent and children at once,
-	// before they know; otherwise it waits until each has detached.
+
+	fanout int // tree: children a node adopts, at most
+	// eager (tree): a leaving node forgets its parent and children at
+	// once, before they know; otherwise it waits until each has
+	// detached.
 	eager bool
-	// fast: a crashed node may restart before its neighbours notice the
-	// crash, as a new incarnation that knows nothing.
-	fast bool
+	// fast (tree): a crashed node may restart before its neighbours
+	// notice the crash, as a new incarnation that knows nothing.
+	fast  bool
+	succs int // ring: length of the successor lists
 }
 
-// The events of the simulator: messages, then timers.
+// The events of the tree's simulator: messages, then timers.
 type ovKind uint8
 
 const (
@@ -61,13 +75,17 @@ const (
 
 // ovEvent is a message or a timer. who is the joiner of a join, accept
 // or cancel; gen the sender's incarnation; ticket the join attempt an
-// accept or cancel answers.
+// accept or cancel answers; name and list a node and a successor list
+// a ring's message carries.
 type ovEvent struct {
 	at, seq       int
+	timer         bool
 	kind          ovKind
 	from, to, who int
 	depth, gen    int64
 	jgen, ticket  int64
+	name          string
+	list          []ovEntry
 }
 
 type ovQueue []ovEvent
@@ -89,13 +107,10 @@ func (q *ovQueue) Pop() any {
 // join attempt it adopted.
 type childRec struct{ gen, ticket int64 }
 
-// treeSim simulates a RandTree-like overlay, one event per step: node 0
-// is the root, which never fails; the others join by a request that
-// walks down from the root to a node with room, leave by handing their
-// children off, crash, and come back. A node whose parent fails rejoins
-// with its subtree, and its new depth reaches the subtree by messages.
-type treeSim struct {
-	p        treeParams
+// ovNet is what the overlays' simulators share: the nodes, their
+// states, and the queue of messages and timers, one event per step.
+type ovNet struct {
+	p        ovParams
 	rng      *rand.Rand
 	names    []string
 	index    map[string]int
@@ -103,28 +118,75 @@ type treeSim struct {
 	q        ovQueue
 	inFlight int // messages in the queue
 
-	cur       []*ovNode // nil: down
-	last      []int64   // a node's last incarnation, while it is down
-	downAt    []int
-	attempt   []int64
-	parentGen []int64 // the incarnation of the parent that adopted the node
-	kids      []map[int]childRec
-	lastAt    map[[2]int]int // per channel, for FIFO delivery
+	cur     []*ovNode // nil: down
+	last    []int64   // a node's last incarnation, while it is down
+	downAt  []int
+	attempt []int64
+	lastAt  map[[2]int]int // per channel, for FIFO delivery
 
 	hist     [][]*ovNode // per step, per node
 	steady   []bool
 	episodes int
 }
 
-func newTreeSim(rng *rand.Rand, p treeParams) *treeSim {
-	s := &treeSim{
+func newOvNet(rng *rand.Rand, p ovParams) *ovNet {
+	s := &ovNet{
 		p: p, rng: rng, index: map[string]int{}, lastAt: map[[2]int]int{},
 		cur: make([]*ovNode, p.nodes), last: make([]int64, p.nodes), downAt: make([]int, p.nodes), attempt: make([]int64, p.nodes),
-		parentGen: make([]int64, p.nodes), kids: make([]map[int]childRec, p.nodes),
 	}
 	for i := range p.nodes {
 		s.names = append(s.names, ovName(i))
 		s.index[s.names[i]] = i
+	}
+	return s
+}
+
+// An ovProtocol is an overlay's behaviour, which ovNet runs.
+type ovProtocol interface {
+	handle(e ovEvent) // deliver a message or fire a timer
+	disturb()         // crash a node, or have one leave
+	consistent() bool // whether the overlay is repaired
+}
+
+// simulate runs p.steps steps of pr, one event per step: the next
+// message or timer due, else a crash or leave when one is due, and
+// records them. A step is steady when no message is in flight and the
+// overlay is consistent.
+func (s *ovNet) simulate(pr ovProtocol) {
+	next := s.p.gap
+	s.hist = make([][]*ovNode, s.p.steps)
+	s.steady = make([]bool, s.p.steps)
+	for s.now = 0; s.now < s.p.steps; s.now++ {
+		switch {
+		case len(s.q) > 0 && s.q[0].at <= s.now:
+			e := heap.Pop(&s.q).(ovEvent)
+			if !e.timer {
+				s.inFlight--
+			}
+			pr.handle(e)
+		case s.now >= next:
+			pr.disturb()
+			next = s.now + s.p.gap/2 + s.rng.IntN(s.p.gap)
+		}
+		s.hist[s.now] = slices.Clone(s.cur)
+		s.steady[s.now] = s.inFlight == 0 && pr.consistent()
+	}
+}
+
+// treeSim simulates a RandTree-like overlay: node 0 is the root, which
+// never fails; the others join by a request that walks down from the
+// root to a node with room, leave by handing their children off, crash,
+// and come back. A node whose parent fails rejoins with its subtree,
+// and its new depth reaches the subtree by messages.
+type treeSim struct {
+	*ovNet
+	parentGen []int64 // the incarnation of the parent that adopted the node
+	kids      []map[int]childRec
+}
+
+func newTreeSim(rng *rand.Rand, p ovParams) *treeSim {
+	s := &treeSim{ovNet: newOvNet(rng, p), parentGen: make([]int64, p.nodes), kids: make([]map[int]childRec, p.nodes)}
+	for i := range p.nodes {
 		s.kids[i] = map[int]childRec{}
 	}
 	// A consistent tree to start from: each node under an earlier one
@@ -151,28 +213,6 @@ func newTreeSim(rng *rand.Rand, p treeParams) *treeSim {
 
 // ovName is the name of node i.
 func ovName(i int) string { return "n" + strconv.Itoa(i+1) }
-
-// run simulates p.steps steps and records them.
-func (s *treeSim) run() {
-	next := s.p.gap
-	s.hist = make([][]*ovNode, s.p.steps)
-	s.steady = make([]bool, s.p.steps)
-	for s.now = 0; s.now < s.p.steps; s.now++ {
-		switch {
-		case len(s.q) > 0 && s.q[0].at <= s.now:
-			e := heap.Pop(&s.q).(ovEvent)
-			if e.kind < ovRetry {
-				s.inFlight--
-			}
-			s.handle(e)
-		case s.now >= next:
-			s.disturb()
-			next = s.now + s.p.gap/2 + s.rng.IntN(s.p.gap)
-		}
-		s.hist[s.now] = slices.Clone(s.cur)
-		s.steady[s.now] = s.inFlight == 0 && s.consistent()
-	}
-}
 
 // consistent reports whether every live node is joined, one level
 // below a live parent that lists it, and lists only live children that
@@ -201,7 +241,7 @@ func (s *treeSim) consistent() bool {
 }
 
 // live returns the state of the live node named name, or nil.
-func (s *treeSim) live(name string) *ovNode {
+func (s *ovNet) live(name string) *ovNode {
 	if i, ok := s.index[name]; ok {
 		return s.cur[i]
 	}
@@ -209,7 +249,7 @@ func (s *treeSim) live(name string) *ovNode {
 }
 
 // edit replaces node i's state by a copy changed by f.
-func (s *treeSim) edit(i int, f func(n *ovNode)) {
+func (s *ovNet) edit(i int, f func(n *ovNode)) {
 	n := *s.cur[i]
 	f(&n)
 	s.cur[i] = &n
@@ -217,7 +257,7 @@ func (s *treeSim) edit(i int, f func(n *ovNode)) {
 
 // send sends a message, delivered in order on its channel after a
 // random delay.
-func (s *treeSim) send(e ovEvent) {
+func (s *ovNet) send(e ovEvent) {
 	e.at = s.now + 1 + s.rng.IntN(s.p.maxDelay)
 	ch := [2]int{e.from, e.to}
 	e.at = max(e.at, s.lastAt[ch])
@@ -227,11 +267,11 @@ func (s *treeSim) send(e ovEvent) {
 }
 
 // timer sets a timer of node i after the given steps.
-func (s *treeSim) timer(kind ovKind, i, after int, ticket int64) {
-	s.push(ovEvent{at: s.now + after, kind: kind, to: i, ticket: ticket})
+func (s *ovNet) timer(kind ovKind, i, after int, ticket int64) {
+	s.push(ovEvent{at: s.now + after, timer: true, kind: kind, to: i, ticket: ticket})
 }
 
-func (s *treeSim) push(e ovEvent) {
+func (s *ovNet) push(e ovEvent) {
 	s.seq++
 	e.seq = s.seq
 	heap.Push(&s.q, e)

@@ -15,14 +15,13 @@ type ovTemplate struct {
 	// eager and fast are the simulator styles the property needs to hold
 	// or to differ from its twins: 1 on, -1 off, 0 either.
 	eager, fast int8
-	// lean: three literals, which only a small pool affords uncapped.
-	lean bool
 
 	text  func(d *ovDesign) string
 	holds ovCheck
-	// twins are the properties at most as complex that the injection
-	// breaks too: they must fail somewhere in the natural run, or they
-	// would be as good an answer.
+	// twins are the properties at most as complex that a broken state
+	// may break too: where one holds in the whole natural run, the
+	// broken states must not break it, or it would fail exactly where
+	// the property does and be as good an answer.
 	twins []ovTwin
 	// inject breaks the property in node i's state, or returns nil.
 	inject func(vs []*ovNode, i int) *ovNode
@@ -114,13 +113,19 @@ func setStatus(to ovStatus, kids func(n int) bool) func(vs []*ovNode, i int) *ov
 	}
 }
 
+// restarted is the check "every joining node has restarted": true in a
+// run where no node rejoins without a crash, and the incarnation then
+// tells the joiners as well as the status does.
+var restarted = ovEach(func(a *ovNode) bool { return a.status != ovJoining || a.gen > 1 })
+
 func anyStatus(ovStatus) bool  { return true }
 func isJoined(s ovStatus) bool { return s == ovJoined }
 func noKids(n int) bool        { return n == 0 }
 func someKids(n int) bool      { return n > 0 }
 
-// ovTemplates are the properties that may be planted in a tree overlay.
-var ovTemplates = []*ovTemplate{
+// treeTemplates are the properties that may be planted in a tree
+// overlay.
+var treeTemplates = []*ovTemplate{
 	{
 		name: "own-parent", shape: OneNodeOneLiteral, needs: []ovVar{ovID, ovParent},
 		text:  ovText("forall n0 in nodes: n0.%s != n0.%s", ovID, ovParent),
@@ -145,6 +150,7 @@ var ovTemplates = []*ovTemplate{
 			{holds: ovEach(func(a *ovNode) bool { return a.parent == "" || a.status == ovJoined })},
 			// A node that rejoins keeps the root it knew.
 			{[]ovVar{ovRoot}, ovEach(func(a *ovNode) bool { return a.root == "" || a.status != ovJoining })},
+			{[]ovVar{ovGen}, restarted},
 		},
 		// A leaf, so that no property about the children of joining
 		// nodes (which keep them while they rejoin) notices.
@@ -197,11 +203,72 @@ var ovTemplates = []*ovTemplate{
 		twins: []ovTwin{
 			// A parent adopts its child before the child knows.
 			{holds: ovPairs(func(a, b *ovNode) bool { return !lists(b, a) || pointsTo(a, b) })},
+			// In a flat tree, the root lists every node that knows it.
+			{[]ovVar{ovRoot}, ovPairs(func(a, b *ovNode) bool { return a.root != b.id || lists(b, a) })},
 		},
 		inject: dropChild(anyStatus),
 		// A false suspicion: a parent drops a slow child, and adopts it
 		// again at the child's next heartbeat.
 		legit: func(_, cur []*ovNode, i int) *ovNode { return dropChild(anyStatus)(cur, i) },
+	},
+}
+
+// ringTemplates are the properties that may be planted in a ring.
+var ringTemplates = []*ovTemplate{
+	{
+		name: "own-successor", shape: OneNodeOneLiteral, needs: []ovVar{ovID, ovSucc},
+		text:  ovText("forall n0 in nodes: n0.%s != n0.%s", ovID, ovSucc),
+		holds: ovEach(func(a *ovNode) bool { return a.succ != a.id }),
+		inject: func(vs []*ovNode, i int) *ovNode {
+			b := vs[i]
+			if b == nil || b.status != ovJoined || b.succ == "" {
+				return nil
+			}
+			c := *b
+			c.succ = c.id
+			return &c
+		},
+	},
+	{
+		name: "joining-with-pred", shape: OneNodeTwoLiterals, needs: []ovVar{ovPred, ovState},
+		text:  ovText(`forall n0 in nodes: not set(n0.%s) or n0.%s != %q`, ovPred, ovState, ovJoining),
+		holds: ovEach(func(a *ovNode) bool { return a.pred == "" || a.status != ovJoining }),
+		twins: []ovTwin{
+			// A leaving node keeps its predecessor.
+			{holds: ovEach(func(a *ovNode) bool { return a.pred == "" || a.status == ovJoined })},
+			// A joiner knows its successor, and their list, before its
+			// first stabilisation round.
+			{holds: ovEach(func(a *ovNode) bool { return a.succ == "" || a.status != ovJoining })},
+			{[]ovVar{ovSuccs}, ovEach(func(a *ovNode) bool { return len(a.succs) == 0 || a.status != ovJoining })},
+			{[]ovVar{ovGen}, restarted},
+		},
+		inject: func(vs []*ovNode, i int) *ovNode {
+			b := vs[i]
+			if b == nil || b.status != ovJoined || b.pred == "" {
+				return nil
+			}
+			c := *b
+			c.status = ovJoining
+			return &c
+		},
+	},
+	{
+		name: "self-in-successors", shape: Iterator, needs: []ovVar{ovID, ovSuccs},
+		text: ovText("forall n0 in nodes: forall e0 in n0.%s: e0.id != n0.%s", ovSuccs, ovID),
+		holds: ovEach(func(a *ovNode) bool {
+			return !slices.ContainsFunc(a.succs, func(e ovEntry) bool { return e.id == a.id })
+		}),
+		// The last entry names the node itself, at the key it had.
+		inject: func(vs []*ovNode, i int) *ovNode {
+			b := vs[i]
+			if b == nil || len(b.succs) < 2 {
+				return nil
+			}
+			c := *b
+			c.succs = slices.Clone(b.succs)
+			c.succs[len(c.succs)-1].id = c.id
+			return &c
+		},
 	},
 }
 

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/augur-dev/augur/trace"
@@ -123,7 +124,7 @@ func TestOverlaySystems(t *testing.T) {
 			t.Errorf("seed %d: %d of %d snapshots steady", seed, sys.Steady, sys.Snapshots)
 		}
 	}
-	for _, tm := range ovTemplates {
+	for _, tm := range slices.Concat(treeTemplates, ringTemplates) {
 		if planted[tm.name] == 0 {
 			t.Errorf("%s never planted in %d systems (%v)", tm.name, systems, planted)
 		}
