@@ -352,7 +352,7 @@ func generatePrimaryBackup(seed int64, rng *rand.Rand, o Options) (*System, erro
 	ps := &pbSystem{d: d, views: pbViews(sim), steady: sim.steady, calm: sim.calm, broken: map[int]pbBroken{}}
 	sys := &System{
 		Seed: seed, Family: PrimaryBackup, Name: fmt.Sprintf("planted-%d", seed), Nodes: nodes, Snapshots: steps,
-		Control: control, Elections: [...]string{pbCrash: "crash", pbLapse: "lapse"}[d.style], Episodes: sim.next,
+		Control: control, Elections: [...]string{pbCrash: "crash", pbLapse: "partition"}[d.style], Episodes: sim.next,
 	}
 	// A template that is not the answer in this run, or finds no room to
 	// break, sends the generator to another run: dropping it would
@@ -398,6 +398,10 @@ func pbViews(s *pbSim) [][]*pbView {
 	cache := map[*pbState]*pbView{}
 	out := make([][]*pbView, len(s.hist))
 	for t, row := range s.hist {
+		if t > 0 && &row[0] == &s.hist[t-1][0] {
+			out[t] = out[t-1] // no node changed
+			continue
+		}
 		out[t] = make([]*pbView, len(row))
 		for i, st := range row {
 			if st == nil {

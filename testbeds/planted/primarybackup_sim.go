@@ -145,16 +145,36 @@ func (s *pbSim) run() {
 		if step < warmup {
 			continue
 		}
-		row := make([]*pbState, len(s.n))
-		for i, st := range s.n {
-			if s.live[i] {
-				row[i] = st
-			}
-		}
-		s.hist = append(s.hist, row)
+		s.hist = append(s.hist, s.row())
 		s.steady = append(s.steady, s.pending == 0 && s.agreed())
 		s.calm = append(s.calm, !s.inEp && s.settled())
 	}
+}
+
+// row returns the states of the live nodes, nil for those down: the
+// last step's row when no node changed, so that a long run holds a row
+// per change rather than per step.
+func (s *pbSim) row() []*pbState {
+	if n := len(s.hist); n > 0 {
+		last := s.hist[n-1]
+		same := true
+		for i, st := range s.n {
+			if s.live[i] && last[i] != st || !s.live[i] && last[i] != nil {
+				same = false
+				break
+			}
+		}
+		if same {
+			return last
+		}
+	}
+	row := make([]*pbState, len(s.n))
+	for i, st := range s.n {
+		if s.live[i] {
+			row[i] = st
+		}
+	}
+	return row
 }
 
 // mut returns node i's state, copied first if this step has not changed
