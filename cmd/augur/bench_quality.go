@@ -39,7 +39,7 @@ func newBenchQualityCmd(runF func(*benchQualityOptions) error) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.seeds, "seeds", "dev", "seeds: dev (from 1), heldout (from 1,000,001) or a range A-B")
-	cliflag.IntP(f, &o.systems, "systems", "", 50, 1, "systems to run from the dev or heldout seeds")
+	cliflag.IntP(f, &o.systems, "systems", "", 50, 1, "seeds to take from dev or heldout, of which --family keeps its families'")
 	f.StringVar(&o.length, "length", "short", "trace lengths: short (2,000 to 5,000 snapshots) or long (20,000 to 50,000)")
 	f.StringVar(&o.families, "family", "log,pb,mesh,overlay", "comma-separated families whose seeds run: log, pb, mesh, overlay")
 	f.StringVar(&o.format, "format", "text", "output format: text or json")
