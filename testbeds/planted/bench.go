@@ -18,10 +18,11 @@ import (
 	"github.com/augur-dev/augur/pipeline"
 )
 
-// The targets of the benchmark: every planted property represents its
-// anomaly within the top planted+2 entries in at least TargetRecall of
-// the systems with planted properties, and no control reports more than
-// MaxControlSteady almost-invariants that fail in steady state.
+// The targets of the benchmark, at each length: in every family, every
+// planted property represents its anomaly within the top planted+2
+// entries in at least TargetRecall of the systems with planted
+// properties, and no control reports more than MaxControlSteady
+// almost-invariants that fail in steady state.
 const (
 	TargetRecall     = 0.95
 	MaxControlSteady = 2
