@@ -39,6 +39,11 @@ type Explanation struct {
 	// the filter, too little support, holding rate too low); "" when it
 	// is one.
 	NotCandidate string `json:"not_candidate,omitempty"`
+	// Unfiltered is the evaluation of a pruned property over the whole
+	// run, without the filter, and UnfilteredNotCandidate says why it
+	// would still be no candidate, or "".
+	Unfiltered             *Evaluation `json:"unfiltered,omitempty"`
+	UnfilteredNotCandidate string      `json:"unfiltered_not_candidate,omitempty"`
 	// OrEffectTests are the or-effect tests made of it, a candidate;
 	// OrEffectDropped says that they dropped it.
 	OrEffectTests   []reporter.OrEffectTest `json:"or_effect_tests,omitempty"`
@@ -91,6 +96,10 @@ type Anomaly struct {
 	ID             string `json:"id"`
 	// Role is "representative", "equivalent" or "also fails here".
 	Role string `json:"role"`
+	// BaselineViolatingSnapshots counts the snapshots of the baseline
+	// where the representative fails: such anomalies rank after the
+	// others.
+	BaselineViolatingSnapshots int64 `json:"baseline_violating_snapshots,omitempty"`
 }
 
 // Explain tells where the property propertyText stands in the report of
@@ -133,8 +142,27 @@ func Explain(ctx context.Context, specPath, tracePath, propertyText string, o Op
 	if err != nil {
 		return nil, err
 	}
-	x.fate(rep.Fates[0], rep.Candidates.Anomalies)
+	f := rep.Fates[0]
+	x.fate(f, rep.Candidates.Anomalies)
+	if f.Stats.Pruned {
+		return x, p.explainPruned(ctx, x, p.Program.Props[i].Property, o)
+	}
 	return x, nil
+}
+
+// explainPruned evaluates prop, a property the filter pruned, over the
+// whole run without the filter, and says whether it would then be a
+// candidate.
+func (p *Pipeline) explainPruned(ctx context.Context, x *Explanation, prop *grammar.Property, o Options) error {
+	res, err := p.again(ctx, p.Trace, []*grammar.Property{prop}, passOptions(o), "evaluating the property without the filter", o.Progress)
+	if err != nil {
+		return err
+	}
+	st := &res.Stats[0]
+	ropts := reporter.OptionsFrom(p.Spec)
+	x.Unfiltered = evaluationOf(st, nil)
+	x.UnfilteredNotCandidate = reporter.NotCandidate(st, ropts.HoldRatio, ropts.MinSupport)
+	return nil
 }
 
 // fate fills in x from f, the fate of its property in a report of n
@@ -152,7 +180,7 @@ func (x *Explanation) fate(f *reporter.Fate, n int) {
 		}
 	}
 	if f.Anomaly != nil {
-		x.Anomaly = &Anomaly{Representative: f.Anomaly.Text, ID: f.Anomaly.ID, Role: f.Role}
+		x.Anomaly = &Anomaly{Representative: f.Anomaly.Text, ID: f.Anomaly.ID, Role: f.Role, BaselineViolatingSnapshots: f.Anomaly.BaselineViolatingSnapshots}
 	}
 	switch {
 	case x.Rank == 0:
@@ -728,22 +756,21 @@ func (x *Explanation) WriteText(w io.Writer) error {
 		if !x.Generated {
 			l = "alone"
 		}
-		label(l)("holding rate %.5f, temporal rate %.5f, %d of %d bindings violated, support %d",
-			ev.HoldingRate, ev.TemporalRate, ev.Violations, ev.Bindings, ev.Support)
-		if ev.ViolatingSnapshots > 0 {
-			more("%s%s%s", count(ev.ViolatingSnapshots, "violating snapshot"), formatTags(ev.ViolatingTags), formatEvents(ev))
-			more("first violating snapshots: %s", formatMoments(ev.Moments))
-		}
-		for _, wit := range ev.Witnesses {
-			more("at %s", wit)
-		}
-		for _, warn := range ev.Warnings {
-			more("warning: %s", warn)
-		}
+		writeEvaluation(label(l), more, ev)
 		if ev.Pruned {
 			label("filter")("pruned after %d snapshots: the counts above stop there", ev.PrunedAfter)
 		} else {
 			label("filter")("kept")
+		}
+		if u := x.Unfiltered; u != nil {
+			label("unfiltered")("over the whole run, without the filter (--no-filter):")
+			more("%s", formatRates(u))
+			more("%s", count(u.ViolatingSnapshots, "violating snapshot"))
+			if x.UnfilteredNotCandidate != "" {
+				more("it would still be no candidate: %s", x.UnfilteredNotCandidate)
+			} else {
+				more("it would be a candidate")
+			}
 		}
 		if x.NotCandidate != "" {
 			label("candidate")("no: %s", x.NotCandidate)
@@ -770,9 +797,12 @@ func (x *Explanation) WriteText(w io.Writer) error {
 	}
 	if a := x.Anomaly; a != nil {
 		if a.Role == "representative" {
-			label("anomaly")("represents its anomaly, %d of %d ranked (infer --all)", x.Order, x.Anomalies)
+			label("anomaly")("represents its anomaly, which ranks %d of %d (augur infer --all)", x.Order, x.Anomalies)
 		} else {
-			label("anomaly")("%s, under %s, %d of %d ranked (infer --all)", a.Role, a.Representative, x.Order, x.Anomalies)
+			label("anomaly")("%s, under %s, whose anomaly ranks %d of %d (augur infer --all)", a.Role, a.Representative, x.Order, x.Anomalies)
+		}
+		if n := a.BaselineViolatingSnapshots; n > 0 {
+			more("the representative fails at %s of the baseline: ranked after the anomalies that do not", count(n, "snapshot"))
 		}
 	}
 	if x.Rank > 0 {
@@ -782,6 +812,28 @@ func (x *Explanation) WriteText(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeEvaluation writes ev: its rates and counts with first, the rest
+// with more.
+func writeEvaluation(first, more func(format string, args ...any), ev *Evaluation) {
+	first("%s", formatRates(ev))
+	if ev.ViolatingSnapshots > 0 {
+		more("%s%s%s", count(ev.ViolatingSnapshots, "violating snapshot"), formatTags(ev.ViolatingTags), formatEvents(ev))
+		more("first violating snapshots: %s", formatMoments(ev.Moments))
+	}
+	for _, wit := range ev.Witnesses {
+		more("at %s", wit)
+	}
+	for _, warn := range ev.Warnings {
+		more("warning: %s", warn)
+	}
+}
+
+// formatRates prints the rates and counts of ev.
+func formatRates(ev *Evaluation) string {
+	return fmt.Sprintf("holding rate %.5f, temporal rate %.5f, %d of %d bindings violated, support %d",
+		ev.HoldingRate, ev.TemporalRate, ev.Violations, ev.Bindings, ev.Support)
 }
 
 // maxExplainedBy is the number of properties explaining it the text

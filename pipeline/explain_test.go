@@ -212,3 +212,28 @@ func TestExplainBadProperty(t *testing.T) {
 		t.Errorf("error %v, want one at 1:32", err)
 	}
 }
+
+// TestExplainUnfiltered checks that a pruned property is evaluated again
+// over the whole run, where it may become a candidate.
+func TestExplainUnfiltered(t *testing.T) {
+	spec, tr := smallTrace(t)
+	for _, tt := range []struct {
+		property  string
+		candidate bool
+	}{
+		{"forall n0, n1 in nodes: n0.applied <= n1.commit", true},
+		{"forall n0 in nodes: n0.applied == n0.commit", false},
+	} {
+		x, err := pipeline.Explain(context.Background(), spec, tr, tt.property, pipeline.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !x.Evaluation.Pruned || x.Unfiltered == nil {
+			t.Errorf("%s: pruned %v, unfiltered %+v; want pruned, evaluated again", tt.property, x.Evaluation.Pruned, x.Unfiltered)
+			continue
+		}
+		if x.Unfiltered.Pruned || x.Unfiltered.Support != 300 || (x.UnfilteredNotCandidate == "") != tt.candidate {
+			t.Errorf("%s: unfiltered %+v, not candidate %q; want the whole run, a candidate %v", tt.property, x.Unfiltered, x.UnfilteredNotCandidate, tt.candidate)
+		}
+	}
+}
