@@ -68,28 +68,31 @@ const (
 // meshParams are the settings of a mesh run.
 type meshParams struct {
 	nodes, steps int
-	full         bool    // a full mesh, not a partial one
-	maxDelay     int     // message delays are 1 to maxDelay steps
-	change       float64 // chance, at a step with nothing due, of a change event
-	tick         float64 // chance of a node's timer round
-	maxItems     int     // items a node may originate
-	legit        [numMeshLegits]int
+	full         bool               // a full mesh, not a partial one
+	maxDelay     int                // message delays are 1 to maxDelay steps
+	change       float64            // chance, at a step that delivers no message, of a change event
+	tick         float64            // chance of a node's timer round
+	maxItems     int                // items a node may originate, its loopback included
+	legit        [numMeshLegits]int // times the run may take each rare path
 }
 
 // A meshEvent is queued: a message, a session coming up, a node waking.
 type meshEvent struct {
-	due, seq int
+	due, seq int // the step it is due at; the order it was queued in, which breaks ties
 	kind     uint8
 	from, to int
-	l        *lsa
+	l        *lsa // the advertisement a message carries
 }
 
+// Kinds of events.
 const (
 	evMsg = iota
 	evLinkUp
 	evWake
 )
 
+// meshQueue is a heap of events, by due step and then in the order
+// queued.
 type meshQueue []meshEvent
 
 func (q meshQueue) Len() int { return len(q) }
@@ -127,16 +130,16 @@ type meshNode struct {
 type meshSim struct {
 	rng   *rand.Rand
 	p     meshParams
-	adj   [][]bool // configured neighbours
-	link  [][]uint8
+	adj   [][]bool  // configured neighbours
+	link  [][]uint8 // the state of each pair's link: linkDown, linkUp or linkOpening
 	nodes []meshNode
 	queue meshQueue
 	seq   int
 	// lastDue orders the messages of a link: delivered in the order sent.
 	lastDue  [][]int
-	inflight int // messages and sessions coming up in the queue
-	now      int // the step being simulated
-	follow   func()
+	inflight int                // messages and sessions coming up in the queue
+	now      int                // the step being simulated
+	follow   func()             // the second half of a rare path: the next step's event
 	legit    [numMeshLegits]int // rare code paths still to take
 
 	states []meshState
@@ -179,8 +182,8 @@ func newMeshSim(rng *rand.Rand, p meshParams) *meshSim {
 	for i := range s.nodes {
 		nd := &s.nodes[i]
 		nd.up, nd.version = true, 1
-		var items []int
-		for k := range p.maxItems {
+		items := []int{meshItem(i, 0)}
+		for k := 1; k < p.maxItems; k++ {
 			if rng.IntN(3) == 0 {
 				items = append(items, meshItem(i, k))
 			}
@@ -216,7 +219,8 @@ func newMeshSim(rng *rand.Rand, p meshParams) *meshSim {
 	return s
 }
 
-// meshItem numbers item k of origin o.
+// meshItem numbers item k of origin o. Item 0 is the node's loopback,
+// which it always originates: every router announces at least itself.
 func meshItem(o, k int) int { return o*meshItemsPerNode + k }
 
 // meshItemsPerNode bounds the items a node may originate.
@@ -302,7 +306,7 @@ func (s *meshSim) change() {
 			s.originate(i)
 		}
 	case r < 13:
-		if i, ok := s.pick(func(nd *meshNode) bool { return len(nd.st.orig) > 0 }); ok {
+		if i, ok := s.pick(func(nd *meshNode) bool { return len(nd.st.orig) > 1 }); ok {
 			s.withdraw(i)
 		}
 	case r < 16:
@@ -477,8 +481,8 @@ func (s *meshSim) tick(i int) {
 func (s *meshSim) originate(i int) {
 	nd := &s.nodes[i]
 	st := nd.st
-	for _, k := range s.rng.Perm(s.p.maxItems) {
-		x := meshItem(i, k)
+	for _, k := range s.rng.Perm(s.p.maxItems - 1) {
+		x := meshItem(i, k+1)
 		if !slices.Contains(st.orig, x) {
 			st.orig = sortedWith(st.orig, x)
 			st.known = sortedWith(st.known, x)
@@ -489,11 +493,12 @@ func (s *meshSim) originate(i int) {
 	}
 }
 
-// withdraw has node i withdraw an item, advertised at once.
+// withdraw has node i withdraw an item other than its loopback,
+// advertised at once.
 func (s *meshSim) withdraw(i int) {
 	nd := &s.nodes[i]
 	st := nd.st
-	x := st.orig[s.rng.IntN(len(st.orig))]
+	x := st.orig[1+s.rng.IntN(len(st.orig)-1)]
 	// On a rare path, a pending item is withdrawn and left in the
 	// outbox for a step.
 	lag := len(st.pending) > 0 && s.take(legitOutboxLag)

@@ -149,15 +149,22 @@ var meshTemplates = []*meshTemplate{
 		text:  meshText("forall n0 in nodes: n0.%s subset n0.%s", mvOrig, mvKnown),
 		holds: eachState(func(a *meshState) bool { return subset(a.orig, a.known) }),
 		begin: func(_ *meshPlanting, _ int, vs []*meshState, rng *rand.Rand) (int, meshBreak) {
-			// Not a pending item, which would break pending subset known.
-			unsent := func(a *meshState) func(int) bool { return func(x int) bool { return !has(a.pending, x) } }
-			i := pickNode(vs, rng, func(a *meshState) bool { return pickOf(a.orig, rng, unsent(a)) >= 0 })
+			// Not a pending item, which would break pending subset known,
+			// nor the last item installed but pending, without which the
+			// installed items would be empty or pending only.
+			evictable := func(a *meshState, x int) bool {
+				return has(a.orig, x) && !has(a.pending, x) &&
+					slices.ContainsFunc(a.known, func(y int) bool { return y != x && !has(a.pending, y) })
+			}
+			i := pickNode(vs, rng, func(a *meshState) bool {
+				return pickOf(a.orig, rng, func(x int) bool { return evictable(a, x) }) >= 0
+			})
 			if i < 0 {
 				return -1, nil
 			}
-			x := pickOf(vs[i].orig, rng, unsent(vs[i]))
+			x := pickOf(vs[i].orig, rng, func(x int) bool { return evictable(vs[i], x) })
 			return i, func(_ []*meshState, st *meshState) *meshState {
-				if !has(st.orig, x) || has(st.pending, x) {
+				if !evictable(st, x) {
 					return nil
 				}
 				return edited(st, func(c *meshState) { c.known = sortedWithout(c.known, x) })
@@ -170,6 +177,7 @@ var meshTemplates = []*meshTemplate{
 		name: "learned-item-queued", shape: OneNodeOneLiteral, needs: []meshVar{mvPending, mvOrig}, legit: legitOutboxLag,
 		text:  meshText("forall n0 in nodes: n0.%s subset n0.%s", mvPending, mvOrig),
 		holds: eachState(func(a *meshState) bool { return subset(a.pending, a.orig) }),
+		twins: []meshTwin{{holds: eachState(func(a *meshState) bool { return len(a.pending) == 0 })}},
 		begin: func(_ *meshPlanting, _ int, vs []*meshState, rng *rand.Rand) (int, meshBreak) {
 			learned := func(a *meshState) func(int) bool { return func(x int) bool { return !has(a.orig, x) } }
 			i := pickNode(vs, rng, func(a *meshState) bool { return pickOf(a.known, rng, learned(a)) >= 0 })
@@ -231,14 +239,17 @@ var meshTemplates = []*meshTemplate{
 		twins: []meshTwin{
 			{holds: eachPair(func(a, b *meshState) bool { return has(b.peers, a.node) || subset(a.peers, b.peers) })},
 			{[]meshVar{mvNeighbors}, eachPair(func(a, b *meshState) bool { return has(b.peers, a.node) || subset(a.peers, b.neighbors) })},
+			// A peer is reached through itself once its advertisement
+			// lists the session.
+			{[]meshVar{mvVia}, eachRoute(func(a *meshState, e meshRoute) bool { return e.via == e.origin || !has(a.peers, e.origin) })},
 		},
 		begin: func(m *meshPlanting, _ int, vs []*meshState, rng *rand.Rand) (int, meshBreak) {
-			// A configured neighbour b, live, whose session is down, and
-			// which shows its sessions as a peer's would: some, not all of
-			// them the node's, and a route to the node where the system
-			// shows routes.
+			// A node with sessions, and a configured neighbour b, live,
+			// whose session is down and which shows its sessions as a
+			// peer's would: some, not all of them the node's, and a route
+			// to the node where the system shows routes.
 			peerlike := func(a, b *meshState) bool {
-				return len(b.peers) > 0 && !subset(b.peers, a.peers) &&
+				return len(a.peers) > 0 && len(b.peers) > 0 && !subset(b.peers, a.peers) &&
 					(!m.d.has[mvRoutes] || slices.ContainsFunc(b.routes, func(e meshRoute) bool { return e.origin == a.node }))
 			}
 			ok := func(a *meshState, b int) bool {
@@ -321,6 +332,7 @@ var meshTemplates = []*meshTemplate{
 			{holds: eachRouteOf(func(_, b *meshState, e meshRoute) bool { return e.origin != b.node || e.seq == b.version })},
 			// Other ways to tell the origin from the other nodes, where the
 			// sequence numbers of one origin do not pass another's version.
+			{[]meshVar{mvVia}, eachRouteOf(func(_, b *meshState, e meshRoute) bool { return e.via != b.node || e.seq <= b.version })},
 			{[]meshVar{mvNeighbors}, eachRouteOf(func(_, b *meshState, e meshRoute) bool { return has(b.neighbors, e.origin) || e.seq <= b.version })},
 			{[]meshVar{mvPeers}, eachRouteOf(func(_, b *meshState, e meshRoute) bool { return has(b.peers, e.origin) || e.seq <= b.version })},
 		},
