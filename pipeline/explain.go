@@ -498,13 +498,16 @@ func inUncapped(spec *specs.Spec, consts generator.Constants, prop *grammar.Prop
 }
 
 // outsideLimits says how prop exceeds the shapes generation builds: its
-// quantifiers, literals and iterators.
+// prefix, quantifiers, literals and iterators.
 func outsideLimits(spec *specs.Spec, prop *grammar.Property) string {
 	g := spec.Generate
 	for _, q := range prop.Quants {
 		if q.Kind == grammar.Exists {
 			return "it has an exists quantifier: generated properties quantify with forall only (exists is for hand-written checks)"
 		}
+	}
+	if len(prop.Quants) == 0 || prop.Quants[0].Domain != nil || slices.ContainsFunc(prop.Quants[1:], func(q *grammar.Quantifier) bool { return q.Domain == nil }) {
+		return "its prefix is not one forall … in nodes followed by iterators: node variables bound by separate quantifiers need not be distinct nodes, and generated properties bind them all in one"
 	}
 	if n := len(prop.NodeVars()); n > g.MaxNodes {
 		return fmt.Sprintf("it has %d node variables, more than generate.max_nodes = %d", n, g.MaxNodes)

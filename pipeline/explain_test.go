@@ -39,6 +39,8 @@ func TestExplain(t *testing.T) {
 			"not generated: it is no property over the spec: 1:21: unknown variable comit"},
 		{"exists", `exists n0 in nodes: n0.state == "leader"`, pipeline.Options{},
 			"not generated: it has an exists quantifier"},
+		{"separate node quantifiers", "forall n0 in nodes: forall n1 in nodes: n0.term == n1.term", pipeline.Options{},
+			"not generated: its prefix is not one forall … in nodes followed by iterators"},
 		{"max nodes", "forall n0, n1, n2 in nodes: n0.term == n1.term or n1.term == n2.term", pipeline.Options{},
 			"not generated: it has 3 node variables, more than generate.max_nodes = 2; evaluated alone, it would be a candidate"},
 		{"max literals", `forall n0 in nodes: n0.applied <= n0.commit or n0.commit <= n0.lastIndex or n0.lead == ""`, pipeline.Options{},
