@@ -1,6 +1,7 @@
 package planted
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -142,16 +143,8 @@ func (d *ovDesign) adopt(t *ovTemplate) {
 	for _, k := range t.needs {
 		d.has[k] = true
 	}
-	d.eager = cmpOr(d.eager, t.eager)
-	d.fast = cmpOr(d.fast, t.fast)
-}
-
-// cmpOr returns a, or b when a is 0.
-func cmpOr(a, b int8) int8 {
-	if a != 0 {
-		return a
-	}
-	return b
+	d.eager = cmp.Or(d.eager, t.eager)
+	d.fast = cmp.Or(d.fast, t.fast)
 }
 
 // addOptional adds the variables of the overlay that no planted
@@ -214,7 +207,7 @@ func generateOverlay(seed int64, rng *rand.Rand, o Options) (*System, error) {
 		sim = ts.ovNet
 	}
 
-	o2 := &ovSystem{d: d, views: sim.hist, steady: sim.steady, bug: map[int]string{}, legit: map[int]bool{}}
+	ovs := &ovSystem{d: d, views: sim.hist, steady: sim.steady, bug: map[int]string{}, legit: map[int]bool{}}
 	sys := &System{
 		Seed: seed, Family: Overlay, Name: fmt.Sprintf("planted-%d", seed), Nodes: nodes, Snapshots: steps,
 		Control: control, Episodes: sim.episodes,
@@ -224,9 +217,9 @@ func generateOverlay(seed int64, rng *rand.Rand, o Options) (*System, error) {
 			sys.Steady++
 		}
 	}
-	chosen = slices.DeleteFunc(chosen, func(t *ovTemplate) bool { return !o2.natural(t) })
+	chosen = slices.DeleteFunc(chosen, func(t *ovTemplate) bool { return !ovs.natural(t) })
 	for _, t := range chosen {
-		if pl, ok := o2.plant(rng, t, chosen); ok {
+		if pl, ok := ovs.plant(rng, t, chosen); ok {
 			sys.Planted = append(sys.Planted, pl)
 		}
 	}
@@ -237,7 +230,7 @@ func generateOverlay(seed int64, rng *rand.Rand, o Options) (*System, error) {
 		sys.Variables = append(sys.Variables, d.name[k])
 	}
 	sys.Spec = d.spec(sys.Name, slices.ContainsFunc(sys.Planted, func(p Planted) bool { return p.Shape == Iterator }))
-	sys.run = o2.run()
+	sys.run = ovs.run()
 	return sys, nil
 }
 

@@ -70,33 +70,31 @@ func ovPairs(ok func(a, b *ovNode) bool) ovCheck {
 	}
 }
 
-// pointsTo reports whether a's parent is b, and lists whether b lists a.
+// pointsTo reports whether a's parent is b; lists, whether b lists a
+// among its children.
 func pointsTo(a, b *ovNode) bool { return a.parent == b.id }
 func lists(b, a *ovNode) bool    { return slices.Contains(b.children, a.id) }
 
-// dropChild returns the injector that has a node forget one of its
-// children, when it has at least two that point to it (forgetting the
-// only one would empty the list, which a simpler property notices) and
-// its status satisfies ok.
-func dropChild(ok func(s ovStatus) bool) func(vs []*ovNode, i int) *ovNode {
-	return func(vs []*ovNode, i int) *ovNode {
-		b := vs[i]
-		if b == nil || !ok(b.status) {
-			return nil
-		}
-		var kids []string
-		for _, a := range vs {
-			if a != nil && a != b && pointsTo(a, b) && lists(b, a) {
-				kids = append(kids, a.id)
-			}
-		}
-		if len(kids) < 2 {
-			return nil
-		}
-		c := *b
-		c.children = slices.DeleteFunc(slices.Clone(b.children), func(x string) bool { return x == kids[0] })
-		return &c
+// dropChild has node i forget one of its children, when it has at
+// least two that point to it: forgetting the only one would empty the
+// list, which a simpler property notices.
+func dropChild(vs []*ovNode, i int) *ovNode {
+	b := vs[i]
+	if b == nil {
+		return nil
 	}
+	var kids []string
+	for _, a := range vs {
+		if a != nil && a != b && pointsTo(a, b) && lists(b, a) {
+			kids = append(kids, a.id)
+		}
+	}
+	if len(kids) < 2 {
+		return nil
+	}
+	c := *b
+	c.children = slices.DeleteFunc(slices.Clone(b.children), func(x string) bool { return x == kids[0] })
+	return &c
 }
 
 // setStatus returns the injector that gives a joined node with a parent
@@ -118,10 +116,8 @@ func setStatus(to ovStatus, kids func(n int) bool) func(vs []*ovNode, i int) *ov
 // tells the joiners as well as the status does.
 var restarted = ovEach(func(a *ovNode) bool { return a.status != ovJoining || a.gen > 1 })
 
-func anyStatus(ovStatus) bool  { return true }
-func isJoined(s ovStatus) bool { return s == ovJoined }
-func noKids(n int) bool        { return n == 0 }
-func someKids(n int) bool      { return n > 0 }
+func noKids(n int) bool   { return n == 0 }
+func someKids(n int) bool { return n > 0 }
 
 // treeTemplates are the properties that may be planted in a tree
 // overlay.
@@ -206,10 +202,10 @@ var treeTemplates = []*ovTemplate{
 			// In a flat tree, the root lists every node that knows it.
 			{[]ovVar{ovRoot}, ovPairs(func(a, b *ovNode) bool { return a.root != b.id || lists(b, a) })},
 		},
-		inject: dropChild(anyStatus),
+		inject: dropChild,
 		// A false suspicion: a parent drops a slow child, and adopts it
 		// again at the child's next heartbeat.
-		legit: func(_, cur []*ovNode, i int) *ovNode { return dropChild(anyStatus)(cur, i) },
+		legit: func(_, cur []*ovNode, i int) *ovNode { return dropChild(cur, i) },
 	},
 }
 
