@@ -462,8 +462,9 @@ const pbLegitOneIn = 4
 // (no failover or crash under way). With an aftermath the node stays
 // broken through its own changes until the episode ends; without, the
 // broken state lasts until the node's next change. One property in
-// pbLegitOneIn also fails, untagged, at one or two moments of a failover
-// or crash: a rare legitimate transient, a node caught mid-update.
+// pbLegitOneIn also shows the broken state, untagged, at one or two
+// unsettled steps (a failover or a crash under way): the rare transient
+// of a node caught mid-update, which a run may legitimately show.
 func (ps *pbSystem) plant(rng *rand.Rand, t *pbTemplate, all []*pbTemplate) (Planted, bool) {
 	text, err := canonical(ps.d.text(t.text, t.args...))
 	if err != nil {

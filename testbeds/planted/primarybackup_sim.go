@@ -56,8 +56,8 @@ type pbParams struct {
 // at it: a client's write, a lease renewal, a failure. Writes go to the
 // primary, which sends them with its commit and stable points to the
 // backups; it commits an entry once every in-sync backup holds it, and
-// everyone applies what every in-sync backup knows is committed, the
-// primary first. A configuration service hands out epochs: when the
+// each node applies, a few ticks later, what every in-sync backup knows
+// is committed. A configuration service hands out epochs: when the
 // primary crashes, or is cut off and its lease lapses, it promotes an
 // in-sync backup in the next epoch and tells the others; backups grant
 // the new primary its lease when it first renews it.
@@ -71,10 +71,10 @@ type pbSim struct {
 	due     map[int][]pbEvent // events by the tick they are due at, in order
 	pending int               // messages in flight and applies due: work under way
 	now     int
-	primary int   // the configuration service's primary
-	epoch   int64 // the configuration service's epoch
-	match   []int64
-	cmatch  []int64 // the primary's knowledge of each backup's commit point
+	primary int     // the configuration service's primary
+	epoch   int64   // the configuration service's epoch
+	match   []int64 // the primary's knowledge of each backup's entries
+	cmatch  []int64 // and of its commit point
 	busy    int     // ticks left in the current busy or idle period
 	busyNow bool
 	plan    []pbEpisode
@@ -86,9 +86,9 @@ type pbSim struct {
 	calm   []bool
 }
 
-// downtime is the least number of ticks a crashed node stays down, or
+// pbDowntime is the least number of ticks a crashed node stays down, or
 // a primary cut off.
-const downtime = 8
+const pbDowntime = 8
 
 // pbEpisode is a planned disturbance: a failover or a backup's crash,
 // from the step it may start.
@@ -97,6 +97,8 @@ type pbEpisode struct {
 	failover bool
 }
 
+// newPBSim returns a run of p with node 0 primary and its episodes
+// spread over the recorded steps.
 func newPBSim(rng *rand.Rand, p pbParams) *pbSim {
 	s := &pbSim{rng: rng, p: p, due: map[int][]pbEvent{}, epoch: p.firstEpoch,
 		dirty: make([]bool, p.nodes), live: make([]bool, p.nodes), fifo: make([]int, p.nodes),
@@ -206,18 +208,17 @@ func (s *pbSim) after(d int, f func()) {
 }
 
 // send delivers f to node to after a random delay, in order with the
-// other messages to it. A message is lost when either end is cut off, the
-// receiver is down, or the sender crashed or was cut off before it
-// arrived.
+// other messages to it. A message is lost when either end is cut off or
+// crashes before it arrives.
 func (s *pbSim) send(from, to int, f func()) {
 	if s.n[from].cut || s.n[to].cut {
 		return
 	}
 	t := max(s.now+1+s.rng.IntN(s.p.maxDelay), s.fifo[to])
 	s.fifo[to] = t
-	inc := s.n[from].incarnation
+	incFrom, incTo := s.n[from].incarnation, s.n[to].incarnation
 	s.at(t-s.now, func() {
-		if s.live[to] && !s.n[to].cut && !s.n[from].cut && s.n[from].incarnation == inc {
+		if s.live[to] && !s.n[to].cut && !s.n[from].cut && s.n[from].incarnation == incFrom && s.n[to].incarnation == incTo {
 			f()
 		}
 	})
@@ -399,9 +400,9 @@ func (s *pbSim) promote(old int) {
 		}
 	})
 	if s.p.style == pbCrash {
-		s.after(downtime+s.rng.IntN(downtime*4), func() { s.restart(old) })
+		s.after(pbDowntime+s.rng.IntN(pbDowntime*4), func() { s.restart(old) })
 	} else {
-		s.after(downtime+s.rng.IntN(downtime*3), func() {
+		s.after(pbDowntime+s.rng.IntN(pbDowntime*3), func() {
 			s.mut(old).cut = false
 			s.inEp = false
 		})
@@ -445,7 +446,7 @@ func (s *pbSim) crashBackup() {
 			s.syncAll()
 		}
 	})
-	s.after(downtime+s.rng.IntN(downtime*4), func() { s.restart(b) })
+	s.after(pbDowntime+s.rng.IntN(pbDowntime*4), func() { s.restart(b) })
 }
 
 // crash takes node i down: the messages it has not sent yet are lost.

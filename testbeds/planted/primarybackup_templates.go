@@ -6,8 +6,8 @@ import (
 )
 
 // A pbTemplate is a property that holds in every natural run of the
-// primary/backup store (or of its runs whose primaries fail in style),
-// with a way to break it in one node's state, as a template is for the
+// primary/backup store whose primaries fail as its style says, with a
+// way to break it in one node's state, as a template is for the
 // replicated log.
 type pbTemplate struct {
 	name   string // the bug: the snapshots where it is broken are tagged bug:NAME
