@@ -552,6 +552,11 @@ func (d *ovDesign) spec(system string, iterate bool) string {
 		}
 		fmt.Fprintf(&b, "  %s: %s\n", d.name[k], typ)
 	}
+	if d.has[ovSuccs] && d.has[ovKey] {
+		fmt.Fprintf(&b, "predicates:\n  - name: clockwise     # the list goes round the ring from key, without passing it\n")
+		fmt.Fprintf(&b, "    params: [{l: \"list<%s>\"}, {k: %s}]\n", d.types["E"], d.types["K"])
+		fmt.Fprintf(&b, "    expr: \"all(1..len(l)-1, {(l[# - 1].key - k + %[1]d) %% %[1]d < (l[#].key - k + %[1]d) %% %[1]d})\"\n", ovCircle)
+	}
 	domain := ""
 	if iterate {
 		domain = d.name[ovSuccs]

@@ -19,6 +19,9 @@ const (
 	rgRestart                                 // timer: a node that went down comes back
 )
 
+// ovCircle is the number of keys on the ring.
+const ovCircle = 1 << 16
+
 // ringSim simulates a Chord-like ring: each node has a fixed key on a
 // circle, a successor, a predecessor and a list of the next successors.
 // Node 0 never fails and is where joiners look their successor up; a
@@ -36,9 +39,9 @@ func newRingSim(rng *rand.Rand, p ovParams) *ringSim {
 	s := &ringSim{ovNet: newOvNet(rng, p)}
 	taken := map[int64]bool{}
 	for i := range p.nodes {
-		k := rng.Int64N(1 << 16)
+		k := rng.Int64N(ovCircle)
 		for taken[k] {
-			k = rng.Int64N(1 << 16)
+			k = rng.Int64N(ovCircle)
 		}
 		taken[k] = true
 		s.keys = append(s.keys, k)

@@ -266,6 +266,35 @@ var ringTemplates = []*ovTemplate{
 			return &c
 		},
 	},
+	{
+		name: "successors-out-of-order", shape: Predicate, needs: []ovVar{ovKey, ovSuccs},
+		text:  ovText("forall n0 in nodes: clockwise(n0.%s, n0.%s)", ovSuccs, ovKey),
+		holds: ovEach(func(a *ovNode) bool { return clockwise(a.succs, a.key) }),
+		// The last two entries swap places.
+		inject: func(vs []*ovNode, i int) *ovNode {
+			b := vs[i]
+			if b == nil || len(b.succs) < 2 {
+				return nil
+			}
+			c := *b
+			c.succs = slices.Clone(b.succs)
+			n := len(c.succs)
+			c.succs[n-2], c.succs[n-1] = c.succs[n-1], c.succs[n-2]
+			return &c
+		},
+	},
+}
+
+// clockwise reports whether the entries of l go round the ring from
+// key k, each further than the one before, without passing k.
+func clockwise(l []ovEntry, k int64) bool {
+	dist := func(e ovEntry) int64 { return (e.key - k + ovCircle) % ovCircle }
+	for i := 1; i < len(l); i++ {
+		if dist(l[i-1]) >= dist(l[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // ovText returns the text of a template: format with args, which are
