@@ -442,7 +442,7 @@ func whyNotGenerated(spec *specs.Spec, consts generator.Constants, prop *grammar
 	if why := unminedConstant(spec, consts, prop); why != "" {
 		return why, nil
 	}
-	if why := trivialLiterals(prop); why != "" {
+	if why := trivialLiterals(spec, prop); why != "" {
 		return why, nil
 	}
 	pool, err := generator.Generate(spec, consts)
@@ -597,13 +597,20 @@ func unminedConstant(spec *specs.Spec, consts generator.Constants, prop *grammar
 // trivialLiterals says which literals of prop the generator never
 // builds or never combines: literals trivially true or false, the
 // negation of an order, a literal beside its own negation, two
-// comparisons of the same paths, and set(x) in a long disjunction.
-func trivialLiterals(prop *grammar.Property) string {
+// comparisons of the same paths or constants of the same path, set(x)
+// of a container or in a long disjunction.
+func trivialLiterals(spec *specs.Spec, prop *grammar.Property) string {
 	texts := make([]string, len(prop.Matrix))
 	for i, l := range prop.Matrix {
 		texts[i] = l.String()
 	}
+	for _, l := range prop.Matrix {
+		if neg := negation(l); slices.Contains(texts, neg.String()) {
+			return fmt.Sprintf("%s and %s: a tautology (x or not x)", neg, l)
+		}
+	}
 	pairs := map[string]string{} // compared paths → the literal comparing them
+	eqs := map[string][]string{} // path → its literals x == c
 	for i, l := range prop.Matrix {
 		switch a := l.Atom.(type) {
 		case *grammar.Compare:
@@ -619,6 +626,9 @@ func trivialLiterals(prop *grammar.Property) string {
 				return fmt.Sprintf("%s: the negation of an order is never generated; %s, the same on non-null values, is", l, other)
 			}
 			if isConst(a.Y) {
+				if why := constantPair(spec, prop, a, texts[i], eqs); why != "" {
+					return why
+				}
 				break
 			}
 			key := min(x, y) + " " + max(x, y)
@@ -631,6 +641,11 @@ func trivialLiterals(prop *grammar.Property) string {
 				return fmt.Sprintf("%s is trivially true", l)
 			}
 		case *grammar.IsSet:
+			if x, ok := a.X.(*grammar.Path); ok {
+				if t := pathType(spec, prop, x); t != nil && t.Container() {
+					return fmt.Sprintf("%s: set(x) is generated for paths that are not containers (a null container is empty)", l)
+				}
+			}
 			if len(prop.Matrix) > generator.MaxSetLiterals {
 				return fmt.Sprintf("%s: set(x) literals appear only in disjunctions of at most %d literals", l, generator.MaxSetLiterals)
 			}
@@ -649,8 +664,35 @@ func trivialLiterals(prop *grammar.Property) string {
 				return fmt.Sprintf("%s applies a predicate to the same path twice: predicates are generated on distinct paths", l)
 			}
 		}
-		if neg := negation(l); slices.Contains(texts, neg.String()) {
-			return fmt.Sprintf("%s and %s: a tautology (x or not x)", neg, l)
+	}
+	return ""
+}
+
+// constantPair says why the literal lit, text, comparing a path with a
+// constant, is never combined with the literals before it, whose x == c
+// texts eqs holds by path: x == a beside x != b (the second implies the
+// first, or they cover all), or too many constants of an enum of V
+// values (V-1 of them say x != c for the remaining c).
+func constantPair(spec *specs.Spec, prop *grammar.Property, lit *grammar.Compare, text string, eqs map[string][]string) string {
+	x := lit.X.String()
+	for _, l := range prop.Matrix {
+		cmp, ok := l.Atom.(*grammar.Compare)
+		if ok && cmp != lit && isConst(cmp.Y) && cmp.X.String() == x && cmp.Op != lit.Op {
+			return fmt.Sprintf("%s and %s: a constant of a path beside a negated constant of the same path is redundant", l, text)
+		}
+	}
+	if lit.Op != grammar.OpEq {
+		return ""
+	}
+	eqs[x] = append(eqs[x], text)
+	path, ok := lit.X.(*grammar.Path)
+	if !ok {
+		return ""
+	}
+	if t := pathType(spec, prop, path); t != nil && t.Enum != nil {
+		if v := len(slices.Compact(slices.Sorted(slices.Values(t.Enum)))); len(eqs[x]) > v-2 {
+			return fmt.Sprintf("%s: %d constants of %s, an enum of %d values; at most %d are generated (%d of them say %s != c for the remaining value c)",
+				strings.Join(eqs[x], " or "), len(eqs[x]), x, v, v-2, v-1, x)
 		}
 	}
 	return ""
