@@ -41,19 +41,24 @@ var overlaySizes = []struct {
 	{"16 nodes", Options{MinNodes: 16, MaxNodes: 16, MinSnapshots: 2000, MaxSnapshots: 3000}},
 }
 
+// TestOverlayDeterministic checks that a seed gives one system, spec
+// and trace, at every size.
 func TestOverlayDeterministic(t *testing.T) {
-	for _, seed := range []int64{3, 7, 11} {
-		o := overlaySizes[1].opts
-		a, b := overlaySystem(t, seed, o), overlaySystem(t, seed, o)
-		if a.Spec != b.Spec || fmt.Sprint(a.Planted) != fmt.Sprint(b.Planted) || a.Describe() != b.Describe() {
-			t.Fatalf("seed %d: two systems:\n%s\n%s", seed, a.Describe(), b.Describe())
-		}
-		_, ta := write(t, a)
-		_, tb := write(t, b)
-		ma, _ := os.ReadFile(filepath.Join(ta, trace.ManifestFile))
-		mb, _ := os.ReadFile(filepath.Join(tb, trace.ManifestFile))
-		if !bytes.Equal(ma, mb) {
-			t.Errorf("seed %d: the traces differ:\n%s\n%s", seed, ma, mb)
+	for _, size := range overlaySizes {
+		for _, seed := range []int64{3, 7} {
+			t.Run(fmt.Sprintf("%s/%d", size.name, seed), func(t *testing.T) {
+				a, b := overlaySystem(t, seed, size.opts), overlaySystem(t, seed, size.opts)
+				if a.Spec != b.Spec || fmt.Sprint(a.Planted) != fmt.Sprint(b.Planted) || a.Describe() != b.Describe() {
+					t.Fatalf("two systems:\n%s\n%s", a.Describe(), b.Describe())
+				}
+				_, ta := write(t, a)
+				_, tb := write(t, b)
+				ma, _ := os.ReadFile(filepath.Join(ta, trace.ManifestFile))
+				mb, _ := os.ReadFile(filepath.Join(tb, trace.ManifestFile))
+				if !bytes.Equal(ma, mb) {
+					t.Errorf("the traces differ:\n%s\n%s", ma, mb)
+				}
+			})
 		}
 	}
 }
