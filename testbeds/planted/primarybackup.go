@@ -340,28 +340,36 @@ func generatePrimaryBackup(seed int64, rng *rand.Rand, o Options) (*System, erro
 	if d.style == pbAnyStyle {
 		d.style = pbCrash + rng.IntN(2)
 	}
-	p := pbParams{
-		nodes: nodes, steps: steps, style: d.style,
-		maxDelay: 1 + rng.IntN(4), heartbeat: 15 + rng.IntN(40), busy: 0.1 + 0.3*rng.Float64(),
-		failovers: 4 + rng.IntN(3) + steps/3000, crashes: 1 + rng.IntN(3) + steps/6000,
-		firstEpoch: 2 + rng.Int64N(8),
+	// A template is planted only in a run where it is the answer: some
+	// (those that need a backup to know more committed than a promoted
+	// primary) are in one run in five or so. Try a few runs of the design.
+	var (
+		sim *pbSim
+		ps  *pbSystem
+	)
+	for attempt := 0; ; attempt++ {
+		if attempt == pbRunAttempts {
+			return nil, nil
+		}
+		p := pbParams{
+			nodes: nodes, steps: steps, style: d.style,
+			maxDelay: 1 + rng.IntN(4), heartbeat: 15 + rng.IntN(40), busy: 0.1 + 0.3*rng.Float64(),
+			failovers: 4 + rng.IntN(3) + steps/3000, crashes: 1 + rng.IntN(3) + steps/6000,
+			firstEpoch: 2 + rng.Int64N(8),
+		}
+		sim = newPBSim(rng, p)
+		sim.run()
+		ps = &pbSystem{d: d, views: pbViews(sim), steady: sim.steady, calm: sim.calm, broken: map[int]pbBroken{}}
+		if !slices.ContainsFunc(chosen, func(t *pbTemplate) bool { return !ps.natural(t) }) {
+			break
+		}
 	}
-	sim := newPBSim(rng, p)
-	sim.run()
-
-	ps := &pbSystem{d: d, views: pbViews(sim), steady: sim.steady, calm: sim.calm, broken: map[int]pbBroken{}}
 	sys := &System{
 		Seed: seed, Family: PrimaryBackup, Name: fmt.Sprintf("planted-%d", seed), Nodes: nodes, Snapshots: steps,
 		Control: control, Elections: [...]string{pbCrash: "crash", pbLapse: "partition"}[d.style], Episodes: sim.next,
 	}
-	// A template that is not the answer in this run, or finds no room to
-	// break, sends the generator to another run: dropping it would
-	// leave the shapes that are natural in most runs to dominate.
-	for _, t := range chosen {
-		if !ps.natural(t) {
-			return nil, nil
-		}
-	}
+	// A template that finds no room to break sends the generator to
+	// another design.
 	for _, t := range chosen {
 		pl, ok := ps.plant(rng, t, chosen)
 		if !ok {
@@ -452,6 +460,9 @@ func (ps *pbSystem) natural(t *pbTemplate) bool {
 	}
 	return true
 }
+
+// pbRunAttempts bounds the runs simulated for one design.
+const pbRunAttempts = 8
 
 // pbLegitOneIn: one planted property in pbLegitOneIn also fails at one or
 // two legitimate moments.
