@@ -213,7 +213,8 @@ func generateMesh(seed int64, rng *rand.Rand, o Options) (*System, error) {
 		sessions = nodes * (nodes - 1) / 2
 	}
 	p.change = 1 / ((0.7 + 2*rng.Float64()) * float64(2*sessions+4))
-	p.tick = 0.02 + 0.08*rng.Float64()
+	// Each router's timer: a round every 60 to 250 steps or so.
+	p.tick = min(0.5, float64(nodes)*(0.004+0.012*rng.Float64()))
 	// Some planted properties also fail at a legitimate rare moment of
 	// the run: a rare path of the mesh that breaks them. A control has one
 	// or two of these paths, so that its run has conditional
@@ -304,8 +305,9 @@ func (m *meshPlanting) natural(t *meshTemplate) bool {
 
 // plant breaks t at each strike of its bug (drawStrikes) in one node's
 // state, where no other property planted (or to be planted) in the
-// system breaks as well, away from the run's rare paths and from t's
-// legitimate failures. Half the bugs have an aftermath: the node stays
+// system breaks as well, at calm steps (so that no rare state of the run
+// makes some odd property fail only where t is broken), away from the
+// run's rare paths and from t's legitimate failures. Half the bugs have an aftermath: the node stays
 // broken through its own changes until the episode ends; the others
 // break one state of the node, which its next change repairs. It
 // reports false, leaving nothing broken, when not one strike fits or
@@ -325,7 +327,7 @@ func (m *meshPlanting) plant(rng *rand.Rand, t *meshTemplate, all []*meshTemplat
 	row := func(s int) []int32 { return m.sim.hist[s*n : (s+1)*n] }
 	free := func(s int) bool {
 		_, taken := m.broken[s]
-		return !taken && !m.sim.rare[s] && !legit[s] && !legit[s-1] && !legit[s+1]
+		return !taken && m.sim.calm[s] && !m.sim.rare[s] && !legit[s] && !legit[s-1] && !legit[s+1]
 	}
 	var vs, bad []*meshState
 	var placed []int

@@ -147,6 +147,12 @@ type meshSim struct {
 	hist   []int32 // per step, per node: index of its state, -1 when down
 	steady []bool
 	rare   []bool // a rare path was taken at the step, or the step before
+	// calm is true at the steps where no node restarts or brings up a
+	// session: no database exchange is under way, whose transients are
+	// the run's rarest states.
+	calm     []bool
+	opening  int // sessions coming up in the queue
+	unsettle int // the last step of the latest database exchange, or so
 }
 
 // newMeshSim builds the topology and the initial states.
@@ -230,7 +236,7 @@ const meshItemsPerNode = 8
 func (s *meshSim) run() {
 	n := s.p.nodes
 	s.hist = make([]int32, 0, s.p.steps*n)
-	s.steady, s.rare = make([]bool, s.p.steps), make([]bool, s.p.steps+1)
+	s.steady, s.rare, s.calm = make([]bool, s.p.steps), make([]bool, s.p.steps+1), make([]bool, s.p.steps)
 	for i := range s.nodes {
 		s.nodes[i].idx = -1
 	}
@@ -249,6 +255,7 @@ func (s *meshSim) run() {
 			s.hist = append(s.hist, nd.idx)
 		}
 		s.steady[s.now] = s.isSteady()
+		s.calm[s.now] = s.opening == 0 && s.now > s.unsettle && s.follow == nil
 	}
 }
 
@@ -347,6 +354,9 @@ func (s *meshSim) push(e meshEvent) {
 	if e.kind != evWake {
 		s.inflight++
 	}
+	if e.kind == evLinkUp {
+		s.opening++
+	}
 	heap.Push(&s.queue, e)
 }
 
@@ -370,6 +380,9 @@ func (s *meshSim) flood(a, skip int, l *lsa) {
 func (s *meshSim) deliver(e meshEvent) {
 	if e.kind != evWake {
 		s.inflight--
+	}
+	if e.kind == evLinkUp {
+		s.opening--
 	}
 	switch e.kind {
 	case evWake:
@@ -557,6 +570,7 @@ func (s *meshSim) open(a, b, delay int) {
 // linkUp brings up the session of a and b: each advertises anew and
 // sends the other its whole database.
 func (s *meshSim) linkUp(a, b int) {
+	s.settle()
 	s.link[a][b], s.link[b][a] = linkUp, linkUp
 	up := func(x, y int) {
 		nd := &s.nodes[x]
@@ -581,6 +595,7 @@ func (s *meshSim) linkUp(a, b int) {
 // crash takes node i down: its neighbours see its sessions fail at once.
 // It restarts after a while.
 func (s *meshSim) crash(i int) {
+	s.settle()
 	for b := range s.nodes {
 		if s.link[i][b] == linkUp {
 			s.link[i][b], s.link[b][i] = linkDown, linkDown
@@ -600,6 +615,7 @@ func (s *meshSim) crash(i int) {
 // wake restarts node i with its configured items, an empty table and
 // its persisted version; its sessions come up one by one.
 func (s *meshSim) wake(i int) {
+	s.settle()
 	nd := &s.nodes[i]
 	nd.up = true
 	nd.version++
@@ -618,6 +634,12 @@ func (s *meshSim) wake(i int) {
 			s.open(i, b, 2+s.rng.IntN(30))
 		}
 	}
+}
+
+// settle notes that a database exchange starts: the run is not calm
+// until its messages are likely delivered.
+func (s *meshSim) settle() {
+	s.unsettle = max(s.unsettle, s.now+4*s.p.maxDelay+10)
 }
 
 // staleHorizon is how far back lastRoutes looks.

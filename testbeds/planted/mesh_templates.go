@@ -333,6 +333,7 @@ var meshTemplates = []*meshTemplate{
 			// Other ways to tell the origin from the other nodes, where the
 			// sequence numbers of one origin do not pass another's version.
 			{[]meshVar{mvVia}, eachRouteOf(func(_, b *meshState, e meshRoute) bool { return e.via != b.node || e.seq <= b.version })},
+			{holds: eachRouteOf(func(a, b *meshState, e meshRoute) bool { return e.seq <= a.version || a.version <= b.version })},
 			{[]meshVar{mvNeighbors}, eachRouteOf(func(_, b *meshState, e meshRoute) bool { return has(b.neighbors, e.origin) || e.seq <= b.version })},
 			{[]meshVar{mvPeers}, eachRouteOf(func(_, b *meshState, e meshRoute) bool { return has(b.peers, e.origin) || e.seq <= b.version })},
 		},
