@@ -24,19 +24,23 @@ type Grouping struct {
 	// Within is the least share of P's violating snapshots that must be
 	// violating snapshots of Q for P to join Q's anomaly.
 	Within float64
-	// Factor bounds how many more violation events (Entry.ViolationEvents:
-	// separate episodes, the times a bug struck) Q may have than P, as a
-	// ratio: at most Factor times P's. A broad, noisy property absorbs
-	// nothing rare. Events, not snapshots: a lasting episode is one
-	// strike however long the damage stays. It does not bound a syntactic weakening of Q
-	// (P = Q or R, up to the naming of node variables): that one is Q's
-	// shadow whatever the ratio, unless R explains Q's violations (the
-	// or-effect test), when the few moments at which P still fails are
-	// an anomaly of their own. Weakenings that are not syntactic (a
-	// two-node form that needs a partner to break, say) catch each of a
-	// recurring bug's strikes with the chance that a partner is there:
-	// the ratio is about the inverse of that chance, whatever the number
-	// of strikes. 4 lets them catch one strike in four.
+	// Factor bounds how many more violating snapshots Q may have than P,
+	// as a ratio: at most Factor×|V(P)|. A broad, noisy property absorbs
+	// nothing rare, nor does a long episode that an equally simple P pins
+	// down to a few of its moments.
+	//
+	// A weakening (P more complex than Q: more node variables, iterators
+	// or literals) may instead be within Factor of Q's violation events
+	// (Entry.ViolationEvents, the separate episodes): a two-node form that
+	// needs a partner to break, or a disjunction that needs its other
+	// literals false, fails at a few moments of some of the strikes of a
+	// bug whose damage lasts, with the chance that the partner is there;
+	// it catches one strike in Factor whatever the number of strikes or
+	// how long each lasts. A syntactic weakening (P = Q or R, up to the
+	// naming of node variables) is not bounded at all: it is Q's shadow
+	// whatever the ratio, unless R explains Q's violations (the
+	// or-effect test), when the few moments at which P still fails may
+	// be an anomaly of their own and the bounds apply.
 	Factor float64
 }
 
@@ -129,7 +133,8 @@ func groupAnomalies(es []*Entry, moments func(*Entry) []uint64, g Grouping, hold
 				!g.within(ms, a.moments) {
 				continue
 			}
-			if !g.bounded(e.ViolationEvents, a.rep.ViolationEvents) {
+			if !g.bounded(len(ms), len(a.moments)) &&
+				!(compareShapes(shapes[a.rep], shapes[e]) < 0 && g.bounded(int(e.ViolationEvents), int(a.rep.ViolationEvents))) {
 				if subs == nil {
 					subs = subDisjunctions(e.prop.Property)
 				}
@@ -194,9 +199,9 @@ func (g Grouping) misses(n int) int {
 	return k
 }
 
-// bounded reports whether q violation events are not many more than p:
+// bounded reports whether q violating snapshots are not many more than p:
 // at most Factor×p.
-func (g Grouping) bounded(p, q int64) bool {
+func (g Grouping) bounded(p, q int) bool {
 	return float64(q) <= g.Factor*float64(p)
 }
 

@@ -119,7 +119,7 @@ func TestGroupAnomalies(t *testing.T) {
 		want: []string{q + " <- " + orRole + " | " + twoOr + " | forall n0, n1 in nodes: n0.term == n1.term or n1.applied <= n1.commit"},
 	}, {
 		// A syntactic weakening is its sub-disjunction's shadow whatever
-		// the ratio of their events; another property failing at 2 of 12
+		// the ratio of their moments; another property failing at 2 of 12
 		// of them is beyond Factor.
 		name: "weakening of a frequent property",
 		props: map[string][]uint64{
@@ -160,11 +160,21 @@ func TestGroupAnomalies(t *testing.T) {
 		},
 		want: []string{q + " <- " + twoFar},
 	}, {
-		// Three strikes whose damage lasts 9 snapshots each; the partner
+		// A long episode that an equally simple property pins down to a
+		// few of its moments does not absorb it: 27 snapshots to 2 is
+		// beyond Factor.
+		name: "pinned within a long episode",
+		props: map[string][]uint64{
+			q:     span(100, 126),
+			other: {103, 104},
+		},
+		want: []string{q, other},
+	}, {
+		// Three strikes whose damage lasts 9 snapshots each; a two-node
 		// form fails at 2 snapshots of one of them. 27 snapshots to 2 is
-		// beyond Factor, but 3 strikes to 1 is not: a lasting episode is
-		// one strike.
-		name: "lasting strikes",
+		// beyond Factor, but 3 strikes to 1 is not: the weakening is the
+		// simple property's shadow.
+		name: "weakening within lasting strikes",
 		props: map[string][]uint64{
 			q:      slices.Concat(span(100, 108), span(300, 308), span(500, 508)),
 			twoFar: {303, 304},

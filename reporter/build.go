@@ -10,6 +10,7 @@ import (
 	"github.com/augur-dev/augur/evaluator"
 	"github.com/augur-dev/augur/grammar"
 	"github.com/augur-dev/augur/specs"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Version is the version of the JSON report.
@@ -26,10 +27,9 @@ type Options struct {
 	// HoldRatio), grouped as they are otherwise.
 	All bool
 	// SteadyTag is the tag of the snapshots in steady state (no message
-	// in flight). When set, anomalies seen there rank before those seen
-	// only in transients. Every entry counts its steady violating
-	// snapshots either way, by SteadyTag or else by "steady" when the
-	// trace has such snapshots.
+	// in flight); "" means "steady" when the trace has such snapshots.
+	// Anomalies seen in steady state rank before those seen only in
+	// transients, and every entry counts its steady violating snapshots.
 	SteadyTag string
 
 	Thresholds Thresholds // zero fields take DefaultThresholds
@@ -258,7 +258,11 @@ func Build(in Input, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	anomalies := anomaliesOf(almost, moments, th, opts.HoldRatio)
+	z := rankQuantiles(in.Program, th.RankLevel)
+	for _, e := range r.Invariants {
+		e.Score = roundRate(score(e.Support, 0, z(e.prop.Property)), th.RatePrecision)
+	}
+	anomalies := anomaliesOf(almost, moments, th, z, opts.HoldRatio)
 	r.Candidates.Anomalies = len(anomalies)
 	for _, a := range anomalies {
 		r.Candidates.Equivalent += a.fold(moments)
@@ -267,7 +271,7 @@ func Build(in Input, opts Options) (*Report, error) {
 		trail.anomaly(a, moments)
 	}
 	slices.SortStableFunc(r.AlmostInvariants, byScore)
-	if opts.SteadyTag != "" {
+	if r.SteadyTag != "" {
 		steadyFirst(r.AlmostInvariants)
 	}
 	r.Candidates.AlmostInvariants = len(r.AlmostInvariants)
@@ -283,7 +287,7 @@ func Build(in Input, opts Options) (*Report, error) {
 		r.Candidates.InBaseline = n
 	}
 	if in.Broken != nil {
-		r.BrokenInvariants = brokenInvariants(in.Broken, opts, th, &r.Candidates)
+		r.BrokenInvariants = brokenInvariants(in.Broken, opts, th, z, &r.Candidates)
 	}
 	r.Candidates.Invariants = len(r.Invariants)
 	r.AlmostInvariants = cut(r.AlmostInvariants, opts.Size)
@@ -313,11 +317,11 @@ func NotCandidate(st *evaluator.Stats, holdRatio float64, minSupport int64) stri
 // anomaliesOf counts the violation events of the almost-invariants es,
 // scores them and groups them into anomalies, keeping those that stand
 // out at holdRatio out of those that do not (groupAnomalies).
-func anomaliesOf(es []*Entry, moments map[*Entry][]uint64, th Thresholds, holdRatio float64) []*anomaly {
+func anomaliesOf(es []*Entry, moments map[*Entry][]uint64, th Thresholds, z func(*grammar.Property) float64, holdRatio float64) []*anomaly {
 	for _, e := range es {
 		e.ViolatingEpisodes = episodes(moments[e], e.ViolatingSnapshots)
 		e.ViolationEvents = events(moments[e], e.ViolatingSnapshots, th.span(e.Support))
-		e.Score = roundRate(score(e.Support, e.ViolationEvents, th.Z), th.RatePrecision)
+		e.Score = roundRate(score(e.Support, e.ViolationEvents, z(e.prop.Property)), th.RatePrecision)
 	}
 	return groupAnomalies(es, func(e *Entry) []uint64 { return moments[e] }, th.Grouping, holdRatio)
 }
@@ -327,7 +331,7 @@ func anomaliesOf(es []*Entry, moments map[*Entry][]uint64, th Thresholds, holdRa
 // anomaly once, by its simplest property, simplest first, then the
 // most violating snapshots first (the damage that lasts longest), then
 // by text. It counts them in c.
-func brokenInvariants(ev *Evaluation, opts Options, th Thresholds, c *Candidates) []*Entry {
+func brokenInvariants(ev *Evaluation, opts Options, th Thresholds, z func(*grammar.Property) float64, c *Candidates) []*Entry {
 	var es []*Entry
 	moments := map[*Entry][]uint64{}
 	for i, p := range ev.Program.Props {
@@ -340,7 +344,7 @@ func brokenInvariants(ev *Evaluation, opts Options, th Thresholds, c *Candidates
 		es = append(es, e)
 	}
 	c.BrokenInvariants = len(es)
-	as := anomaliesOf(es, moments, th, 0) // listed whatever their rate
+	as := anomaliesOf(es, moments, th, z, 0) // listed whatever their rate
 	c.BrokenAnomalies = len(as)
 	out := make([]*Entry, len(as))
 	for i, a := range as {
@@ -383,7 +387,6 @@ func newEntry(p *evaluator.Prop, st *evaluator.Stats, steadyTag string, th Thres
 		ViolatingSnapshots:       st.ViolatingSnapshots,
 		ViolatingTags:            tags,
 		SteadyViolatingSnapshots: steady,
-		Score:                    roundRate(score(st.Support, 0, th.Z), th.RatePrecision),
 		Equivalents:              []string{},
 		AlsoFailsHere:            []string{},
 		Witnesses:                wits,
@@ -391,6 +394,27 @@ func newEntry(p *evaluator.Prop, st *evaluator.Stats, steadyTag string, th Thres
 		prop:                     p,
 		stats:                    st,
 		sym:                      symmetricText(p.Property),
+	}
+}
+
+// rankQuantiles returns, for a property, the standard-normal quantile of
+// the confidence bound that ranks it (score): at level, Bonferroni-
+// corrected for the number of properties of its shape in prog's pool.
+func rankQuantiles(prog *evaluator.Program, level float64) func(*grammar.Property) float64 {
+	count := map[shape]int{}
+	for _, p := range prog.Props {
+		count[shapeOf(p.Property)]++
+	}
+	z := map[shape]float64{}
+	for sh, n := range count {
+		z[sh] = distuv.UnitNormal.Quantile(1 - level/float64(n))
+	}
+	return func(p *grammar.Property) float64 {
+		sh := shapeOf(p)
+		if q, ok := z[sh]; ok {
+			return q
+		}
+		return distuv.UnitNormal.Quantile(1 - level) // not of the pool: one property tried
 	}
 }
 

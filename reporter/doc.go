@@ -21,11 +21,15 @@
 //     others are listed under it as equivalents or "also fails here";
 //  4. ranks the anomalies by a score comparable across quantifier scopes:
 //     the lower confidence bound of the share of non-vacuous snapshots
-//     where no violation event of the representative begins (rare
-//     violations backed by many snapshots first; a run of consecutive
-//     violating snapshots is one event, or one per
-//     Thresholds.EpisodeShare of the run it lasts), then simplicity; with
-//     a steady tag asked for, anomalies seen in steady state come first;
+//     where no violation event of the representative begins, at a level
+//     Bonferroni-corrected for the number of properties of its shape in
+//     the pool (Thresholds.RankLevel): rare violations backed by many
+//     snapshots first, and of two equally rare, the simpler, of which
+//     fewer were tried; a run of consecutive violating snapshots is one
+//     event, or one per Thresholds.EpisodeShare of the run it lasts.
+//     Anomalies seen in steady state come first (Options.SteadyTag, by
+//     default "steady" when the trace has such snapshots), as the Avenger
+//     paper looked at steady-state violations;
 //  5. leaves out only the anomalies violated through a large share of
 //     the run, whose temporal rate is below the hold ratio: a bug that
 //     strikes once and one that strikes twenty times are both rare, and

@@ -33,9 +33,16 @@ type Thresholds struct {
 	// does not depend on the number of bindings.
 	MinOddsRatio float64
 
-	// Z is the standard-normal quantile of the one-sided confidence bound
-	// that ranks anomalies (see score): 1.645 is 95% confidence.
-	Z float64
+	// RankLevel is the level of the one-sided confidence bound that
+	// ranks anomalies (see score), Bonferroni-corrected for the number of
+	// properties of the representative's shape (node variables,
+	// iterators, literals) in the pool: a property of a shape of which
+	// thousands were tried holds at a high rate by chance far more easily
+	// than one of a shape of which a few dozen were, and a bug striking
+	// a simple property twenty times is more alarming than a three-literal
+	// disjunction violated seven times. 0.05 is 95% confidence over each
+	// shape's properties together.
+	RankLevel float64
 
 	// EpisodeShare bounds how long one violation event lasts, as a share
 	// of the property's non-vacuous snapshots (see events): an episode
@@ -66,7 +73,7 @@ type Thresholds struct {
 var DefaultThresholds = Thresholds{
 	Grouping:      DefaultGrouping,
 	MinOddsRatio:  2,
-	Z:             1.645,
+	RankLevel:     0.05,
 	EpisodeShare:  0.01,
 	FullMoments:   4096,
 	RatePrecision: evaluator.RatePrecision,
@@ -81,8 +88,8 @@ func (th Thresholds) withDefaults() Thresholds {
 	if th.MinOddsRatio == 0 {
 		th.MinOddsRatio = d.MinOddsRatio
 	}
-	if th.Z == 0 {
-		th.Z = d.Z
+	if th.RankLevel == 0 {
+		th.RankLevel = d.RankLevel
 	}
 	if th.EpisodeShare == 0 {
 		th.EpisodeShare = d.EpisodeShare

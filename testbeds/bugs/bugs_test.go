@@ -90,16 +90,21 @@ func TestScore(t *testing.T) {
 func TestFigures(t *testing.T) {
 	s := &Summary{Runs: []*Result{
 		{Testbed: "t", Seed: 1, Plain: Score{Reported: 10, Steady: 6}},
-		{Testbed: "t", Bug: "b", Seed: 1, Tagged: 31, Plain: Score{Reported: 10, Relevant: 5, First: 1}, Baseline: &Score{Reported: 4, Relevant: 4, First: 1}, Visible: true},
+		{Testbed: "t", Bug: "b", Seed: 1, Tagged: 31, Plain: Score{Reported: 10, Relevant: 5, First: 1}, Baseline: &Score{Reported: 4, Relevant: 4, First: 1}, Visible: true, BaselineVisible: true},
 		{Testbed: "t", Bug: "b", Seed: 2, Tagged: 0}, // not manifested: not scored
-		{Testbed: "t", Bug: "c", Seed: 1, Tagged: 3, Plain: Score{Reported: 10}, Baseline: &Score{Reported: 10, Relevant: 1, First: 7}},
+		// Visible with the baseline only, in its section of broken
+		// invariants, where a relevant entry ranks 2.
+		{Testbed: "t", Bug: "c", Seed: 1, Tagged: 3, Plain: Score{Reported: 10}, Baseline: &Score{Reported: 10, Relevant: 1, First: 7, BrokenRelevant: 1, BrokenFirst: 2}, BaselineVisible: true},
 	}}
 	plain, base := s.Figures()
-	if want := (Figures{Runs: 2, Visible: 1, Recalled: 1, Precision: 0.25}); plain != want {
+	if want := (Figures{Runs: 2, Visible: 1, Recalled: 1, First: 1, Precision: 0.25}); plain != want {
 		t.Errorf("plain figures %+v, want %+v", plain, want)
 	}
-	if want := (Figures{Runs: 2, Visible: 1, Recalled: 2, Precision: 0.55}); base != want {
+	if want := (Figures{Runs: 2, Visible: 2, Recalled: 2, First: 2, Precision: 0.55}); base != want {
 		t.Errorf("baseline figures %+v, want %+v", base, want)
+	}
+	if !base.Pass() || plain.Pass() {
+		t.Errorf("baseline passes %v, plain %v; want true, false (plain: visible 1 of 2)", base.Pass(), plain.Pass())
 	}
 	if s.MaxSteady() != 6 || s.Pass() {
 		t.Errorf("max steady %d, pass %v; want 6, false", s.MaxSteady(), s.Pass())
@@ -108,10 +113,27 @@ func TestFigures(t *testing.T) {
 	if err := s.WriteText(&b); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"1 of 2", "steady state: t 6", "FAIL: 4 runs", "recall 1/2 (50%, target 90%; 1 visible)", "precision 25%", "baseline: recall 2/2 (100%), precision 55%"} {
+	for _, want := range []string{"1 of 2", "steady state: t 6", "FAIL: 4 runs", "at most 6 steady almost-invariants (target 5)",
+		"plain: visible 1/2 (50%), recall 1/1 visible (100%), first relevant within the top 3 1/1 (100%), precision 25%",
+		"baseline: visible 2/2 (100%), recall 2/2 visible (100%), first relevant within the top 3 2/2 (100%), precision 55%"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("text report lacks %q:\n%s", want, b.String())
 		}
+	}
+}
+
+// TestScoreBroken checks that a relevant broken invariant of the baseline
+// counts towards recall, and its rank towards the first relevant one.
+func TestScoreBroken(t *testing.T) {
+	rel := &reporter.Entry{ViolatingSnapshots: 900, ViolatingTags: map[string]int64{"bug:b": 900}}
+	other := &reporter.Entry{ViolatingSnapshots: 4}
+	rep := &reporter.Report{AlmostInvariants: []*reporter.Entry{other, other, other, other}, BrokenInvariants: []*reporter.Entry{other, rel}}
+	got := score(rep, "bug:b")
+	if want := (Score{Reported: 4, BrokenRelevant: 1, BrokenFirst: 2}); got != want {
+		t.Errorf("score = %+v, want %+v", got, want)
+	}
+	if !got.Recalled() || got.FirstAny() != 2 {
+		t.Errorf("recalled %v, first %d; want true, 2", got.Recalled(), got.FirstAny())
 	}
 }
 
