@@ -574,13 +574,10 @@ func (d *meshDesign) spec(system string, full bool) string {
 	b.WriteString("variables:\n")
 	for _, k := range d.vars() {
 		t := meshVarInfo[k].typ
-		for short, name := range d.types {
-			t = strings.Replace(t, "<"+short+">", "<"+name+">", 1)
-		}
-		if name, ok := d.types[t]; ok {
-			t = name
+		if i := strings.IndexByte(t, '<'); i >= 0 {
+			t = `"` + t[:i+1] + d.types[t[i+1:len(t)-1]] + `>"` // a container
 		} else {
-			t = `"` + t + `"`
+			t = d.types[t]
 		}
 		fmt.Fprintf(&b, "  %s: %s\n", d.name[k], t)
 	}
