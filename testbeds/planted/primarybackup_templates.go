@@ -195,6 +195,7 @@ var pbTemplates = []*pbTemplate{
 			{holds: pbOfPrimary(func(a, b *pbView) bool { return b.applied <= a.applied })},
 			// Nodes of one epoch apply what all of them know committed.
 			{holds: pbPairs(func(a, b *pbView) bool { return a.epoch != b.epoch || b.applied <= a.commit })},
+			{holds: pbPairs(func(a, b *pbView) bool { return a.role != pbBackup || b.applied <= a.commit })},
 		},
 		inject: backupAhead,
 	},
@@ -250,6 +251,11 @@ var pbTemplates = []*pbTemplate{
 			// A promoted primary reconciles before it commits.
 			{holds: pbPairs(func(a, b *pbView) bool { return a.id != b.prim || b.commit <= a.commit })},
 			{holds: pbPairs(func(a, b *pbView) bool { return a.id != b.prim || b.applied <= a.applied })},
+			// Nodes of one epoch, or following one primary, apply what
+			// all of them know committed.
+			{holds: pbPairs(func(a, b *pbView) bool { return a.epoch != b.epoch || b.applied <= a.commit })},
+			{holds: pbPairs(func(a, b *pbView) bool { return a.prim != b.prim || b.applied <= a.commit })},
+			{holds: pbPairs(func(a, b *pbView) bool { return a.role != pbBackup || b.applied <= a.commit })},
 		},
 		inject: pbEdit(func(vs []*pbView, rng *rand.Rand, p, c *pbView) bool {
 			return isBackupOf(p, c) && c.prim == p.id && applyAhead(p, c)
