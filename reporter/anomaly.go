@@ -17,30 +17,39 @@ import (
 // candidates by the moments at which they fail, so that the report shows
 // each anomaly once, by its simplest property.
 
-// Grouping says when a property belongs to the anomaly of a simpler one.
-// Both bounds are shares: whether a property is another's shadow does not
-// depend on how often the bug struck or how long the run was.
+// Grouping says when a property belongs to the anomaly of a simpler one,
+// or of an equally simple one failing at the same moments. Both bounds
+// are shares: whether a property is another's shadow does not depend on
+// how often the bug struck or how long the run was.
+//
+// Two equally simple properties are one anomaly only when each fails at
+// (almost) the other's moments, Within both ways: co-symptoms of one bug.
+// One that fails at a few of the other's moments pins down something the
+// other does not (a long episode of which it singles out the bug's
+// snapshots, say), and stands alone.
+//
+// A weakening P of a simpler Q (more node variables, iterators or
+// literals) joins Q when P's moments lie (almost) within Q's:
+//
+//   - a syntactic weakening (P = Q or R, up to the naming of node
+//     variables) whatever the ratio of their moments, unless R explains
+//     Q's violations (the or-effect test): then the moments at which P
+//     still fails are an anomaly of their own, Q's violations being
+//     otherwise expected;
+//   - another (a two-node form that needs a partner to break, say) when
+//     Q has at most Factor times P's violating snapshots or Factor times
+//     its violation events.
 type Grouping struct {
 	// Within is the least share of P's violating snapshots that must be
 	// violating snapshots of Q for P to join Q's anomaly.
 	Within float64
-	// Factor bounds how many more violating snapshots Q may have than P,
-	// as a ratio: at most Factor×|V(P)|. A broad, noisy property absorbs
-	// nothing rare, nor does a long episode that an equally simple P pins
-	// down to a few of its moments.
-	//
-	// A weakening (P more complex than Q: more node variables, iterators
-	// or literals) may instead be within Factor of Q's violation events
-	// (Entry.ViolationEvents, the separate episodes): a two-node form that
-	// needs a partner to break, or a disjunction that needs its other
-	// literals false, fails at a few moments of some of the strikes of a
-	// bug whose damage lasts, with the chance that the partner is there;
-	// it catches one strike in Factor whatever the number of strikes or
-	// how long each lasts. A syntactic weakening (P = Q or R, up to the
-	// naming of node variables) is not bounded at all: it is Q's shadow
-	// whatever the ratio, unless R explains Q's violations (the
-	// or-effect test), when the few moments at which P still fails may
-	// be an anomaly of their own and the bounds apply.
+	// Factor bounds how many more violating snapshots, or violation
+	// events (Entry.ViolationEvents, separate episodes), Q may have than
+	// a weakening P that is not syntactic, as a ratio. A broad, noisy
+	// property absorbs nothing rare. A partner form fails at a few
+	// moments of some of the strikes of a bug, with the chance that the
+	// partner is there: it catches one strike in Factor, whatever the
+	// number of strikes or how long the damage of each lasts.
 	Factor float64
 }
 
@@ -82,12 +91,7 @@ func compareShapes(a, b shape) int {
 // those covering more moments first, then those failing at fewer
 // bindings (of two failing at the same snapshots, the one that says more
 // precisely what broke). An entry joins the anomaly of the first
-// representative taken before it whose moments hold (almost) all of its
-// own and are not many more (g.Factor); a syntactic weakening of a
-// representative (the representative is a sub-disjunction of it, up to
-// the naming of node variables) joins it whatever the ratio, unless the
-// weakening explains the representative's violations (Entry.ExplainedBy).
-// An entry that stands out at holdRatio (standsOut) never joins a
+// representative taken before it as Grouping says. An entry that stands out at holdRatio (standsOut) never joins a
 // representative that does not: that anomaly is left out of the report,
 // and the rare one would vanish with it. Entries that join no anomaly
 // start one. The anomalies come in the order of their representatives.
@@ -128,17 +132,28 @@ func groupAnomalies(es []*Entry, moments func(*Entry) []uint64, g Grouping, hold
 		for _, i := range near {
 			a := out[i]
 			// The cheap tests first: shapes, then moments, then text.
-			if compareShapes(shapes[a.rep], shapes[e]) > 0 ||
+			simpler := compareShapes(shapes[a.rep], shapes[e])
+			if simpler > 0 ||
 				standsOut(e, holdRatio) && !standsOut(a.rep, holdRatio) ||
 				!g.within(ms, a.moments) {
 				continue
 			}
-			if !g.bounded(len(ms), len(a.moments)) &&
-				!(compareShapes(shapes[a.rep], shapes[e]) < 0 && g.bounded(int(e.ViolationEvents), int(a.rep.ViolationEvents))) {
+			if simpler == 0 {
+				// Equally simple: the same anomaly only when each fails
+				// at (almost) the other's moments.
+				if !g.within(a.moments, ms) {
+					continue
+				}
+			} else {
+				// A weakening of the representative.
 				if subs == nil {
 					subs = subDisjunctions(e.prop.Property)
 				}
-				if !subs[a.rep.sym] || slices.Contains(a.rep.ExplainedBy, e.Text) {
+				switch {
+				case subs[a.rep.sym] && slices.Contains(a.rep.ExplainedBy, e.Text):
+					continue // it explains the representative's violations
+				case subs[a.rep.sym]:
+				case !g.bounded(len(ms), len(a.moments)) && !g.bounded(int(e.ViolationEvents), int(a.rep.ViolationEvents)):
 					continue
 				}
 			}

@@ -207,8 +207,17 @@ func TestGroupAnomalies(t *testing.T) {
 		},
 		want: []string{q + " <- " + other + " | forall n0 in nodes: n0.applied <= n0.commit or n0.term <= n0.applied"},
 	}, {
-		// A property within an equally simple one failing at more than
-		// Factor times its moments stands alone.
+		// Equally simple, one failing at the other's moments and one
+		// more: each pins down something the other does not.
+		name: "equally simple, one more moment",
+		props: map[string][]uint64{
+			q:     {10, 20, 30},
+			other: {10, 20, 30, 40},
+		},
+		want: []string{other, q},
+	}, {
+		// A property within an equally simple one failing at five times
+		// its moments stands alone.
 		name: "rare within recurring",
 		props: map[string][]uint64{
 			q:     {30},
