@@ -27,9 +27,9 @@
 //     snapshots first, and of two equally rare, the simpler, of which
 //     fewer were tried; a run of consecutive violating snapshots is one
 //     event, or one per Thresholds.EpisodeShare of the run it lasts.
-//     Anomalies seen in steady state come first (Options.SteadyTag, by
-//     default "steady" when the trace has such snapshots), as the Avenger
-//     paper looked at steady-state violations;
+//     With a steady tag asked for (Options.SteadyTag), anomalies seen in
+//     steady state come first, as the Avenger paper looked at
+//     steady-state violations;
 //  5. leaves out only the anomalies violated through a large share of
 //     the run, whose temporal rate is below the hold ratio: a bug that
 //     strikes once and one that strikes twenty times are both rare, and
