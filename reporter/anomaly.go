@@ -135,13 +135,13 @@ func groupAnomalies(es []*Entry, moments func(*Entry) []uint64, g Grouping, hold
 			simpler := compareShapes(shapes[a.rep], shapes[e])
 			if simpler > 0 ||
 				standsOut(e, holdRatio) && !standsOut(a.rep, holdRatio) ||
-				!g.within(ms, a.moments) {
+				!g.within(kept(ms, a.moments, a.rep.ViolatingSnapshots), a.moments) {
 				continue
 			}
 			if simpler == 0 {
 				// Equally simple: the same anomaly only when each fails
 				// at (almost) the other's moments.
-				if !g.within(a.moments, ms) {
+				if !g.within(kept(a.moments, ms, e.ViolatingSnapshots), ms) {
 					continue
 				}
 			} else {
@@ -153,7 +153,7 @@ func groupAnomalies(es []*Entry, moments func(*Entry) []uint64, g Grouping, hold
 				case subs[a.rep.sym] && slices.Contains(a.rep.ExplainedBy, e.Text):
 					continue // it explains the representative's violations
 				case subs[a.rep.sym]:
-				case !g.bounded(len(ms), len(a.moments)) && !g.bounded(int(e.ViolationEvents), int(a.rep.ViolationEvents)):
+				case !g.bounded(e.ViolatingSnapshots, a.rep.ViolatingSnapshots) && !g.bounded(e.ViolationEvents, a.rep.ViolationEvents):
 					continue
 				}
 			}
@@ -204,6 +204,20 @@ func (g Grouping) within(p, q []uint64) bool {
 	return float64(n) >= need
 }
 
+// kept returns the moments of p that q's list can tell about: all of
+// them, or, when q's list holds only the first of its all moments, those
+// up to the last it holds. The lists of broad properties are cut
+// (Thresholds.FullMoments), and a moment past the cut is not a moment q
+// does not fail at.
+func kept(p, q []uint64, all int64) []uint64 {
+	if int64(len(q)) >= all || len(q) == 0 {
+		return p
+	}
+	last := q[len(q)-1]
+	n, _ := slices.BinarySearch(p, last+1)
+	return p[:n]
+}
+
 // misses returns how many of p's n moments may be missing from q's for
 // p to be within q.
 func (g Grouping) misses(n int) int {
@@ -214,9 +228,9 @@ func (g Grouping) misses(n int) int {
 	return k
 }
 
-// bounded reports whether q violating snapshots are not many more than p:
-// at most Factor×p.
-func (g Grouping) bounded(p, q int) bool {
+// bounded reports whether q violating snapshots (or events) are not many
+// more than p: at most Factor×p.
+func (g Grouping) bounded(p, q int64) bool {
 	return float64(q) <= g.Factor*float64(p)
 }
 

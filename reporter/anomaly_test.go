@@ -376,3 +376,32 @@ func TestEvents(t *testing.T) {
 		}
 	}
 }
+
+// TestGroupCutMoments checks grouping when the moment lists of broad
+// properties are cut (Thresholds.FullMoments): a weakening failing at
+// 500 of 1000 snapshots is within its simpler form, failing at all
+// 1000, though the first 100 moments of each reach different snapshots
+// (half of the weakening's are past the simpler form's 100th).
+func TestGroupCutMoments(t *testing.T) {
+	const (
+		q      = "forall n0 in nodes: n0.applied <= n0.commit"
+		orRole = `forall n0 in nodes: n0.applied <= n0.commit or n0.state == "leader"`
+	)
+	var qs, ps []uint64
+	for m := uint64(1); m <= 1000; m++ {
+		qs = append(qs, m)
+		if m%2 == 1 {
+			ps = append(ps, m)
+		}
+	}
+	es := entries(t, map[string][]uint64{q: qs, orRole: ps})
+	for _, e := range es {
+		e.ViolatingSnapshots = int64(len(e.stats.Moments))
+		e.stats.Moments = e.stats.Moments[:100]
+	}
+	moments := func(e *Entry) []uint64 { return e.stats.Moments }
+	got := anomalyTexts(groupAnomalies(es, moments, DefaultGrouping, 0))
+	if want := []string{q + " <- " + orRole}; !reflect.DeepEqual(got, want) {
+		t.Errorf("anomalies = %v, want %v", got, want)
+	}
+}
