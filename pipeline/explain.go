@@ -63,8 +63,21 @@ type Explanation struct {
 	Rank    int    `json:"rank"`
 	List    string `json:"list,omitempty"`
 	LeftOut string `json:"left_out,omitempty"`
+	// Broken is, with a baseline, where it stands as an invariant of the
+	// baseline that this run breaks; nil when it is not one.
+	Broken *Broken `json:"broken,omitempty"`
 	// Verdict sums it up in a sentence.
 	Verdict string `json:"verdict"`
+}
+
+// Broken is where a property stands in the report's section of the
+// baseline's invariants that the run breaks.
+type Broken struct {
+	ViolatingSnapshots int64  `json:"violating_snapshots"` // in this run
+	Representative     string `json:"representative"`      // of its group, itself when it represents it
+	// Rank is its group's rank in the section, 0 when the report's size
+	// cut it.
+	Rank int `json:"rank"`
 }
 
 // Evaluation is a property's evaluation over the trace.
@@ -182,6 +195,14 @@ func (x *Explanation) fate(f *reporter.Fate, n int) {
 	if f.Anomaly != nil {
 		x.Anomaly = &Anomaly{Representative: f.Anomaly.Text, ID: f.Anomaly.ID, Role: f.Role, BaselineViolatingSnapshots: f.Anomaly.BaselineViolatingSnapshots}
 	}
+	if f.Broken != nil {
+		x.Broken = &Broken{ViolatingSnapshots: f.Broken.ViolatingSnapshots, Representative: f.BrokenRep.Text, Rank: f.BrokenRank}
+	}
+	defer func() {
+		if br := x.Broken; x.Rank == 0 && br != nil && br.Rank > 0 {
+			x.Verdict = fmt.Sprintf("listed at rank %d of the baseline's invariants broken here; not among the almost-invariants: %s", br.Rank, x.LeftOut)
+		}
+	}()
 	switch {
 	case x.Rank == 0:
 		x.Verdict = "not listed: " + x.LeftOut
@@ -854,6 +875,16 @@ func (x *Explanation) WriteText(w io.Writer) error {
 		label("report")("rank %d of the %s", x.Rank, strings.ReplaceAll(x.List, "_", "-"))
 	} else if x.LeftOut != "" {
 		label("report")("left out: %s", x.LeftOut)
+	}
+	if br := x.Broken; br != nil {
+		where := fmt.Sprintf("its group ranks %d there", br.Rank)
+		if br.Rank == 0 {
+			where = "its group ranks beyond the report's size there"
+		}
+		if br.Representative != x.Property && br.Representative != x.GeneratedAs {
+			where += ", under " + br.Representative
+		}
+		label("baseline")("an invariant of the baseline broken here, at %s: %s", count(br.ViolatingSnapshots, "snapshot"), where)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

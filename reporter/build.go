@@ -234,7 +234,7 @@ func Build(in Input, opts Options) (*Report, error) {
 		Invariants:       []*Entry{},
 		Warnings:         failureWarnings(res.Failures),
 	}
-	trail := newTrail(in.Explain)
+	trail := newTrail(in.Program, in.Explain)
 	var cands []*Entry
 	for i, p := range in.Program.Props {
 		st := &res.Stats[i]
@@ -290,13 +290,15 @@ func Build(in Input, opts Options) (*Report, error) {
 		}
 		r.Candidates.InBaseline = n
 	}
+	var broken []*anomaly
 	if in.Broken != nil {
-		r.BrokenInvariants = brokenInvariants(in.Broken, opts, th, z, &r.Candidates)
+		broken, r.BrokenInvariants = brokenInvariants(in.Broken, opts, th, z, &r.Candidates)
 	}
 	r.Candidates.Invariants = len(r.Invariants)
 	r.AlmostInvariants = cut(r.AlmostInvariants, opts.Size)
 	r.Invariants = cut(r.Invariants, opts.Size)
 	r.BrokenInvariants = cut(r.BrokenInvariants, opts.Size)
+	trail.broken(broken, r.BrokenInvariants)
 	r.Fates = trail.fates(r, opts)
 	return r, nil
 }
@@ -331,11 +333,11 @@ func anomaliesOf(es []*Entry, moments map[*Entry][]uint64, th Thresholds, z func
 }
 
 // brokenInvariants returns the invariants of the baseline that ev, their
-// evaluation over this run, shows broken here with enough support: each
-// anomaly once, by its simplest property, simplest first, then the
-// most violating snapshots first (the damage that lasts longest), then
-// by text. It counts them in c.
-func brokenInvariants(ev *Evaluation, opts Options, th Thresholds, z func(*grammar.Property) float64, c *Candidates) []*Entry {
+// evaluation over this run, shows broken here with enough support, in
+// groups failing at the same moments, and their representatives,
+// simplest first, then the most violating snapshots first (the damage
+// that lasts longest), then by text. It counts them in c.
+func brokenInvariants(ev *Evaluation, opts Options, th Thresholds, z func(*grammar.Property) float64, c *Candidates) ([]*anomaly, []*Entry) {
 	var es []*Entry
 	moments := map[*Entry][]uint64{}
 	for i, p := range ev.Program.Props {
@@ -362,7 +364,7 @@ func brokenInvariants(ev *Evaluation, opts Options, th Thresholds, z func(*gramm
 			cmp.Compare(a.Text, b.Text),
 		)
 	})
-	return out
+	return as, out
 }
 
 // Property returns the reported property.

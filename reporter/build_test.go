@@ -495,7 +495,7 @@ func TestBrokenInvariants(t *testing.T) {
 	if r.BrokenInvariants != nil {
 		t.Fatalf("without a baseline: broken invariants %v", texts(r.BrokenInvariants))
 	}
-	in := Input{Program: prog, Result: &evaluator.Result{Snapshots: 1000, Stats: make([]evaluator.Stats, len(ps))}, BaselineTrace: "good.trace", Broken: broken}
+	in := Input{Program: prog, Result: &evaluator.Result{Snapshots: 1000, Stats: make([]evaluator.Stats, len(ps))}, BaselineTrace: "good.trace", Broken: broken, Explain: []int{0, 2}}
 	r, err = Build(in, Options{HoldRatio: 0.9, MinSupport: 10, Alpha: 0.01})
 	if err != nil {
 		t.Fatal(err)
@@ -508,6 +508,13 @@ func TestBrokenInvariants(t *testing.T) {
 	}
 	if c := r.Candidates; c.BrokenInvariants != 3 || c.BrokenAnomalies != 2 {
 		t.Errorf("candidates %+v, want 3 broken invariants in 2 anomalies", c)
+	}
+	// The fates say where the weakening and the intact one stand.
+	if f := r.Fates[0]; f.Broken == nil || f.BrokenRep == nil || f.BrokenRep.Text != lasting || f.BrokenRank != 1 {
+		t.Errorf("%s: broken %v under %v at rank %d, want under %s at rank 1", weaker, f.Broken != nil, f.BrokenRep, f.BrokenRank, lasting)
+	}
+	if f := r.Fates[1]; f.Broken != nil {
+		t.Errorf("%s: a broken invariant, want none", intact)
 	}
 	var b strings.Builder
 	if err := r.WriteText(&b); err != nil {

@@ -40,27 +40,58 @@ type Fate struct {
 	// LeftOut says which rule left it out of the report; "" when it is
 	// listed.
 	LeftOut string
+
+	// Broken is, with a baseline, its entry as an invariant of the
+	// baseline that this run breaks (nil when it is not one), BrokenRep
+	// the representative of its group there, and BrokenRank that
+	// group's rank in the section, 0 when the section's size cut it.
+	Broken     *Entry
+	BrokenRep  *Entry
+	BrokenRank int
 }
 
 // A trail records the fates of the properties asked for while Build
 // runs; the zero trail, with nothing asked, records nothing.
 type trail struct {
 	byProp  map[int]*Fate
+	byText  map[string]*Fate // by canonical text
 	byEntry map[*Entry]*Fate
 	order   []*Fate
 }
 
-func newTrail(props []int) *trail {
-	t := &trail{byProp: map[int]*Fate{}, byEntry: map[*Entry]*Fate{}}
+// newTrail returns the trail of the properties of prog at the indices
+// props.
+func newTrail(prog *evaluator.Program, props []int) *trail {
+	t := &trail{byProp: map[int]*Fate{}, byText: map[string]*Fate{}, byEntry: map[*Entry]*Fate{}}
 	for _, i := range props {
 		f, ok := t.byProp[i]
 		if !ok {
 			f = &Fate{}
 			t.byProp[i] = f
+			t.byText[prog.Props[i].Text] = f
 		}
 		t.order = append(t.order, f)
 	}
 	return t
+}
+
+// broken records the groups of the baseline's broken invariants, ranked
+// in reps.
+func (t *trail) broken(as []*anomaly, reps []*Entry) {
+	if len(t.byText) == 0 {
+		return
+	}
+	for _, a := range as {
+		rank := 0
+		if i := slices.Index(reps, a.rep); i >= 0 {
+			rank = reps[i].Rank
+		}
+		for _, e := range append([]*Entry{a.rep}, a.members...) {
+			if f, ok := t.byText[e.Text]; ok {
+				f.Broken, f.BrokenRep, f.BrokenRank = e, a.rep, rank
+			}
+		}
+	}
 }
 
 // notCandidate records that property i is no candidate, and why.
