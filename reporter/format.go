@@ -81,8 +81,13 @@ func writeSection(b *strings.Builder, title string, es []*Entry, total int, witn
 		if len(e.ViolatingTags) > 0 {
 			fmt.Fprintf(tw, "\t\t\t  %s, tagged %s\n", plural(e.ViolatingSnapshots, "violating snapshot"), formatTags(e.ViolatingTags))
 		}
-		if len(e.ExplainedBy) > 0 {
-			fmt.Fprintf(tw, "\t\t\t  explained by %s\n", strings.Join(e.ExplainedBy, "; "))
+		if n := len(e.ExplainedBy); n > 0 {
+			by := e.ExplainedBy[:min(n, maxExplainedBy)]
+			fmt.Fprintf(tw, "\t\t\t  explained by %s", strings.Join(by, "; "))
+			if n > len(by) {
+				fmt.Fprintf(tw, "; and %d more (--format json lists them)", n-len(by))
+			}
+			fmt.Fprintln(tw)
 		}
 		if e.BaselineViolatingSnapshots > 0 {
 			fmt.Fprintf(tw, "\t\t\t  fails in the baseline too (%s)\n", plural(e.BaselineViolatingSnapshots, "snapshot"))
@@ -100,6 +105,11 @@ func writeSection(b *strings.Builder, title string, es []*Entry, total int, witn
 	tw.Flush()
 	b.WriteString("\n")
 }
+
+// maxExplainedBy is how many of the properties explaining an entry's
+// violations the text report names: they can be dozens, each a line's
+// length, and the JSON report lists them all.
+const maxExplainedBy = 2
 
 // formatTags renders tag counts, most frequent first.
 func formatTags(tags map[string]int64) string {
