@@ -33,12 +33,14 @@ import (
 //
 //   - a syntactic weakening (P = Q or R, up to the naming of node
 //     variables) whatever the ratio of their moments, unless R explains
-//     Q's violations (the or-effect test): then the moments at which P
-//     still fails are an anomaly of their own, Q's violations being
-//     otherwise expected;
-//   - another (a two-node form that needs a partner to break, say) when
-//     Q has at most Factor times P's violating snapshots or Factor times
-//     its violation events.
+//     Q's violations (the or-effect test);
+//   - otherwise (one that explains Q's violations, or a two-node form
+//     that needs a partner to break, say) when Q has at most Factor
+//     times P's violating snapshots or Factor times its violation
+//     events. A co-symptom of the same bug explains Q too, and Q is what
+//     a person wants to read (DESIGN §7.6); the few moments where a
+//     broad Q's explained weakening still fails are an anomaly of their
+//     own.
 type Grouping struct {
 	// Within is the least share of P's violating snapshots that must be
 	// violating snapshots of Q for P to join Q's anomaly.
@@ -150,9 +152,7 @@ func groupAnomalies(es []*Entry, moments func(*Entry) []uint64, g Grouping, hold
 					subs = subDisjunctions(e.prop.Property)
 				}
 				switch {
-				case subs[a.rep.sym] && slices.Contains(a.rep.ExplainedBy, e.Text):
-					continue // it explains the representative's violations
-				case subs[a.rep.sym]:
+				case subs[a.rep.sym] && !slices.Contains(a.rep.ExplainedBy, e.Text):
 				case !g.bounded(e.ViolatingSnapshots, a.rep.ViolatingSnapshots) && !g.bounded(e.ViolationEvents, a.rep.ViolationEvents):
 					continue
 				}

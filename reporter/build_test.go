@@ -184,28 +184,29 @@ func TestAnomalies(t *testing.T) {
 	)
 	// a or b fails at 2 of a's 3 moments; b holds at the third and never
 	// elsewhere, so it "explains" a's violations and a or b is no
-	// or-effect. Explaining them, it is not a's shadow but an anomaly of
-	// its own. c fails at 2 other moments, apart (two episodes); not b at
-	// 16 in a row (one episode), after a's.
+	// or-effect. Within Factor of a's moments, it is a's co-symptom and
+	// joins a's anomaly, which a represents although a or b has the
+	// higher holding rate. c fails at 2 other moments, apart (two
+	// episodes); not b at 16 in a row (one episode), after a's.
 	aOrBStats := stats(map[int]int64{0b00: 2, 0b10: 1, 0b01: 997})
 	aOrBStats.Moments = []uint64{1, 2}
 	// An episode of up to 20 snapshots is one event.
 	r := buildThresholds(t, []string{a, aOrB, c, notB},
 		[]evaluator.Stats{at(1, 2, 3), aOrBStats, at(30, 32), at(span(5, 20)...)}, nil, Thresholds{EpisodeShare: 0.02})
-	// Of as many events, the one of a shape of which fewer properties
-	// were tried first: in this pool, one of two literals and three of
-	// one.
-	want := []string{aOrB, a, notB, c}
+	want := []string{a, notB, c}
 	if got := texts(r.AlmostInvariants); !reflect.DeepEqual(got, want) {
 		t.Fatalf("almost-invariants = %v, want %v", got, want)
 	}
-	if got := r.AlmostInvariants[1].ExplainedBy; !reflect.DeepEqual(got, []string{aOrB}) {
+	if got := r.AlmostInvariants[0].AlsoFailsHere; !reflect.DeepEqual(got, []string{aOrB}) {
+		t.Errorf("a: also fails here = %v", got)
+	}
+	if got := r.AlmostInvariants[0].ExplainedBy; !reflect.DeepEqual(got, []string{aOrB}) {
 		t.Errorf("a: explained by = %v", got)
 	}
-	if r.Candidates.Grouped != 0 || r.Candidates.Anomalies != 4 {
-		t.Errorf("candidates %+v, want 4 anomalies", r.Candidates)
+	if r.Candidates.Grouped != 1 || r.Candidates.Anomalies != 3 {
+		t.Errorf("candidates %+v, want 1 grouped in 3 anomalies", r.Candidates)
 	}
-	if got := []int64{r.AlmostInvariants[1].ViolatingEpisodes, r.AlmostInvariants[2].ViolatingEpisodes, r.AlmostInvariants[3].ViolatingEpisodes}; !reflect.DeepEqual(got, []int64{1, 1, 2}) {
+	if got := []int64{r.AlmostInvariants[0].ViolatingEpisodes, r.AlmostInvariants[1].ViolatingEpisodes, r.AlmostInvariants[2].ViolatingEpisodes}; !reflect.DeepEqual(got, []int64{1, 1, 2}) {
 		t.Errorf("violating episodes %v, want [1 1 2]", got)
 	}
 	for i := 1; i < len(r.AlmostInvariants); i++ {
@@ -583,14 +584,12 @@ func TestFates(t *testing.T) {
 		}
 		return s
 	}
-	// a or b explains a's violations: an anomaly of its own, which ranks
-	// first, of its shape fewer properties having been tried than of a's.
 	want := []summary{
-		{Role: "representative", Anomaly: a, Order: 3, LeftOut: "its anomaly ranks beyond the report's size "},
-		{Role: "representative", Anomaly: aOrB, Order: 1, Rank: 1},
+		{Role: "representative", Anomaly: a, Order: 2, LeftOut: "its anomaly ranks beyond the report's size "},
+		{Role: "also fails here", Anomaly: a, Order: 2, LeftOut: "its anomaly ranks beyond the report's size "},
 		{Dropped: true, LeftOut: "dropped as an or-effect"},
-		{Role: "representative", Anomaly: c, Order: 2, LeftOut: "its anomaly ranks beyond the report's size "},
-		{Role: "representative", Anomaly: wide, Order: 4, LeftOut: "its anomaly is violated through a large share of the run"},
+		{Role: "representative", Anomaly: c, Order: 1, Rank: 1},
+		{Role: "representative", Anomaly: wide, Order: 3, LeftOut: "its anomaly is violated through a large share of the run"},
 		{LeftOut: "not a candidate"},
 	}
 	if len(r.Fates) != len(want) {
