@@ -416,11 +416,7 @@ func (p *Pipeline) explainAbsent(ctx context.Context, x *Explanation, prop *gram
 		x.Verdict = x.LeftOut
 		return nil
 	}
-	consts, err := generator.MineConstants(p.Trace, p.Spec)
-	if err != nil {
-		return err
-	}
-	x.NotGenerated, err = whyNotGenerated(p.Spec, consts, prog.Props[0].Property)
+	x.NotGenerated, err = whyNotGenerated(p.Spec, p.Constants, p.Pool, prog.Props[0].Property)
 	if err != nil {
 		return err
 	}
@@ -449,11 +445,11 @@ func (p *Pipeline) explainAbsent(ctx context.Context, x *Explanation, prop *gram
 // without the cap, to tell a capped property from a dropped one.
 const uncappedLimit = 1 << 18
 
-// whyNotGenerated says why the pool of spec, with the constants consts,
-// lacks prop, a canonical property over the spec: the first rule of
-// generation (generator doc) it breaks, or else that its class was
+// whyNotGenerated says why pool, generated from spec with the constants
+// consts, lacks prop, a canonical property over the spec: the first rule
+// of generation (generator doc) it breaks, or else that its class was
 // capped or that the generator dropped it as redundant.
-func whyNotGenerated(spec *specs.Spec, consts generator.Constants, prop *grammar.Property) (string, error) {
+func whyNotGenerated(spec *specs.Spec, consts generator.Constants, pool *generator.Pool, prop *grammar.Property) (string, error) {
 	if why := outsideLimits(spec, prop); why != "" {
 		return why, nil
 	}
@@ -465,10 +461,6 @@ func whyNotGenerated(spec *specs.Spec, consts generator.Constants, prop *grammar
 	}
 	if why := trivialLiterals(spec, prop); why != "" {
 		return why, nil
-	}
-	pool, err := generator.Generate(spec, consts)
-	if err != nil {
-		return "", err
 	}
 	class := generator.Class{Nodes: len(prop.NodeVars()), Iters: len(prop.IterVars()), Literals: len(prop.Matrix)}
 	i := slices.IndexFunc(pool.Classes, func(cc generator.ClassCount) bool { return cc.Class == class })

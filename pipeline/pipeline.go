@@ -60,7 +60,9 @@ type Progress interface {
 type Pipeline struct {
 	Spec      *specs.Spec
 	Trace     *trace.Trace
-	Generated int // properties generated
+	Constants generator.Constants // mined from the trace
+	Pool      *generator.Pool     // generated from the spec and the constants
+	Generated int                 // properties generated
 	Program   *evaluator.Program
 
 	specPath, tracePath string
@@ -91,7 +93,7 @@ func Open(specPath, tracePath string) (_ *Pipeline, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("generated properties do not compile: %w", err)
 	}
-	return &Pipeline{Spec: spec, Trace: tr, Generated: len(pool.Props), Program: prog, specPath: specPath, tracePath: tracePath}, nil
+	return &Pipeline{Spec: spec, Trace: tr, Constants: consts, Pool: pool, Generated: len(pool.Props), Program: prog, specPath: specPath, tracePath: tracePath}, nil
 }
 
 // Generate generates the pool of the spec at specPath, with the constants
