@@ -121,7 +121,7 @@ func newRootCmd() *cobra.Command {
 
 // deprecateForce keeps the --force of the commands that used to refuse an
 // existing output, so that old command lines still run: every command now
-// replaces an existing output (see the README's Reliability).
+// replaces an existing output (see docs/reliability.md).
 func deprecateForce(f *pflag.FlagSet) {
 	f.BoolP("force", "f", false, "")
 	f.MarkDeprecated("force", "an existing output is always replaced, atomically; inputs never are")
