@@ -58,9 +58,10 @@ type Thresholds struct {
 	// FullMoments is how many violating snapshots of each candidate the
 	// second pass keeps (Input.Moments), so that grouping compares whole
 	// sets for all but broad properties; the evaluator's first pass keeps
-	// only evaluator.MaxMoments. It bounds memory, not a decision: a
-	// property failing at more snapshots than this is violated through a
-	// large share of any run that has it.
+	// only evaluator.MaxMoments. It bounds memory, not a decision:
+	// grouping compares cut lists only up to where both tell (kept), and
+	// bounds by the true counts; the events of a cut list are scaled up
+	// from the moments kept.
 	FullMoments int
 
 	// RatePrecision is the precision at which holding rates and scores
