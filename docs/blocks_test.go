@@ -25,7 +25,8 @@ func readPage(t *testing.T, name string) string {
 }
 
 // blocks returns the fenced code blocks of page whose info string is
-// info.
+// info, or starts with info and a space ("yaml defaults" is a yaml
+// block, which the test tells apart by its info).
 func blocks(t *testing.T, name, info string) []block {
 	t.Helper()
 	var out []block
@@ -40,7 +41,7 @@ func blocks(t *testing.T, name, info string) []block {
 			cur = &block{info: strings.TrimSpace(strings.TrimPrefix(text, "```")), line: no + 1}
 			lines = nil
 		case cur != nil && fence:
-			if cur.info == info {
+			if cur.info == info || strings.HasPrefix(cur.info, info+" ") {
 				cur.text = strings.Join(lines, "\n")
 				out = append(out, *cur)
 			}
