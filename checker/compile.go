@@ -21,6 +21,7 @@ type Checker struct {
 	read    []bool   // by variable (the spec's, then derived): some check reads it
 	derived bool     // some check reads a derived variable: every variable is read
 	nodeVar int      // index of the variable node, which holds the node's name; -1 if none
+	enums   []int    // the variables read that hold enums, checked in every state
 	slots   int      // the most binding slots of a check
 	types   sync.Map // reflect.Type of a struct state → *typePlan
 }
@@ -93,6 +94,11 @@ func Compile(spec *specs.Spec, f *File) (*Checker, error) {
 		// A derived variable may read any variable.
 		for i := range c.read {
 			c.read[i] = true
+		}
+	}
+	for i, v := range spec.Vars {
+		if c.read[i] && v.Type.HasEnum() {
+			c.enums = append(c.enums, i)
 		}
 	}
 	return c, nil

@@ -28,6 +28,9 @@ func SpecFor(path string, tr *trace.Trace) (*specs.Spec, error) {
 	if err := spec.Check(tr.Schema); err != nil {
 		return nil, err
 	}
+	if err := spec.CheckEnums(tr); err != nil {
+		return nil, fmt.Errorf("spec does not fit trace %s: %w", tr.Dir, err)
+	}
 	return spec, nil
 }
 

@@ -37,6 +37,8 @@ func TestSetErrors(t *testing.T) {
 		{"nil", nil, "state of node n9: collector: cannot expose a nil state"},
 		{"nil pointer", (*raftState)(nil), "collector: cannot expose a nil *checker_test.raftState"},
 		{"not a trace value", map[string]any{"term": 3}, "state of node n9: variable term: int is not a value of a trace (nil, bool, int64, uint64, float64, string, []any or map[string]any)"},
+		{"outside its enum", &raftState{ID: "n9", State: "boss"}, `state of node n9: state: "boss" is not a value of the enum state (follower, candidate, leader)`},
+		{"outside its enum, decoded", map[string]any{"id": "n9", "state": "Leader"}, `state of node n9: state: "Leader" is not a value of the enum state (follower, candidate, leader)`},
 		{"nested", map[string]any{"log": []any{map[string]any{"index": int32(1)}}}, "variable log: int32 is not a value of a trace"},
 	}
 	c := raftChecker(t, append(raftChecks[:len(raftChecks):len(raftChecks)], logCheck)...)

@@ -250,6 +250,13 @@ func (b *builder) prepare(c *Checker, st *State, node string, state any) error {
 	}
 	st.link()
 	st.sortEntries()
+	for _, i := range c.enums {
+		v := c.spec.Vars[i]
+		if err := outsideEnum(&st.vals[i], v.Type); err != nil {
+			err.Var = v.Name
+			return err
+		}
+	}
 	if c.derived {
 		b.derive(c, st)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/augur-dev/augur/internal/number"
@@ -191,6 +192,48 @@ func (v *value) field(fields []string) *value {
 		}
 	}
 	return v
+}
+
+// outsideEnum returns the first string in v, a value of type t, that is
+// not a value of its enum, as an error with Path set; nil when there is
+// none. It is specs.Var.CheckEnum on a checker's value, and allocates
+// only for an error.
+func outsideEnum(v *value, t *specs.Type) *specs.EnumError {
+	switch {
+	case v.kind == kString && t.Kind == specs.String:
+		if t.Enum != nil && !slices.Contains(t.Enum, v.str) {
+			return &specs.EnumError{Value: v.str, Enum: t}
+		}
+	case v.kind == kList && (t.Kind == specs.List || t.Kind == specs.Set):
+		for i := range v.elems {
+			if err := outsideEnum(&v.elems[i], t.Elem); err != nil {
+				err.Path = "[" + strconv.Itoa(i) + "]" + err.Path
+				return err
+			}
+		}
+	case v.kind == kMap && t.Kind == specs.Map:
+		for i := range v.elems {
+			e := &v.elems[i]
+			if err := outsideEnum(e, t.Elem); err != nil {
+				err.Path = "[" + strconv.Quote(e.key) + "]" + err.Path
+				return err
+			}
+		}
+	case v.kind == kMap && t.Kind == specs.Struct:
+		for i := range v.elems {
+			e := &v.elems[i]
+			for _, f := range t.Fields {
+				if f.Name != e.key {
+					continue
+				}
+				if err := outsideEnum(e, f.Type); err != nil {
+					err.Path = "." + f.Name + err.Path
+					return err
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // normalize puts v in the form the comparisons expect for type t: the

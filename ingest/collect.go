@@ -29,6 +29,11 @@ type Options struct {
 	// variable missing in a state is null; a field of the input that the
 	// schema lacks is an error.
 	Schema trace.Schema
+	// CheckValue, if not nil, checks each value of a state, converted to
+	// column col of Schema, for what a column type cannot say (that a
+	// string is a value of a spec's enum, say): an error makes the record
+	// bad.
+	CheckValue func(col int, v any) error
 
 	// The options below apply to node-local input (see Collect).
 
@@ -222,6 +227,7 @@ func CollectJSONL(out string, inputs []string, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("collect %s: %w", out, err)
 	}
 	sw := newSnapshotWriter(w, schema, inferred)
+	sw.check = opts.CheckValue
 	n, err := scanInputs(inputs, &opts, sw.record)
 	if err == nil && n == 0 {
 		err = noSnapshots(out, inputs)

@@ -33,12 +33,15 @@ type LocalDecoder struct {
 }
 
 // NewLocalDecoder returns a decoder for states with the variables of
-// schema.
-func NewLocalDecoder(schema trace.Schema) (*LocalDecoder, error) {
+// schema, whose values check, if not nil, checks as
+// [Options.CheckValue] does.
+func NewLocalDecoder(schema trace.Schema, check func(col int, v any) error) (*LocalDecoder, error) {
 	if err := checkSchema(schema); err != nil {
 		return nil, err
 	}
-	return &LocalDecoder{sw: newSnapshotWriter(nil, schema, false)}, nil
+	sw := newSnapshotWriter(nil, schema, false)
+	sw.check = check
+	return &LocalDecoder{sw: sw}, nil
 }
 
 // Decode decodes data, one line without its newline, found at line of

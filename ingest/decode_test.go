@@ -15,7 +15,7 @@ func TestLocalDecoder(t *testing.T) {
 		{Name: "role", Type: arrow.BinaryTypes.String},
 		{Name: "term", Type: arrow.PrimitiveTypes.Int64},
 	}
-	d, err := NewLocalDecoder(schema)
+	d, err := NewLocalDecoder(schema, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,5 +44,32 @@ func TestLocalDecoder(t *testing.T) {
 		if !errors.As(err, &e) || len(err.Error()) < len(tt.want) || err.Error()[:len(tt.want)] != tt.want {
 			t.Errorf("Decode(%s) = %v, want %s…", tt.line, err, tt.want)
 		}
+	}
+}
+
+// TestLocalDecoderCheckValue: a value the check refuses makes the record
+// bad, naming the field, with the check's error underneath.
+func TestLocalDecoderCheckValue(t *testing.T) {
+	schema := trace.Schema{
+		{Name: "role", Type: arrow.BinaryTypes.String},
+		{Name: "term", Type: arrow.PrimitiveTypes.Int64},
+	}
+	errBoss := errors.New(`"boss" is not a role`)
+	d, err := NewLocalDecoder(schema, func(col int, v any) error {
+		if col == 0 && v == "boss" {
+			return errBoss
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Decode("push", 1, []byte(`{"node": "n1", "ts": 1, "state": {"role": "leader", "term": 2}}`)); err != nil {
+		t.Fatalf("a value the check takes: %v", err)
+	}
+	_, err = d.Decode("push", 2, []byte(`{"node": "n1", "ts": 2, "state": {"role": "boss", "term": 2}}`))
+	const want = `push:2: node n1: state.role: "boss" is not a role`
+	if err == nil || err.Error() != want || !errors.Is(err, errBoss) {
+		t.Errorf("Decode = %v, want %s wrapping the check's error", err, want)
 	}
 }

@@ -78,6 +78,7 @@ func collectLocal(out string, inputs []string, kinds []inputKind, opts Options) 
 		return nil, fmt.Errorf("collect %s: %w", out, err)
 	}
 	b.sw = newSnapshotWriter(w, schema, inferred)
+	b.sw.check = b.opts.CheckValue
 	if err := b.run(); err != nil {
 		w.Abort()
 		return nil, err

@@ -21,8 +21,9 @@ import (
 type snapshotWriter struct {
 	w        *trace.Writer
 	schema   trace.Schema
-	index    map[string]int // column name → position in schema
-	inferred bool           // the schema was inferred from the same input
+	index    map[string]int             // column name → position in schema
+	inferred bool                       // the schema was inferred from the same input
+	check    func(col int, v any) error // Options.CheckValue
 	last     map[string]*lastState
 
 	at      pos
@@ -98,6 +99,9 @@ func (sw *snapshotWriter) convertState(state map[string]any) error {
 		}
 		v, err := sw.convert(sw.schema[i].Type, state[k])
 		if err != nil {
+			return err
+		}
+		if err := sw.checkValue(i, v); err != nil {
 			return err
 		}
 		sw.vars[i] = v
@@ -219,6 +223,20 @@ func (sw *snapshotWriter) convert(t arrow.DataType, v any) (any, error) {
 	return nil, sw.errorf("%s, but the schema's type is %s%s", kindName(v), t, sw.hint())
 }
 
+// checkValue checks v, a value of column col, with Options.CheckValue.
+// sw.path names the value for errors.
+func (sw *snapshotWriter) checkValue(col int, v any) error {
+	if sw.check == nil {
+		return nil
+	}
+	if err := sw.check(col, v); err != nil {
+		e := sw.errorf("")
+		e.Err = err
+		return e
+	}
+	return nil
+}
+
 // hint explains a mismatch with an inferred schema, which only a change of
 // the input between the two passes can cause.
 func (sw *snapshotWriter) hint() string {
@@ -228,7 +246,7 @@ func (sw *snapshotWriter) hint() string {
 	return ""
 }
 
-func (sw *snapshotWriter) errorf(format string, args ...any) error {
+func (sw *snapshotWriter) errorf(format string, args ...any) *Error {
 	return &Error{Pos: diag.Position{Filename: sw.at.file, Line: sw.at.line}, Field: fieldPath(sw.path), Msg: fmt.Sprintf(format, args...)}
 }
 

@@ -158,6 +158,14 @@ func (b *builder) readRaw(s *source) (*localRecord, error) {
 			for i, v := range sr.Vars() {
 				r.vars[s.cols[i]] = v
 			}
+			for i, v := range r.vars {
+				if b.sw.check == nil {
+					break
+				}
+				if err := b.sw.check(i, v); err != nil {
+					return nil, r.errorf(s, "state.%s: %v", b.sw.schema[i].Name, err)
+				}
+			}
 		}
 		return r, nil
 	}

@@ -25,6 +25,7 @@
 // A push is taken whole or not at all. It is refused, with a one-line
 // reason, when its body is over the limit (413), when a line is
 // malformed or a state does not fit the spec's variables and types (400,
+// naming the line), when a state holds a string outside its enum (422,
 // naming the line), when a node's timestamp does not increase (409), or
 // when it would bring the nodes over the limit (422). An accepted push
 // gets 200 and {"records": N, "late": L, "cuts": C}.

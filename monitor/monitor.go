@@ -13,6 +13,7 @@ import (
 	"github.com/augur-dev/augur/checker"
 	"github.com/augur-dev/augur/collector"
 	"github.com/augur-dev/augur/ingest"
+	"github.com/augur-dev/augur/specs"
 	"github.com/augur-dev/augur/trace"
 )
 
@@ -33,6 +34,10 @@ type Options struct {
 	// --spec does: a pushed state with another variable, or a value of
 	// another type, is refused.
 	Schema trace.Schema
+	// CheckValue, if not nil, checks each value of a pushed state as
+	// [ingest.Options.CheckValue] does (a spec's enums): a state it
+	// rejects is refused.
+	CheckValue func(col int, v any) error
 	// Token is the bearer token every request but GET /healthz must
 	// carry. It must not be empty.
 	Token string
@@ -162,7 +167,7 @@ func New(opts Options) (*Monitor, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	if _, err := ingest.NewLocalDecoder(opts.Schema); err != nil {
+	if _, err := ingest.NewLocalDecoder(opts.Schema, opts.CheckValue); err != nil {
 		return nil, fmt.Errorf("monitor: %w", err)
 	}
 	m := &Monitor{
@@ -177,7 +182,7 @@ func New(opts Options) (*Monitor, error) {
 	}
 	m.started = opts.Nodes <= 0
 	m.decoders.New = func() any {
-		d, _ := ingest.NewLocalDecoder(opts.Schema)
+		d, _ := ingest.NewLocalDecoder(opts.Schema, opts.CheckValue)
 		return d
 	}
 	if opts.Record != "" {
@@ -285,7 +290,8 @@ func indexNL(b []byte) int {
 }
 
 // lineError turns an error of the decoder into a *PushError naming the
-// line.
+// line: a 422 for a well-formed value the spec does not allow (a string
+// outside its enum), a 400 otherwise.
 func lineError(no int, err error) error {
 	var e *ingest.Error
 	if !errors.As(err, &e) {
@@ -296,17 +302,26 @@ func lineError(no int, err error) error {
 		where += fmt.Sprintf(", column %d", e.Pos.Column)
 	}
 	msg := e.Msg
+	if e.Err != nil {
+		if msg != "" {
+			msg += ": "
+		}
+		msg += e.Err.Error()
+	}
 	if e.Field != "" {
 		msg = e.Field + ": " + msg
 	}
 	if e.Node != "" {
 		msg = "node " + e.Node + ": " + msg
 	}
-	reason := "malformed"
-	if e.Field != "" && e.Field != "ts" && e.Field != "node" && e.Field != "heartbeat" && e.Field != "leave" {
+	status, reason := 400, "malformed"
+	switch {
+	case errors.As(err, new(*specs.EnumError)):
+		status, reason = 422, "enum"
+	case e.Field != "" && e.Field != "ts" && e.Field != "node" && e.Field != "heartbeat" && e.Field != "leave":
 		reason = "type"
 	}
-	return &PushError{Status: 400, Reason: reason, Msg: where + ": " + msg}
+	return &PushError{Status: status, Reason: reason, Msg: where + ": " + msg}
 }
 
 // pushLocked checks lines against what the monitor knows, then applies

@@ -71,6 +71,7 @@ func Run(ctx context.Context, cfg RunConfig) (Stats, error) {
 	if opts.Schema, err = spec.Schema(); err != nil {
 		return Stats{}, err
 	}
+	opts.CheckValue = spec.EnumCheck()
 	if opts.Checker, err = checker.Compile(spec, f); err != nil {
 		return Stats{}, err
 	}

@@ -119,7 +119,8 @@ func Generate(specPath, tracePath string) (*generator.Pool, error) {
 }
 
 // OpenFitting loads the spec and opens the trace, and checks that the
-// spec fits the trace's variables. The caller closes the trace.
+// spec fits the trace's variables and that its enums hold the trace's
+// values. The caller closes the trace.
 func OpenFitting(specPath, tracePath string) (*specs.Spec, *trace.Trace, error) {
 	spec, err := specs.Load(specPath)
 	if err != nil {
@@ -129,7 +130,11 @@ func OpenFitting(specPath, tracePath string) (*specs.Spec, *trace.Trace, error) 
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := spec.Check(tr.Schema); err != nil {
+	err = spec.Check(tr.Schema)
+	if err == nil {
+		err = spec.CheckEnums(tr)
+	}
+	if err != nil {
 		tr.Close()
 		return nil, nil, fmt.Errorf("spec does not fit trace %s: %w", tracePath, err)
 	}

@@ -229,6 +229,11 @@ func (p *parser) enum(n *yaml.Node, enumName, name string) *Type {
 		switch {
 		case !ok:
 			return nil
+		case deref(item).ShortTag() != "!!str":
+			// A trace's enum column holds strings: 1 or true would
+			// never match. Quoted, the value is a string.
+			p.errorf(deref(item), "%s: enum value %s is %s, not a string (quote it, %q, if the trace holds that string)", name, v, what(deref(item)), v)
+			return nil
 		case slices.Contains(t.Enum, v):
 			p.errorf(deref(item), "%s: duplicate enum value %q", name, v)
 			return nil

@@ -42,6 +42,7 @@ func newCollectCmd() *cobra.Command {
 				if opts.Schema, err = s.Schema(); err != nil {
 					return err
 				}
+				opts.CheckValue = s.EnumCheck()
 				if opts.System == "" {
 					opts.System = s.System
 				}
