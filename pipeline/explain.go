@@ -285,54 +285,20 @@ func forms(spec *specs.Spec, prop *grammar.Property) []string {
 	seen := map[string]bool{}
 	var texts []string
 	for mask := range 1 << len(flips) {
-		q := &grammar.Property{Quants: make([]*grammar.Quantifier, len(c.Quants)), Matrix: slices.Clone(c.Matrix)}
+		q := &grammar.Property{Quants: c.Quants, Matrix: slices.Clone(c.Matrix)}
 		for k, i := range flips {
 			if mask&(1<<k) != 0 {
 				q.Matrix[i], _ = enumFlip(spec, c, c.Matrix[i])
 			}
 		}
-		for i, qu := range c.Quants {
-			cq := *qu
-			cq.Vars = slices.Clone(qu.Vars)
-			q.Quants[i] = &cq
-		}
-		renamings(q, 0, func() {
-			if text := q.Text(); !seen[text] {
+		q.Renamings(func(r *grammar.Property) {
+			if text := r.Text(); !seen[text] {
 				seen[text] = true
 				texts = append(texts, text)
 			}
 		})
 	}
 	return texts
-}
-
-// renamings calls f with the variables of each node quantifier of q from
-// the i-th on in each of their orders, in place, and leaves them as
-// they were: since Text numbers variables in prefix order, each order
-// is a renaming.
-func renamings(q *grammar.Property, i int, f func()) {
-	if i == len(q.Quants) {
-		f()
-		return
-	}
-	vs := q.Quants[i].Vars
-	if q.Quants[i].Domain != nil || len(vs) < 2 {
-		renamings(q, i+1, f)
-		return
-	}
-	var perm func(k int)
-	perm = func(k int) {
-		if k == len(vs) {
-			renamings(q, i+1, f)
-			return
-		}
-		for j := k; j < len(vs); j++ {
-			vs[k], vs[j] = vs[j], vs[k]
-			perm(k + 1)
-			vs[k], vs[j] = vs[j], vs[k]
-		}
-	}
-	perm(0)
 }
 
 // enumFlip returns, for a literal x == a or x != a of prop where x is an

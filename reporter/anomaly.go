@@ -240,7 +240,7 @@ func subDisjunctions(p *grammar.Property) map[string]bool {
 	n := len(p.Matrix)
 	subs := make(map[string]bool, 1<<n)
 	for mask := 1; mask < 1<<n-1; mask++ {
-		subs[symmetricText(subProperty(p, mask))] = true
+		subs[subProperty(p, mask).SymmetricText()] = true
 	}
 	return subs
 }

@@ -399,7 +399,7 @@ func newEntry(p *evaluator.Prop, st *evaluator.Stats, steadyTag string, th Thres
 		Warnings:                 entryWarnings(p),
 		prop:                     p,
 		stats:                    st,
-		sym:                      symmetricText(p.Property),
+		sym:                      p.Property.SymmetricText(),
 	}
 }
 

@@ -283,14 +283,6 @@ func TestBaseline(t *testing.T) {
 	}
 }
 
-func TestSymmetricText(t *testing.T) {
-	a, _ := grammar.Parse(`forall x, y in nodes: x.a or not y.b`)
-	b, _ := grammar.Parse(`forall x, y in nodes: y.a or not x.b`)
-	if sa, sb := symmetricText(a), symmetricText(b); sa != sb {
-		t.Errorf("symmetric texts differ: %q, %q", sa, sb)
-	}
-}
-
 func TestOrEffectDroppedSub(t *testing.T) {
 	// a or b holds by OR-ing independent facts and is dropped; a or b or
 	// c stays, since c holds exactly where a and b fail.

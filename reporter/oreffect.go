@@ -62,7 +62,7 @@ func orEffect(cands []*Entry, alpha, minOddsRatio float64) int {
 		}
 		var ss []sub
 		for mask := 1; mask < 1<<n-1; mask++ {
-			if q, ok := bySym[symmetricText(subProperty(e.prop.Property, mask))]; ok && q != e {
+			if q, ok := bySym[subProperty(e.prop.Property, mask).SymmetricText()]; ok && q != e {
 				ss = append(ss, sub{q, mask})
 			}
 		}

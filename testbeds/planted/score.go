@@ -117,72 +117,11 @@ func Score(rep *reporter.Report, sys *System) (*Result, error) {
 }
 
 // identity returns the text of the property src up to the naming of its
-// variables and the order of its literals: the least of its variants.
+// variables and the order of its literals (grammar's SymmetricText).
 func identity(src string) (string, error) {
-	vs, err := variants(src)
+	p, err := grammar.Parse(src)
 	if err != nil {
 		return "", err
 	}
-	return slices.Min(vs), nil
-}
-
-// variants returns the canonical texts of the property src over the
-// orders of the variables of each node quantifier: distinct nodes are
-// interchangeable, so they all say the same.
-func variants(src string) ([]string, error) {
-	p, err := grammar.Parse(src)
-	if err != nil {
-		return nil, err
-	}
-	q := &grammar.Property{Matrix: p.Matrix}
-	orders := make([][][]string, len(p.Quants))
-	for i, qu := range p.Quants {
-		c := *qu
-		q.Quants = append(q.Quants, &c)
-		orders[i] = [][]string{qu.Vars}
-		if qu.Domain == nil {
-			orders[i] = permutations(qu.Vars)
-		}
-	}
-	var out []string
-	odometer := make([]int, len(orders))
-	for {
-		for i, qu := range q.Quants {
-			qu.Vars = orders[i][odometer[i]]
-		}
-		out = append(out, q.Text())
-		i := 0
-		for ; i < len(odometer); i++ {
-			if odometer[i]++; odometer[i] < len(orders[i]) {
-				break
-			}
-			odometer[i] = 0
-		}
-		if i == len(odometer) {
-			return out, nil
-		}
-	}
-}
-
-// permutations returns every order of vs, by Heap's algorithm.
-func permutations(vs []string) [][]string {
-	a := slices.Clone(vs)
-	out := [][]string{slices.Clone(a)}
-	c := make([]int, len(a))
-	for i := 1; i < len(a); {
-		if c[i] >= i {
-			c[i] = 0
-			i++
-			continue
-		}
-		j := 0
-		if i%2 == 1 {
-			j = c[i]
-		}
-		a[j], a[i] = a[i], a[j]
-		out = append(out, slices.Clone(a))
-		c[i]++
-		i = 1
-	}
-	return out
+	return p.SymmetricText(), nil
 }
