@@ -232,6 +232,7 @@ func (p *Pipeline) report(ctx context.Context, res *evaluator.Result, o Options,
 	if err != nil {
 		return nil, err
 	}
+	rep.Warnings = append(rep.Warnings, capWarnings(p.Pool)...)
 	if o.Timeline {
 		if rep.Timeline, err = p.timeline(ctx, rep, o); err != nil {
 			return nil, err
@@ -468,4 +469,25 @@ func (p *Pipeline) Sample(n int) error {
 	}
 	p.Program = prog
 	return nil
+}
+
+// capWarnings says, for each class of the pool that max_per_class cut,
+// how many of its properties were kept and how many were not evaluated.
+func capWarnings(pool *generator.Pool) []reporter.Warning {
+	var ws []reporter.Warning
+	for _, cc := range pool.Classes {
+		if cc.Kept >= cc.Generated {
+			continue
+		}
+		about := ""
+		if cc.Estimated {
+			about = "about "
+		}
+		ws = append(ws, reporter.Warning{
+			Code: "class-capped",
+			Message: fmt.Sprintf("max_per_class kept %d of %s%d properties of class %s; %s%d were not evaluated (raise max_per_class to evaluate them, or lower max_literals)",
+				cc.Kept, about, cc.Generated, cc.Class, about, cc.Generated-cc.Kept),
+		})
+	}
+	return ws
 }

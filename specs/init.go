@@ -22,29 +22,58 @@ const maxEnum = 8
 
 // Init writes a starter spec for tr to w: one variable per column, typed
 // with its physical type, except that string (and list of string) columns
-// whose values name nodes of the trace share the type NodeID, and other
-// string columns with at most 8 distinct values become enums; and the
-// generate, filter and report
-// sections with their defaults. Columns that a spec cannot name (a name
-// that is not an identifier or is reserved) are left out with a comment.
-// The output parses, checks against tr and is deterministic.
+// whose values name nodes of the trace share the type NodeID, other
+// string columns with at most 8 distinct values become enums, and
+// integers get semantic types from the values they share (see the rule
+// in inittypes.go); and the generate, filter and report sections, with
+// limits that give a first report quickly (two literals per disjunction).
+// Columns that a spec cannot name (a name that is not an identifier or
+// is reserved) are left out with a comment. The output parses, checks
+// against tr and is deterministic.
 func Init(tr *trace.Trace, w io.Writer) error {
-	enums, ids, err := scanStrings(tr)
+	typs := make([]string, len(tr.Schema)) // by column; "" for one left out
+	whys := make([]error, len(tr.Schema))
+	for i, c := range tr.Schema {
+		typs[i], whys[i] = typeExpr(c.Type, c.Name, nil)
+		if why := checkName(c.Name); why != "" {
+			whys[i] = fmt.Errorf("%s", why)
+		}
+		if whys[i] != nil {
+			typs[i] = ""
+		}
+	}
+	ints := newIntScan(tr.Schema, func(i int) bool { return typs[i] != "" })
+	enums, ids, err := scanStates(tr, ints)
 	if err != nil {
 		return fmt.Errorf("spec init: %w", err)
 	}
+	taken := map[string]bool{}
+	if len(ids) > 0 {
+		taken["NodeID"] = true
+	}
+	intTypes, intNames := ints.types(taken)
 	var b strings.Builder
 	b.WriteString("# Starter spec for augur, written from the schema of a trace of\n")
 	fmt.Fprintf(&b, "# %d snapshots, %d states and %d nodes.\n", tr.Manifest.Snapshots, tr.Manifest.States, tr.Manifest.Nodes)
 	b.WriteString("#\n")
-	b.WriteString("# Variables carry the physical types of their columns. Declare semantic\n")
-	b.WriteString("# types (Term: uint64, Index: uint64) and use them: only values of the\n")
-	b.WriteString("# same semantic type are compared.\n")
+	b.WriteString("# Only values of the same semantic type are compared. The types are\n")
+	b.WriteString("# guessed from the trace: strings that name nodes are NodeIDs; two\n")
+	b.WriteString("# integers share a type when their value ranges overlap over at least\n")
+	b.WriteString("# half of their union and they hold a value in common (indices with\n")
+	b.WriteString("# indices; a small counter such as an epoch or a term spans little of\n")
+	b.WriteString("# an index's range and stays apart). Merge or split types where the\n")
+	b.WriteString("# guess is wrong.\n")
 	fmt.Fprintf(&b, "system: %s\n", quote(tr.Manifest.System))
-	if len(ids) > 0 {
-		b.WriteString("types:\n  NodeID: string         # the values name nodes of the trace\n")
-	} else {
+	if len(ids) == 0 && len(intTypes) == 0 {
 		b.WriteString("types: {}\n")
+	} else {
+		b.WriteString("types:\n")
+	}
+	if len(ids) > 0 {
+		b.WriteString("  NodeID: string         # the values name nodes of the trace\n")
+	}
+	for _, t := range intTypes {
+		fmt.Fprintf(&b, "  %-22s # %s\n", t.name+": "+t.expr, t.why)
 	}
 	var containers []string
 	if len(tr.Schema) == 0 {
@@ -53,17 +82,17 @@ func Init(tr *trace.Trace, w io.Writer) error {
 		b.WriteString("variables:\n")
 	}
 	for i, c := range tr.Schema {
-		typ, err := typeExpr(c.Type)
-		if why := checkName(c.Name); why != "" {
-			err = fmt.Errorf("%s", why)
+		if whys[i] != nil {
+			fmt.Fprintf(&b, "  # column %s left out: %v\n", strconv.Quote(c.Name), whys[i])
+			continue
 		}
-		if ids[i] {
-			typ = strings.Replace(typ, "string", "NodeID", 1)
+		typ, err := typeExpr(c.Type, c.Name, intNames)
+		if err != nil {
+			return fmt.Errorf("spec init: column %s: %w", c.Name, err) // typed above without the names
 		}
 		switch {
-		case err != nil:
-			fmt.Fprintf(&b, "  # column %s left out: %v\n", strconv.Quote(c.Name), err)
 		case ids[i]:
+			typ = strings.Replace(typ, "string", "NodeID", 1)
 			fmt.Fprintf(&b, "  %s: %s\n", c.Name, typ)
 			if c.Type.ID() == arrow.LIST {
 				containers = append(containers, c.Name)
@@ -84,8 +113,8 @@ func Init(tr *trace.Trace, w io.Writer) error {
 	b.WriteString("predicates: []     # - {name: p, params: [{a: T}, {b: T}], expr: \"...\"}\n")
 	b.WriteString("generate:\n")
 	b.WriteString("  max_nodes: 2           # node quantifiers per property, 1..4\n")
-	b.WriteString("  max_literals: 3        # literals per disjunction, 1..4\n")
-	b.WriteString("  max_per_class: 50000   # properties per (nodes, literals) class\n")
+	b.WriteString("  max_literals: 2        # literals per disjunction, 1..4: 3 finds more, at many times the cost\n")
+	b.WriteString("  max_per_class: 50000   # properties kept per (nodes, literals) class; a report says what it cut\n")
 	if len(containers) > 0 {
 		fmt.Fprintf(&b, "  iterate: []            # containers to quantify over: %s\n", strings.Join(containers, ", "))
 	} else {
@@ -104,12 +133,13 @@ func Init(tr *trace.Trace, w io.Writer) error {
 	return err
 }
 
-// scanStrings scans the states of tr. It returns, by column index, the
+// scanStates scans the states of tr, adding their integers to ints. It
+// returns, by column index, the
 // sorted values of the string columns with 1 to maxEnum distinct non-null
 // values, quoted for a YAML flow sequence; and the string and list<string>
 // columns whose non-empty values all name nodes of the trace, which get
 // the semantic type NodeID so that they can be compared with each other.
-func scanStrings(tr *trace.Trace) (map[int][]string, map[int]bool, error) {
+func scanStates(tr *trace.Trace, ints *intScan) (map[int][]string, map[int]bool, error) {
 	names := map[string]bool{}
 	seen := map[int]map[string]bool{}  // candidate enums
 	other := map[int]map[string]bool{} // values not known as node names when read
@@ -125,11 +155,12 @@ func scanStrings(tr *trace.Trace) (map[int][]string, map[int]bool, error) {
 	}
 	sr := tr.States()
 	defer sr.Close()
-	for row := 0; row < tr.NumStates() && len(seen)+len(other) > 0; row++ {
+	for row := 0; row < tr.NumStates() && len(seen)+len(other)+len(ints.leaves) > 0; row++ {
 		st, err := sr.State(uint32(row))
 		if err != nil {
 			return nil, nil, err
 		}
+		ints.add(st.Vars)
 		names[st.Node] = true
 		for i, vals := range seen {
 			if s, ok := st.Vars[i].(string); ok {
@@ -189,25 +220,28 @@ func stringsOf(v any) []string {
 	return nil
 }
 
-// typeExpr returns the type expression of a physical type.
-func typeExpr(dt arrow.DataType) (string, error) {
+// typeExpr returns the type expression of a physical type at path (a
+// column name, then [] for an element and .f for a field), with the
+// integer positions named in ints given their semantic types.
+func typeExpr(dt arrow.DataType, path string, ints map[string]string) (string, error) {
 	switch dt := dt.(type) {
 	case *arrow.BooleanType:
 		return "bool", nil
-	case *arrow.Int64Type:
-		return "int64", nil
-	case *arrow.Uint64Type:
-		return "uint64", nil
+	case *arrow.Int64Type, *arrow.Uint64Type:
+		if t, ok := ints[path]; ok {
+			return t, nil
+		}
+		return dt.Name(), nil
 	case *arrow.Float64Type:
 		return "float64", nil
 	case *arrow.StringType:
 		return "string", nil
 	case *arrow.ListType:
-		elem, err := typeExpr(dt.Elem())
+		elem, err := typeExpr(dt.Elem(), path+"[]", ints)
 		return "list<" + elem + ">", err
 	case *arrow.MapType:
 		if dt.KeyType().ID() == arrow.STRING {
-			elem, err := typeExpr(dt.ItemType())
+			elem, err := typeExpr(dt.ItemType(), path+"[]", ints)
 			return "map<string, " + elem + ">", err
 		}
 	case *arrow.StructType:
@@ -219,7 +253,7 @@ func typeExpr(dt arrow.DataType) (string, error) {
 			if reserved[f.Name] || !isIdent(f.Name) {
 				return "", fmt.Errorf("field %s cannot be named in a spec", strconv.Quote(f.Name))
 			}
-			t, err := typeExpr(f.Type)
+			t, err := typeExpr(f.Type, path+"."+f.Name, ints)
 			if err != nil {
 				return "", err
 			}

@@ -1,0 +1,128 @@
+package specs
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+)
+
+// span returns the integers lo to hi, every step-th.
+func span(lo, hi, step int64) []int64 {
+	var xs []int64
+	for x := lo; x <= hi; x += step {
+		xs = append(xs, x)
+	}
+	return xs
+}
+
+// leafOf returns an integer position at path holding xs.
+func leafOf(path string, kind arrow.Type, xs []int64) *intLeaf {
+	name := path[strings.LastIndexAny(path, ".]")+1:]
+	if name == "" { // an element: the name of what holds it
+		name = strings.TrimSuffix(path, "[]")
+	}
+	l := &intLeaf{path: path, name: name, kind: kind, vals: map[uint64]struct{}{}}
+	for _, x := range xs {
+		l.add(uint64(x), float64(x))
+	}
+	return l
+}
+
+func TestIntTypes(t *testing.T) {
+	i64, u64 := arrow.INT64, arrow.UINT64
+	tests := []struct {
+		name   string
+		leaves []*intLeaf
+		want   []string // "Type: member, member", in order of first member
+	}{{
+		name: "indices share a type, a term stays apart",
+		leaves: []*intLeaf{
+			leafOf("term", i64, span(1, 23, 1)),
+			leafOf("commit", i64, span(1, 188, 1)),
+			leafOf("applied", i64, span(1, 188, 1)),
+			leafOf("log[].index", i64, span(6, 189, 1)),
+		},
+		want: []string{"Term: term", "Index: commit, applied, log[].index"},
+	}, {
+		name: "a subset of a term's values is a term",
+		leaves: []*intLeaf{
+			leafOf("term", i64, span(0, 22, 1)),
+			leafOf("log[].term", i64, span(1, 21, 2)),
+		},
+		want: []string{"Term: term, log[].term"},
+	}, {
+		name: "the rule is scale-free",
+		leaves: []*intLeaf{
+			leafOf("epoch", i64, span(8000, 13000, 1000)),
+			leafOf("commit_index", i64, span(0, 43000, 1000)),
+			leafOf("executed", i64, span(0, 43000, 1000)),
+		},
+		want: []string{"Epoch: epoch", "Executed: commit_index, executed"},
+	}, {
+		name: "ranges that overlap without a common value",
+		leaves: []*intLeaf{
+			leafOf("even", i64, span(0, 100, 2)),
+			leafOf("odd", i64, span(1, 101, 2)),
+		},
+		want: []string{"Even: even", "Odd: odd"},
+	}, {
+		name: "one value compares with nothing",
+		leaves: []*intLeaf{
+			leafOf("first_index", i64, []int64{2}),
+			leafOf("base", i64, []int64{2}),
+		},
+		want: []string{"FirstIndex: first_index", "Base: base"},
+	}, {
+		name: "physical types apart",
+		leaves: []*intLeaf{
+			leafOf("a", i64, span(0, 9, 1)),
+			leafOf("b", u64, span(0, 9, 1)),
+		},
+		want: []string{"A: a", "B: b"},
+	}, {
+		name: "names are made unique",
+		leaves: []*intLeaf{
+			leafOf("node_id", i64, span(0, 9, 1)),
+			leafOf("nodeID", i64, span(100, 900, 1)),
+		},
+		want: []string{"NodeId: node_id", "NodeID2: nodeID"},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &intScan{leaves: tt.leaves}
+			types, names := s.types(map[string]bool{"NodeID": true})
+			var got []string
+			for _, ty := range types {
+				got = append(got, ty.name+": "+strings.Join(ty.leaves, ", "))
+				for _, p := range ty.leaves {
+					if names[p] != ty.name {
+						t.Errorf("names[%s] = %s, want %s", p, names[p], ty.name)
+					}
+				}
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("types =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}
+
+func TestOverlap(t *testing.T) {
+	for _, tt := range []struct {
+		a, b   []int64
+		want   float64
+		common bool
+	}{
+		{span(1, 10, 1), span(1, 10, 1), 1, true},
+		{span(1, 10, 1), span(6, 15, 1), 5.0 / 15, true},
+		{span(1, 10, 1), span(11, 20, 1), 0, false},
+		{span(0, 10, 2), span(1, 11, 2), 10.0 / 12, false},
+	} {
+		r, common := overlap(leafOf("a", arrow.INT64, tt.a), leafOf("b", arrow.INT64, tt.b))
+		if r != tt.want || common != tt.common {
+			t.Errorf("overlap(%v, %v) = %v, %v; want %v, %v", tt.a, tt.b, r, common, tt.want, tt.common)
+		}
+	}
+}
