@@ -41,7 +41,7 @@ func newBenchCmd(runF func(*benchOptions) error) *cobra.Command {
 	f.StringVar(&so.Keep, "keep", "", "write the spec and the trace into this directory and keep them")
 	cliflag.IntP(f, &so.Literals, "literals", "", 2, 2, "2: the testbed's spec; 3: seven variables, disjunctions of up to three literals")
 	cliflag.IntP(f, &so.Churn, "churn", "", 1, 1, "events of the run per snapshot")
-	f.StringVar(&so.Workload, "workload", "etcdraft", "etcdraft, or predicate: a replicated log whose spec has a three-argument predicate, timed with it and without")
+	f.StringVar(&so.Workload, "workload", "etcdraft", "etcdraft; periodic: periodic snapshots of a busy raft-like cluster, most nodes changed between two (with --churn 16); or predicate: a replicated log whose spec has a three-argument predicate, timed with it and without")
 	cmd.AddCommand(newBenchQualityCmd(nil), newBenchTestbedsCmd(nil), newBenchSteerCmd(nil))
 	return cmd
 }

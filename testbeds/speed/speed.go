@@ -1,7 +1,8 @@
 // Package speed times the evaluators on seeded testbed workloads, and
 // checks that they agree: augur bench. The workloads are a run of the
-// etcd raft testbed with its spec or with [ScaleSpec], and a replicated
-// log whose spec declares a three-argument predicate.
+// etcd raft testbed with its spec or with [ScaleSpec], periodic snapshots
+// of a busy raft-like cluster with ScaleSpec's variables, and a
+// replicated log whose spec declares a three-argument predicate.
 package speed
 
 import (
@@ -9,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -30,11 +32,12 @@ type Options struct {
 	Props     int    // properties timed, spread evenly over the pool (0: all)
 	Workers   []int  // worker counts to time each evaluator with
 	Kinds     []evaluator.Kind
-	// Workload is etcdraft or predicate (the replicated log, timed with
-	// its predicate and without).
+	// Workload is etcdraft, periodic (periodic snapshots of a busy
+	// cluster, where most nodes change between two) or predicate (the
+	// replicated log, timed with its predicate and without).
 	Workload string
 	Literals int    // 2: the testbed's spec; 3: ScaleSpec
-	Churn    int    // events of the run per snapshot (thinned to one snapshot)
+	Churn    int    // events of the run per snapshot (etcdraft: thinned to one snapshot)
 	Keep     string // if not "", the directory the spec and trace are kept in
 }
 
@@ -51,8 +54,8 @@ func Run(ctx context.Context, w io.Writer, o Options) error {
 	if o.Literals > 3 {
 		return fmt.Errorf("--literals %d: want 2 or 3", o.Literals)
 	}
-	if o.Workload != "etcdraft" && o.Workload != "predicate" {
-		return fmt.Errorf("--workload %s: want etcdraft or predicate", o.Workload)
+	if o.Workload != "etcdraft" && o.Workload != "periodic" && o.Workload != "predicate" {
+		return fmt.Errorf("--workload %s: want etcdraft, periodic or predicate", o.Workload)
 	}
 	dir, cleanup, err := clobber.WorkDir(o.Keep, "augur-bench-")
 	if err != nil {
@@ -68,6 +71,14 @@ func Run(ctx context.Context, w io.Writer, o Options) error {
 		return err
 	}
 	defer p.Close()
+	churn, err := MeasureChurn(p.Trace)
+	if err != nil {
+		return err
+	}
+	name := "etcd raft testbed"
+	if o.Workload == "periodic" {
+		name = "periodic snapshots of a raft-like cluster"
+	}
 	shape := ""
 	if o.Churn > 1 {
 		shape += fmt.Sprintf(", %d events a snapshot", o.Churn)
@@ -75,8 +86,9 @@ func Run(ctx context.Context, w io.Writer, o Options) error {
 	if o.Literals > 2 {
 		shape += fmt.Sprintf(", up to %d literals", o.Literals)
 	}
-	fmt.Fprintf(w, "workload: etcd raft testbed, %d nodes, %d snapshots, %d states, %d properties, seed %d%s (prepared in %s)\n",
-		o.Nodes, p.Trace.NumSnapshots(), p.Trace.NumStates(), len(p.Program.Props), o.Seed, shape, round(time.Since(start)))
+	fmt.Fprintf(w, "workload: %s, %d nodes, %d snapshots, %d states, %d properties, seed %d%s (prepared in %s)\n",
+		name, o.Nodes, p.Trace.NumSnapshots(), p.Trace.NumStates(), len(p.Program.Props), o.Seed, shape, round(time.Since(start)))
+	fmt.Fprintf(w, "churn: %s\n", churn)
 	timings, err := pipeline.TimeEndToEnd(ctx, specPath, tracePath, o.Props, o.Kinds, o.Workers)
 	if err != nil {
 		return err
@@ -91,7 +103,7 @@ func Run(ctx context.Context, w io.Writer, o Options) error {
 		ratios = append(ratios, fmt.Sprintf("%.1f× evaluating, %.1f× end to end at %s",
 			ref.Time.Seconds()/fast.Time.Seconds(), ref.EndToEnd.Seconds()/fast.EndToEnd.Seconds(), plural(n, "worker")))
 	}
-	fmt.Fprintf(w, "fast/reference: %s; results and reports identical\n", strings.Join(ratios, ", "))
+	fmt.Fprintf(w, "fast/reference: %s (%s); results and reports identical\n", strings.Join(ratios, ", "), churn)
 	return nil
 }
 
@@ -182,23 +194,20 @@ func runPredicate(ctx context.Context, w io.Writer, o Options, dir string) error
 	return nil
 }
 
-// workload records a run of the etcd raft testbed into dir with the
-// spec beside it, returns their paths, and prepares o.Props properties of the pool its spec
-// generates, taken evenly from it.
+// workload writes the trace of o.Workload into dir with the spec beside
+// it, returns their paths, and prepares o.Props properties of the pool
+// its spec generates, taken evenly from it.
 func workload(ctx context.Context, dir string, o Options) (p *pipeline.Pipeline, specPath, tracePath string, err error) {
-	specPath, tracePath, _, err = catalog.Record(dir, "bench", etcdraft.Testbed, testbeds.Config{Nodes: o.Nodes, Steps: o.Snapshots * o.Churn, Seed: o.Seed, Stop: ctx.Done()})
-	if err != nil {
+	if o.Workload == "periodic" {
+		specPath, tracePath = filepath.Join(dir, "bench.yaml"), filepath.Join(dir, "bench.trace")
+		if err := writePeriodic(tracePath, o.Nodes, o.Snapshots, o.Churn, o.Seed); err != nil {
+			return nil, "", "", err
+		}
+		if err := os.WriteFile(specPath, []byte(periodicSpec(o.Literals)), 0o644); err != nil {
+			return nil, "", "", err
+		}
+	} else if specPath, tracePath, err = recordRaft(ctx, dir, o); err != nil {
 		return nil, "", "", err
-	}
-	if o.Churn > 1 {
-		if err := Thin(tracePath, o.Churn); err != nil {
-			return nil, "", "", err
-		}
-	}
-	if o.Literals == 3 {
-		if err := os.WriteFile(specPath, []byte(ScaleSpec), 0o644); err != nil {
-			return nil, "", "", err
-		}
 	}
 	if p, err = pipeline.Open(specPath, tracePath); err != nil {
 		return nil, "", "", err
@@ -208,6 +217,27 @@ func workload(ctx context.Context, dir string, o Options) (p *pipeline.Pipeline,
 		return nil, "", "", err
 	}
 	return p, specPath, tracePath, nil
+}
+
+// recordRaft records a run of the etcd raft testbed into dir, thinned to
+// o.Churn events a snapshot, with its spec (ScaleSpec for three
+// literals) beside it, and returns their paths.
+func recordRaft(ctx context.Context, dir string, o Options) (specPath, tracePath string, err error) {
+	specPath, tracePath, _, err = catalog.Record(dir, "bench", etcdraft.Testbed, testbeds.Config{Nodes: o.Nodes, Steps: o.Snapshots * o.Churn, Seed: o.Seed, Stop: ctx.Done()})
+	if err != nil {
+		return "", "", err
+	}
+	if o.Churn > 1 {
+		if err := Thin(tracePath, o.Churn); err != nil {
+			return "", "", err
+		}
+	}
+	if o.Literals == 3 {
+		if err := os.WriteFile(specPath, []byte(ScaleSpec), 0o644); err != nil {
+			return "", "", err
+		}
+	}
+	return specPath, tracePath, nil
 }
 
 // si formats a rate with a metric prefix: "1.53M".

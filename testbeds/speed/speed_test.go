@@ -3,9 +3,12 @@ package speed
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/augur-dev/augur/evaluator"
 	"github.com/augur-dev/augur/testbeds"
@@ -25,12 +28,74 @@ func TestRun(t *testing.T) {
 	}
 	for _, re := range []string{
 		`(?m)^workload: etcd raft testbed, 3 nodes, 40 snapshots, [0-9]+ states, 100 properties, seed 1, 2 events a snapshot, up to 3 literals \(prepared in `,
+		`(?m)^churn: [0-9]+% of nodes and [0-9]+% of two-node bindings change per snapshot$`,
 		`(?m)^ +reference +2 `,
-		`(?m)^fast/reference: [0-9.]+× evaluating, [0-9.]+× end to end at 1 worker, [0-9.]+× evaluating, [0-9.]+× end to end at 2 workers; results and reports identical$`,
+		`(?m)^fast/reference: [0-9.]+× evaluating, [0-9.]+× end to end at 1 worker, [0-9.]+× evaluating, [0-9.]+× end to end at 2 workers \([0-9]+% of nodes and [0-9]+% of two-node bindings change per snapshot\); results and reports identical$`,
 	} {
 		if !regexp.MustCompile(re).MatchString(out.String()) {
 			t.Errorf("output does not match %s:\n%s", re, out.String())
 		}
+	}
+}
+
+// TestRunPeriodic times both evaluators on periodic snapshots of a busy
+// cluster, most of whose nodes change between two.
+func TestRunPeriodic(t *testing.T) {
+	var out strings.Builder
+	err := Run(context.Background(), &out, Options{Nodes: 6, Snapshots: 40, Seed: 1, Props: 100, Workers: []int{1},
+		Kinds: []evaluator.Kind{evaluator.Reference, evaluator.Fast}, Workload: "periodic", Literals: 3, Churn: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, re := range []string{
+		`(?m)^workload: periodic snapshots of a raft-like cluster, 6 nodes, 40 snapshots, [0-9]+ states, 100 properties, seed 1, 6 events a snapshot, up to 3 literals \(prepared in `,
+		`(?m)^churn: [5-7][0-9]% of nodes and [7-9][0-9]% of two-node bindings change per snapshot$`,
+		`(?m)^fast/reference: [0-9.]+× evaluating, [0-9.]+× end to end at 1 worker \([0-9]+% of nodes and [0-9]+% of two-node bindings change per snapshot\); results and reports identical$`,
+	} {
+		if !regexp.MustCompile(re).MatchString(out.String()) {
+			t.Errorf("output does not match %s:\n%s", re, out.String())
+		}
+	}
+}
+
+// TestMeasureChurn counts the changes of a trace written by hand.
+func TestMeasureChurn(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "churn.trace")
+	w, err := trace.Create(path, trace.Schema{{Name: "x", Type: arrow.PrimitiveTypes.Int64}}, trace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := func(node string, x int64) uint32 {
+		r, err := w.AddState(node, 0, []any{x})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	a0, a1, b0, c0 := row("a", 0), row("a", 1), row("b", 0), row("c", 0)
+	for i, members := range [][]uint32{
+		{a0, b0, c0},
+		{a1, b0, c0}, // 1 of 3 nodes changed, 4 of 6 bindings
+		{a1, b0},     // a node left: 2 of 2, 2 of 2
+	} {
+		if err := w.AddSnapshot(trace.Snapshot{ID: uint64(i), Members: members}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := trace.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	got, err := MeasureChurn(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Churn{Nodes: 3.0 / 5, Bindings: 6.0 / 8}); got != want {
+		t.Errorf("churn %+v, want %+v", got, want)
 	}
 }
 
@@ -41,7 +106,7 @@ func TestRunRefuses(t *testing.T) {
 	}{
 		{Options{Workers: []int{1, 0}, Workload: "etcdraft"}, "--workers 0: want at least 1"},
 		{Options{Workers: []int{1}, Literals: 4, Workload: "etcdraft"}, "--literals 4: want 2 or 3"},
-		{Options{Workers: []int{1}, Workload: "nope"}, "--workload nope: want etcdraft or predicate"},
+		{Options{Workers: []int{1}, Workload: "nope"}, "--workload nope: want etcdraft, periodic or predicate"},
 	} {
 		if err := Run(context.Background(), nil, tt.o); err == nil || err.Error() != tt.want {
 			t.Errorf("Run(%+v): %v, want %q", tt.o, err, tt.want)
