@@ -103,3 +103,10 @@ func (r *recorder) abandon() {
 	r.f.Close()
 	r.w.Abort()
 }
+
+// discard removes the trace being written and the journal, both of
+// which the recorder created.
+func (r *recorder) discard() {
+	r.abandon()
+	os.Remove(r.jpath)
+}

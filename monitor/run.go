@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/augur-dev/augur/checker"
@@ -84,23 +83,22 @@ func Run(ctx context.Context, cfg RunConfig) (Stats, error) {
 	if warning != "" {
 		logf("warning: %s", warning)
 	}
+	m, err := New(opts)
+	if err != nil {
+		return Stats{}, err
+	}
 	if cfg.AddrFile != "" {
-		// Requests wait in the listener's queue until the monitor
-		// serves them.
+		// Written once the monitor can serve, so that a failed start
+		// leaves the file as it was; requests wait in the listener's
+		// queue until the monitor serves them.
 		err := safefile.Write(cfg.AddrFile, 0o644, func(w io.Writer) error {
 			_, err := io.WriteString(w, ln.Addr().String()+"\n")
 			return err
 		})
 		if err != nil {
-			return Stats{}, err
+			m.abort()
+			return Stats{}, fmt.Errorf("--addr-file: %w", err)
 		}
-	}
-	m, err := New(opts)
-	if err != nil {
-		if cfg.AddrFile != "" {
-			os.Remove(cfg.AddrFile)
-		}
-		return Stats{}, err
 	}
 	logf("%s of %s, listening on %s", plural(int64(len(opts.Checker.Checks())), "check"), cfg.Checks, url)
 	if opts.Record != "" {
@@ -125,4 +123,13 @@ func plural(n int64, thing string) string {
 		return "1 " + thing
 	}
 	return fmt.Sprintf("%d %ss", n, thing)
+}
+
+// abort undoes New for a monitor that will not serve: it removes the
+// recording New created and ends the violation output.
+func (m *Monitor) abort() {
+	if m.rec != nil {
+		m.rec.discard()
+	}
+	m.hub.close()
 }

@@ -99,3 +99,26 @@ func TestRunRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestRunFailedStartKeepsAddrFile checks that a monitor that cannot
+// start (its recording exists) leaves the address file as it was: it is
+// written only once the monitor can serve, and never removed.
+func TestRunFailedStartKeepsAddrFile(t *testing.T) {
+	t.Setenv(TokenEnv, token)
+	dir := t.TempDir()
+	addrFile, record := filepath.Join(dir, "notes.txt"), filepath.Join(dir, "existing.trace")
+	if err := os.WriteFile(addrFile, []byte("keep me\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(record, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Run(context.Background(), RunConfig{Checks: "testdata/checks.yaml", Listen: "127.0.0.1:0", AddrFile: addrFile,
+		MaxBody: "1MiB", Options: Options{Record: record}})
+	if err == nil || !strings.Contains(err.Error(), "already exists") {
+		t.Fatalf("Run with an existing recording: %v, want it refused", err)
+	}
+	if b, err := os.ReadFile(addrFile); err != nil || string(b) != "keep me\n" {
+		t.Errorf("address file after a failed start: %q, %v; want it unchanged", b, err)
+	}
+}

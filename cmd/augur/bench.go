@@ -38,7 +38,7 @@ func newBenchCmd(runF func(*benchOptions) error) *cobra.Command {
 	cliflag.IntP(f, &so.Props, "props", "", 4000, 0, "properties evaluated, spread evenly over the generated pool (0: all)")
 	f.IntSliceVar(&so.Workers, "workers", []int{1}, "worker counts to time each evaluator with")
 	f.StringSliceVar(&o.evaluators, "evaluators", []string{"reference", "fast"}, "evaluators to time")
-	f.StringVar(&so.Keep, "keep", "", "write the spec and the trace into this directory and keep them")
+	outputFlag(f, &so.Keep, "keep", "", outDir, "write the spec and the trace into this directory and keep them")
 	cliflag.IntP(f, &so.Literals, "literals", "", 2, 2, "2: the testbed's spec; 3: seven variables, disjunctions of up to three literals")
 	cliflag.IntP(f, &so.Churn, "churn", "", 1, 1, "events of the run per snapshot")
 	f.StringVar(&so.Workload, "workload", "etcdraft", "etcdraft; periodic: periodic snapshots of a busy raft-like cluster, most nodes changed between two (with --churn 16); or predicate: a replicated log whose spec has a three-argument predicate, timed with it and without")

@@ -44,7 +44,7 @@ func newBenchQualityCmd(runF func(*benchQualityOptions) error) *cobra.Command {
 	f.StringVar(&o.families, "family", "log,pb,mesh,overlay", "comma-separated families whose seeds run: log, pb, mesh, overlay")
 	f.StringVar(&o.format, "format", "text", "output format: text or json")
 	cliflag.Workers(f, &o.workers)
-	f.StringVar(&o.keep, "keep", "", "keep each system's spec, trace and JSON report in DIR/SEED")
+	outputFlag(f, &o.keep, "keep", "", outDir, "keep each system's spec, trace and JSON report in DIR/SEED")
 	return cmd
 }
 

@@ -44,8 +44,8 @@ func newBenchTestbedsCmd(runF func(*benchTestbedsOptions) error) *cobra.Command 
 	cliflag.IntP(f, &o.steps, "steps", "", bugs.DefaultSteps, 1, "snapshots per run")
 	f.StringVar(&o.format, "format", "text", "output format: text or json")
 	cliflag.Workers(f, &o.workers)
-	f.StringVar(&o.keep, "keep", "", "keep each run's spec, trace and JSON reports in DIR")
-	f.StringVar(&o.reuse, "reuse", "", "as --keep, and keep each run's stats in DIR: a later run with --reuse DIR reports from them without evaluating when spec and trace are unchanged")
+	outputFlag(f, &o.keep, "keep", "", outDir, "keep each run's spec, trace and JSON reports in DIR")
+	outputFlag(f, &o.reuse, "reuse", "", outDir, "as --keep, and keep each run's stats in DIR: a later run with --reuse DIR reports from them without evaluating when spec and trace are unchanged")
 	return cmd
 }
 

@@ -11,7 +11,6 @@ import (
 	"github.com/augur-dev/augur/ingest"
 	"github.com/augur-dev/augur/internal/buildinfo"
 	"github.com/augur-dev/augur/internal/cliflag"
-	"github.com/augur-dev/augur/internal/clobber"
 	"github.com/augur-dev/augur/specs"
 )
 
@@ -27,9 +26,6 @@ func newCollectCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
 				return fmt.Errorf("collect: -o NAME.trace is required")
-			}
-			if err := clobber.Check(out, append([]string{spec}, args...)...); err != nil {
-				return err
 			}
 			opts := local
 			opts.System, opts.Overwrite, opts.CreatedBy = system, true, "augur "+buildinfo.Version()
@@ -62,7 +58,7 @@ func newCollectCmd() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&out, "output", "o", "", "trace directory to write (NAME.trace)")
+	outputFlag(f, &out, "output", "o", outTrace, "trace directory to write (NAME.trace)")
 	f.StringVar(&system, "system", "", "system name for the manifest (default: the spec's, or the output name)")
 	f.StringVar(&spec, "spec", "", "spec whose variable types fix the column types instead of inference")
 	deprecateForce(f)

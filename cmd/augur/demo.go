@@ -37,7 +37,7 @@ func newDemoCmd(runF func(*demoOptions) error) *cobra.Command {
 	}
 	o.infer.addFlags(cmd)
 	f := cmd.Flags()
-	f.StringVar(&o.keep, "keep", "", "keep the demo's spec and trace in this directory")
+	outputFlag(f, &o.keep, "keep", "", outDir, "keep the demo's spec and trace in this directory")
 	f.StringVar(&o.bug, "bug", "apply-uncommitted", "the bug to inject into etcd raft (see augur testbed list)")
 	f.Uint64Var(&o.seed, "seed", 1, "seed of the run")
 	cliflag.IntP(f, &o.steps, "steps", "", 20000, 1, "snapshots to record")

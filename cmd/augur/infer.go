@@ -13,7 +13,6 @@ import (
 	"github.com/augur-dev/augur/cluster"
 	"github.com/augur-dev/augur/evaluator"
 	"github.com/augur-dev/augur/internal/cliflag"
-	"github.com/augur-dev/augur/internal/clobber"
 	"github.com/augur-dev/augur/internal/progress"
 	"github.com/augur-dev/augur/pipeline"
 	"github.com/augur-dev/augur/reporter"
@@ -42,7 +41,7 @@ func (o *inferOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&o.evaluator, "evaluator", "fast", "evaluator: fast or reference")
 	cliflag.Workers(f, &po.Workers)
 	f.BoolVar(&po.NoFilter, "no-filter", false, "evaluate every property on every snapshot (no pruning)")
-	f.StringVarP(&po.Output, "output", "o", "", "write the report to this file instead of stdout")
+	outputFlag(f, &po.Output, "output", "o", outFile, "write the report to this file instead of stdout")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress on stderr")
 	f.StringVar(&po.Baseline, "baseline", "", "a trace of a run believed good: almost-invariants that fail there too are ranked last")
 	f.StringVar(&po.OnlyTag, "only-tag", "", "evaluate only the snapshots carrying this tag (e.g. steady: no message in flight)")
@@ -87,18 +86,13 @@ func newInferCmd(runF func(*inferOptions) error) *cobra.Command {
 	f.StringVar(&o.selector.Shard, "shard", "", "evaluate shard x of N (x/N, 0 ≤ x < N) and write partial stats to --stats")
 	cliflag.IntP(f, &o.selector.Shards, "shards", "", 0, 0, "number of shards N, the index coming from $JOB_COMPLETION_INDEX (Kubernetes Indexed Jobs)")
 	cliflag.IntP(f, &o.selector.Block, "block", "", evaluator.DefaultShardBlock, 1, "shard x evaluates the snapshots S with (S / block) mod N == x")
-	f.StringVar(&o.stats, "stats", "", "write the (partial) stats to this Arrow file instead of a report; no filtering (merge with augur merge, report with augur report)")
+	outputFlag(f, &o.stats, "stats", "", outFile, "write the (partial) stats to this Arrow file instead of a report; no filtering (merge with augur merge, report with augur report)")
 	return cmd
 }
 
 // runInfer writes the report of o.spec over o.trace, or with --stats the
 // partial stats of one shard.
 func runInfer(ctx context.Context, o *inferOptions) error {
-	for _, out := range []string{o.po.Output, o.stats} {
-		if err := clobber.Check(out, o.spec, o.trace, o.po.Baseline); err != nil {
-			return err
-		}
-	}
 	if o.stats != "" || o.sharded {
 		if o.po.Baseline != "" {
 			return fmt.Errorf("--baseline does not apply to shards: use it with augur report")

@@ -27,7 +27,7 @@ func newMergeCmd(runF func(*mergeOptions) error) *cobra.Command {
 			o.parts = args
 		}),
 	}
-	cmd.Flags().StringVarP(&o.output, "output", "o", "", "merged stats file (Arrow)")
+	outputFlag(cmd.Flags(), &o.output, "output", "o", outFile, "merged stats file (Arrow)")
 	return cmd
 }
 

@@ -36,9 +36,9 @@ func newMonitorCmd(runF func(*monitorOptions) error) *cobra.Command {
 	f, c, mo := cmd.Flags(), &o.cfg, &o.cfg.Options
 	f.StringVar(&c.Spec, "spec", "", "spec the checks are written against (default: the checks file's)")
 	f.StringVar(&c.Listen, "listen", "127.0.0.1:7070", "address to listen on")
-	f.StringVar(&c.AddrFile, "addr-file", "", "write the address listened on to this file once listening (for --listen 127.0.0.1:0)")
+	outputFlag(f, &c.AddrFile, "addr-file", "", outFile, "write the address listened on to this file once listening (for --listen 127.0.0.1:0)")
 	f.StringVar(&c.TokenFile, "token-file", "", "file holding the bearer token (default: $"+monitor.TokenEnv+")")
-	f.StringVar(&mo.Record, "record", "", "write the trace of the cuts checked to this directory")
+	outputFlag(f, &mo.Record, "record", "", outTrace, "write the trace of the cuts checked to this directory")
 	f.StringVar(&c.TLSCert, "tls-cert", "", "TLS certificate file (PEM): serve HTTPS")
 	f.StringVar(&c.TLSKey, "tls-key", "", "TLS key file (PEM)")
 	f.StringVar(&c.MaxBody, "max-body", "8MiB", "largest request body")

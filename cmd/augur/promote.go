@@ -35,7 +35,7 @@ func newPromoteCmd(runF func(*promoteOptions) error) *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&o.almost, "select", "", "ranks of almost-invariants to promote, e.g. 1,3")
 	f.StringVar(&o.invariant, "invariants", "", "ranks of invariants to promote")
-	f.StringVarP(&o.output, "output", "o", "", "checks file to write")
+	outputFlag(f, &o.output, "output", "o", outFile, "checks file to write")
 	deprecateForce(f)
 	return cmd
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/augur-dev/augur/cluster"
 	"github.com/augur-dev/augur/internal/cliflag"
-	"github.com/augur-dev/augur/internal/clobber"
 	"github.com/augur-dev/augur/pipeline"
 	"github.com/augur-dev/augur/reporter"
 )
@@ -35,15 +34,12 @@ func newReportCmd(runF func(*reportOptions) error) *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&o.infer.format, "format", "text", "output format: "+strings.Join(reporter.Formats, ", "))
 	cliflag.IntP(f, &o.infer.po.Top, "top", "", 0, 0, "entries per list (default: the spec's report.size)")
-	f.StringVarP(&o.infer.po.Output, "output", "o", "", "write the report to this file instead of stdout")
+	outputFlag(f, &o.infer.po.Output, "output", "o", outFile, "write the report to this file instead of stdout")
 	f.BoolVar(&o.infer.po.All, "all", false, "list every anomaly, also those violated at too many moments to stand out")
 	return cmd
 }
 
 func runReport(ctx context.Context, o *reportOptions) error {
-	if err := clobber.Check(o.infer.po.Output, o.infer.spec, o.infer.trace, o.stats); err != nil {
-		return err
-	}
 	o.infer.evaluator, o.infer.quiet = "fast", true
 	po, err := o.infer.pipelineOptions()
 	if err != nil {

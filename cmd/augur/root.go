@@ -7,13 +7,11 @@ import (
 	"io"
 	"os"
 	"runtime/pprof"
-	"slices"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/augur-dev/augur/diag"
-	"github.com/augur-dev/augur/internal/clobber"
 )
 
 // Exit codes.
@@ -33,22 +31,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	var cpuprofile string
-	root.PersistentFlags().StringVar(&cpuprofile, "cpuprofile", "", "write a CPU profile (pprof) to this file")
+	// The profile starts once guardOutputs has passed its output.
+	guard := root.PersistentPreRunE
 	var profile *os.File
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+		if err := guard(cmd, args); err != nil {
+			return err
+		}
+		cpuprofile := root.PersistentFlags().Lookup("cpuprofile").Value.String()
 		if cpuprofile == "" {
 			return nil
-		}
-		// Any file on the command line may be an input.
-		files := slices.Clone(args)
-		cmd.Flags().Visit(func(f *pflag.Flag) {
-			if f.Name != "cpuprofile" {
-				files = append(files, f.Value.String())
-			}
-		})
-		if err := clobber.Check(cpuprofile, files...); err != nil {
-			return err
 		}
 		f, err := os.Create(cpuprofile)
 		if err != nil {
@@ -91,13 +83,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return exitError
 }
 
+// newRootCmd returns augur and its commands, whose outputs guardOutputs
+// checks before any of them runs.
 func newRootCmd() *cobra.Command {
 	root := &cobra.Command{
-		Use:           "augur",
-		Short:         "Infer the almost-invariants of a distributed system from traces",
-		SilenceUsage:  true,
-		SilenceErrors: true,
+		Use:               "augur",
+		Short:             "Infer the almost-invariants of a distributed system from traces",
+		SilenceUsage:      true,
+		SilenceErrors:     true,
+		PersistentPreRunE: guardOutputs,
 	}
+	outputFlag(root.PersistentFlags(), new(string), "cpuprofile", "", outFile, "write a CPU profile (pprof) to this file")
 	root.AddCommand(
 		newCollectCmd(),
 		newSpecCmd(),

@@ -39,7 +39,7 @@ func newSpecInitCmd(runF func(*specInitOptions) error) *cobra.Command {
 			o.trace, o.stdout = args[0], cmd.OutOrStdout()
 		}),
 	}
-	cmd.Flags().StringVarP(&o.output, "output", "o", "", "write the spec to this file instead of stdout")
+	outputFlag(cmd.Flags(), &o.output, "output", "o", outFile, "write the spec to this file instead of stdout")
 	deprecateForce(cmd.Flags())
 	return cmd
 }

@@ -66,7 +66,7 @@ func newTestbedRunCmd(runF func(*testbedRunOptions) error) *cobra.Command {
 	cliflag.IntP(f, &o.cfg.PredictEvery, "predict-every", "", 0, 0, fmt.Sprintf("with --steer: steps between predictions (0: %d)", testbeds.DefaultPredictEvery))
 	f.BoolVar(&o.cfg.SteerAlone, "no-fallback", false, "with --steer: no immediate safety check as the prediction's fallback")
 	cliflag.IntP(f, &o.cfg.SteerStates, "budget", "", 0, 0, fmt.Sprintf("with --steer: states a prediction explores, a count rather than a time so that the run repeats from its seed (0: %d)", testbeds.DefaultSteerStates))
-	f.StringVarP(&o.out, "output", "o", "", "the trace to write")
+	outputFlag(f, &o.out, "output", "o", outTrace, "the trace to write")
 	deprecateForce(f)
 	return cmd
 }

@@ -8,8 +8,10 @@ package clobber
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/augur-dev/augur/trace"
 )
@@ -57,6 +59,33 @@ func Check(out string, inputs ...string) error {
 		if isTrace(dir) {
 			return conflict("it lies inside the trace directory %s", dir)
 		}
+	}
+	return nil
+}
+
+// CheckPlace returns an error if out cannot be written where it is, so
+// that a command says so before it works rather than when it writes:
+// the directory that is to hold out must exist, and an output that is a
+// file (dir false) may not name a directory. An empty out (stdout) is
+// ignored.
+func CheckPlace(out string, dir bool) error {
+	if out == "" {
+		return nil
+	}
+	if !dir {
+		if info, err := os.Stat(out); (err == nil && info.IsDir()) || strings.HasSuffix(out, string(filepath.Separator)) {
+			return fmt.Errorf("output %s: names a directory; give a file name", out)
+		}
+	}
+	parent := filepath.Dir(filepath.Clean(out))
+	info, err := os.Stat(parent)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("output %s: the directory %s does not exist", out, parent)
+	case err != nil:
+		return fmt.Errorf("output %s: %w", out, err)
+	case !info.IsDir():
+		return fmt.Errorf("output %s: %s is not a directory", out, parent)
 	}
 	return nil
 }

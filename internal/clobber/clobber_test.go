@@ -107,3 +107,43 @@ func TestWorkDir(t *testing.T) {
 		t.Errorf("temporary directory left behind: %v", err)
 	}
 }
+
+// TestCheckPlace checks that an output whose directory is missing, or a
+// file output that names a directory, is refused before any work.
+func TestCheckPlace(t *testing.T) {
+	t.Chdir(t.TempDir())
+	if err := os.Mkdir("dir", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile("file", nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		out  string
+		dir  bool
+		want string // part of the error; "" for none
+	}{
+		{"", false, ""},
+		{"report.json", false, ""},
+		{"dir/report.json", false, ""},
+		{"file", false, ""},
+		{"/dev/null", false, ""},
+		{"new.trace", true, ""},
+		{"dir", true, ""},
+		{"dir", false, "output dir: names a directory"},
+		{"newdir/", false, "output newdir/: names a directory"},
+		{"dir/", false, "output dir/: names a directory"},
+		{"missing/report.json", false, "output missing/report.json: the directory missing does not exist"},
+		{"missing/new.trace", true, "the directory missing does not exist"},
+		{"file/report.json", false, "output file/report.json: file is not a directory"},
+	}
+	for _, tt := range tests {
+		err := CheckPlace(tt.out, tt.dir)
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("CheckPlace(%q, %v) = %v, want nil", tt.out, tt.dir, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("CheckPlace(%q, %v) = %v, want an error saying %q", tt.out, tt.dir, err, tt.want)
+		}
+	}
+}
