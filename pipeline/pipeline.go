@@ -120,8 +120,12 @@ func Generate(specPath, tracePath string) (*generator.Pool, error) {
 
 // OpenFitting loads the spec and opens the trace, and checks that the
 // spec fits the trace's variables and that its enums hold the trace's
-// values. The caller closes the trace.
+// values; a trace given as JSONL, or after the spec, is an error that
+// says what to give instead. The caller closes the trace.
 func OpenFitting(specPath, tracePath string) (*specs.Spec, *trace.Trace, error) {
+	if err := checkInputs(specPath, tracePath); err != nil {
+		return nil, nil, err
+	}
 	spec, err := specs.Load(specPath)
 	if err != nil {
 		return nil, nil, err

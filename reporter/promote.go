@@ -8,7 +8,8 @@ import (
 )
 
 // Promote makes checks of the almost-invariants and invariants of r with
-// the given ranks. reportPath is where r was read from: the report's spec
+// the given ranks, each named after its property (applied-le-commit),
+// unique within the file, with the entry's id in its source. reportPath is where r was read from: the report's spec
 // path is relative to it, and it names the source of each check. out is
 // where the checks file will live, so that its spec path is relative to
 // it.
@@ -32,17 +33,24 @@ func Promote(r *Report, reportPath, out string, almost, invariants []int) (*chec
 			f.Spec = spec
 		}
 	}
+	names := map[string]bool{}
 	add := func(kind string, es []*Entry, ranks []int) error {
 		for _, rank := range ranks {
 			e := findRank(es, rank)
 			if e == nil {
 				return fmt.Errorf("%s: no %s with rank %d (the report lists %d)", reportPath, kind, rank, len(es))
 			}
+			base := checkName(e.Text)
+			name := base
+			for n := 2; names[name]; n++ {
+				name = fmt.Sprintf("%s-%d", base, n)
+			}
+			names[name] = true
 			f.Checks = append(f.Checks, checker.Check{
-				Name:        e.ID,
+				Name:        name,
 				Property:    e.Text,
 				HoldingRate: e.HoldingRate,
-				Source:      fmt.Sprintf("%s %s #%d", reportPath, kind, rank),
+				Source:      fmt.Sprintf("%s %s #%d (id %s)", reportPath, kind, rank, e.ID),
 			})
 		}
 		return nil

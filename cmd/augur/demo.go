@@ -60,8 +60,13 @@ func runDemo(ctx context.Context, o *demoOptions) error {
 		return err
 	}
 	if !o.infer.quiet {
-		fmt.Fprintf(o.infer.stderr, "recorded %d snapshots of etcd raft with bug %s (%d tagged) into %s\n",
-			st.Snapshots, o.bug, st.Tagged["bug:"+o.bug], tracePath)
+		// Without --keep the trace goes with the demo: no path to name.
+		where := "; --keep DIR keeps the spec and trace"
+		if o.keep != "" {
+			where = " into " + tracePath
+		}
+		fmt.Fprintf(o.infer.stderr, "recorded %d snapshots of etcd raft with bug %s (%d tagged)%s\n",
+			st.Snapshots, o.bug, st.Tagged["bug:"+o.bug], where)
 	}
 	if err := clobber.Check(o.infer.po.Output, o.infer.po.Baseline, specPath, tracePath); err != nil {
 		return err
