@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -16,6 +15,7 @@ import (
 	"github.com/augur-dev/augur/diag"
 	"github.com/augur-dev/augur/evaluator"
 	"github.com/augur-dev/augur/grammar"
+	"github.com/augur-dev/augur/internal/infile"
 	"github.com/augur-dev/augur/internal/safefile"
 	"github.com/augur-dev/augur/specs"
 	"github.com/augur-dev/augur/trace"
@@ -39,10 +39,14 @@ type Check struct {
 	prop *grammar.Property
 }
 
+// MaxFileSize bounds a checks file, a regular file read whole: thousands
+// of checks fit in a few megabytes.
+const MaxFileSize = 64 << 20
+
 // Load reads a checks file and parses its properties. Errors name the
 // file, line and column.
 func Load(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	data, err := infile.ReadFile(path, MaxFileSize)
 	if err != nil {
 		return nil, err
 	}

@@ -11,7 +11,6 @@ import (
 	"hash"
 	"io"
 	"maps"
-	"os"
 	"slices"
 	"strconv"
 
@@ -22,6 +21,7 @@ import (
 
 	"github.com/augur-dev/augur/evaluator"
 	"github.com/augur-dev/augur/internal/clobber"
+	"github.com/augur-dev/augur/internal/infile"
 	"github.com/augur-dev/augur/internal/ipcfile"
 	"github.com/augur-dev/augur/internal/safefile"
 )
@@ -290,9 +290,14 @@ func record(schema *arrow.Schema, s *Stats) (arrow.RecordBatch, error) {
 // its header, and that its figures are possible (counts are not negative,
 // no more violations than bindings, ...): every error names the file.
 func Read(path string) (*Stats, error) {
-	data, err := os.ReadFile(path)
+	f, err := infile.Open(path)
 	if err != nil {
 		return nil, err
+	}
+	data, err := io.ReadAll(f)
+	f.Close()
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	s, err := read(path, data, true)
 	if err != nil {

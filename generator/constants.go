@@ -16,6 +16,9 @@ import (
 // trace.
 type Constants map[string][]any
 
+// MaxConstantLen is the longest string mined as a constant, in bytes.
+const MaxConstantLen = 256
+
 // MineConstants collects the constants of spec's low-cardinality node
 // paths from the states of tr.
 //
@@ -28,7 +31,10 @@ type Constants map[string][]any
 //
 // Node names are not constants: a property about one particular node
 // says nothing about the system, so string values that name a node of the
-// trace are left out (and do not count towards MaxDistinct).
+// trace are left out (and do not count towards MaxDistinct). Nor are
+// strings longer than MaxConstantLen bytes: every property with such a
+// literal would hold a copy of it in its text, so that one huge value
+// in one state would cost its size times the properties generated.
 //
 // The states are read once, in order, keeping at most MaxDistinct values
 // per path. Derived variables are evaluated on each state from its
@@ -119,6 +125,9 @@ func MineConstants(tr *trace.Trace, spec *specs.Spec) (Constants, error) {
 			if !ok {
 				return nil, fmt.Errorf("generator: mine constants: state row %d: %s is %v (%s), not a %s",
 					row, m.t.text, v, trace.KindOf(v), m.t.typ)
+			}
+			if s, ok := k.(string); ok && len(s) > MaxConstantLen {
+				continue
 			}
 			m.seen[k] = true
 			if len(m.seen) > maxDistinct+len(names) || len(m.seen) > maxDistinct && countNonNames(m.seen, names) > maxDistinct {

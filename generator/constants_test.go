@@ -127,6 +127,30 @@ func TestMineConstants(t *testing.T) {
 	}
 }
 
+// TestMineConstantsLongStrings checks that a string longer than
+// MaxConstantLen is not mined: every property with it as a literal would
+// copy it (issue 31, case 4: a 5 MB string took 7 GB and 5 minutes).
+func TestMineConstantsLongStrings(t *testing.T) {
+	b := tracetest.New(t, trace.Schema{{Name: "s", Type: arrow.BinaryTypes.String}}, trace.Options{System: "long"})
+	longest, tooLong := strings.Repeat("y", MaxConstantLen), strings.Repeat("x", MaxConstantLen+1)
+	b.State("a", 0, "short")
+	b.State("b", 1, tooLong)
+	b.State("a", 2, longest)
+	b.Snapshot(trace.Snapshot{ID: 1, TS: 2, Members: []uint32{1, 2}})
+	spec := parseSpec(t, "system: long\nvariables:\n  s: string\n")
+	got, err := MineConstants(b.Open(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Constants{"s": {"short", longest}}); !reflect.DeepEqual(got, want) {
+		var lens []int
+		for _, v := range got["s"] {
+			lens = append(lens, len(v.(string)))
+		}
+		t.Errorf("constants of s of %v bytes, want %d and %d", lens, len("short"), MaxConstantLen)
+	}
+}
+
 func TestMineConstantsErrors(t *testing.T) {
 	tr := mineTrace(t)
 	spec := parseSpec(t, mineSpec+"\n")

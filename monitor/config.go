@@ -3,6 +3,7 @@ package monitor
 import (
 	"crypto/tls"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"strconv"
@@ -12,6 +13,9 @@ import (
 // TokenEnv is the environment variable that holds the bearer token when
 // no token file is given, to the monitor and to its clients alike.
 const TokenEnv = "AUGUR_MONITOR_TOKEN"
+
+// maxTokenFile bounds the token file read.
+const maxTokenFile = 64 << 10
 
 // ReadToken returns the bearer token in file, else in $AUGUR_MONITOR_TOKEN
 // if file is "". An empty token is an error: the monitor does not serve
@@ -23,9 +27,19 @@ func ReadToken(file string) (string, error) {
 		}
 		return "", fmt.Errorf("no token: give --token-file F or set $%s (requests must carry it as a bearer token)", TokenEnv)
 	}
-	b, err := os.ReadFile(file)
+	// A pipe is allowed (--token-file <(pass show augur)); the size is
+	// bounded, since a token is a line.
+	f, err := os.Open(file)
 	if err != nil {
 		return "", err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxTokenFile+1))
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", file, err)
+	}
+	if len(b) > maxTokenFile {
+		return "", fmt.Errorf("%s: more than %d bytes: not a token", file, maxTokenFile)
 	}
 	tok := strings.TrimSpace(string(b))
 	if tok == "" {

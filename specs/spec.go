@@ -3,7 +3,6 @@ package specs
 import (
 	"fmt"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/augur-dev/augur/diag"
+	"github.com/augur-dev/augur/internal/infile"
 )
 
 // Spec is a parsed spec file: the state variables of a system, their
@@ -78,9 +78,14 @@ func defaults(filename string) *Spec {
 	}
 }
 
-// Load reads and parses the spec file at path.
+// MaxFileSize bounds a spec file: specs are a few kilobytes, and one that
+// is a huge or endless file must not be read whole.
+const MaxFileSize = 16 << 20
+
+// Load reads and parses the spec file at path, a regular file of at most
+// MaxFileSize bytes.
 func Load(path string) (*Spec, error) {
-	data, err := os.ReadFile(path)
+	data, err := infile.ReadFile(path, MaxFileSize)
 	if err != nil {
 		return nil, err
 	}

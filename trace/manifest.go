@@ -3,8 +3,9 @@ package trace
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
+
+	"github.com/augur-dev/augur/internal/infile"
 )
 
 // Names of the files in a trace directory.
@@ -33,9 +34,13 @@ type Manifest struct {
 	SHA256 map[string]string `json:"sha256"`
 }
 
+// maxManifestSize bounds the manifest read: a manifest is a few hundred
+// bytes, and one that is a huge or endless file must not be read whole.
+const maxManifestSize = 1 << 20
+
 func readManifest(dir string) (*Manifest, error) {
 	path := filepath.Join(dir, ManifestFile)
-	data, err := os.ReadFile(path)
+	data, err := infile.ReadFile(path, maxManifestSize)
 	if err != nil {
 		return nil, fmt.Errorf("read trace manifest: %w", err)
 	}

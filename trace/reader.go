@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -16,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/augur-dev/augur/internal/infile"
 	"github.com/augur-dev/augur/internal/ipcfile"
 )
 
@@ -64,7 +64,7 @@ func Open(dir string) (*Trace, error) {
 		return nil, err
 	}
 	return open(dir, m, func(name string) (file, error) {
-		return os.Open(filepath.Join(dir, name))
+		return infile.Open(filepath.Join(dir, name))
 	})
 }
 

@@ -9,7 +9,9 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -163,6 +165,29 @@ func TestOpenCorrupt(t *testing.T) {
 		{"other version", func(dir string) error {
 			return os.WriteFile(filepath.Join(dir, trace.ManifestFile), []byte(`{"format":"augur-trace","version":9}`), 0o644)
 		}, false, "unsupported trace version 9"},
+		// Special files are refused at once, neither read without end
+		// nor waited on (issue 31, cases 5 and 6).
+		{"manifest a link to /dev/zero", replaceWith(trace.ManifestFile, func(p string) error {
+			return os.Symlink("/dev/zero", p)
+		}), false, "manifest.json: is a device, not a regular file"},
+		{"manifest a named pipe", replaceWith(trace.ManifestFile, func(p string) error {
+			return syscall.Mkfifo(p, 0o644)
+		}), false, "manifest.json: is a named pipe, not a regular file"},
+		{"manifest of 3 GB", replaceWith(trace.ManifestFile, func(p string) error {
+			if err := os.WriteFile(p, nil, 0o644); err != nil {
+				return err
+			}
+			return os.Truncate(p, 3<<30) // sparse
+		}), false, "manifest.json: 3221225472 bytes, more than the 1048576 read"},
+		{"states a link to /dev/zero", replaceWith(trace.StatesFile, func(p string) error {
+			return os.Symlink("/dev/zero", p)
+		}), false, "states.arrow: is a device, not a regular file"},
+		{"states a named pipe", replaceWith(trace.StatesFile, func(p string) error {
+			return syscall.Mkfifo(p, 0o644)
+		}), false, "states.arrow: is a named pipe, not a regular file"},
+		{"snapshots a directory", replaceWith(trace.SnapshotsFile, func(p string) error {
+			return os.Mkdir(p, 0o755)
+		}), false, "snapshots.arrow: is a directory, not a regular file"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -170,7 +195,20 @@ func TestOpenCorrupt(t *testing.T) {
 			if err := tt.damage(dir); err != nil {
 				t.Fatal(err)
 			}
-			_, err := trace.Open(dir)
+			opened := make(chan error, 1)
+			go func() {
+				tr, err := trace.Open(dir)
+				if err == nil {
+					tr.Close()
+				}
+				opened <- err
+			}()
+			var err error
+			select {
+			case err = <-opened:
+			case <-time.After(5 * time.Second):
+				t.Fatal("Open still running after 5s")
+			}
 			if err == nil || !strings.Contains(err.Error(), tt.msg) {
 				t.Fatalf("Open error = %v, want it to contain %q", err, tt.msg)
 			}
@@ -178,6 +216,18 @@ func TestOpenCorrupt(t *testing.T) {
 				t.Errorf("errors.Is(err, ErrCorrupt) = %v, want %v", got, tt.corrupt)
 			}
 		})
+	}
+}
+
+// replaceWith returns a damage that removes the file name of a trace and
+// has create make another in its place.
+func replaceWith(name string, create func(path string) error) func(dir string) error {
+	return func(dir string) error {
+		path := filepath.Join(dir, name)
+		if err := os.Remove(path); err != nil {
+			return err
+		}
+		return create(path)
 	}
 }
 

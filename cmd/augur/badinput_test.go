@@ -70,6 +70,14 @@ var badInputs = []struct {
 	{name: "infer -o in a directory not there", args: "infer spec.yaml run.trace -q -o newdir/r.txt", stderr: `output newdir/r.txt: the directory newdir does not exist`},
 	{name: "collect -o in a directory not there", args: "collect run.jsonl -o newdir/r.trace", stderr: `output newdir/r.trace: the directory newdir does not exist`},
 
+	// Inputs are regular files of bounded size (issue 31, items 5 and 6).
+	{name: "spec check of a link to /dev/zero", symlinks: map[string]string{"z.yaml": "/dev/zero"}, args: "spec check z.yaml", stderr: `z.yaml: is a device, not a regular file`},
+	{name: "check of checks linked to /dev/zero", symlinks: map[string]string{"z.yaml": "/dev/zero"}, args: "check z.yaml run.trace", stderr: `z.yaml: is a device, not a regular file`},
+	{name: "report of stats linked to /dev/zero", symlinks: map[string]string{"z.arrow": "/dev/zero"}, args: "report spec.yaml run.trace z.arrow", stderr: `z.arrow: is a device, not a regular file`},
+	{name: "infer of a manifest linked to /dev/zero", files: map[string]string{"z.trace/states.arrow": ""}, symlinks: map[string]string{"z.trace/manifest.json": "/dev/zero"},
+		args: "infer spec.yaml z.trace -q", stderr: `manifest.json: is a device, not a regular file`},
+	{name: "monitor of a token linked to /dev/zero", symlinks: map[string]string{"z": "/dev/zero"}, args: "monitor checks.yaml --token-file z", stderr: `z: more than 65536 bytes: not a token`},
+
 	// Malformed inputs of every kind: an error naming the file and where.
 	{name: "collect malformed JSONL", files: map[string]string{"bad.jsonl": "{\"snapshot\": 0, \"nodes\": {\"a\": {\"x\": }}}\n"},
 		args: "collect bad.jsonl -o new.trace", stderr: `bad.jsonl:1:\d+: malformed JSON`},

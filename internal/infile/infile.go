@@ -1,0 +1,91 @@
+// Package infile opens the files augur reads as a whole or at offsets
+// (traces, specs, checks, stats): regular files only, so that a named
+// pipe does not block a command forever and a device such as /dev/zero
+// is not read without end, and, for a file read whole, at most a given
+// size, so that a huge file is refused before it is read into memory.
+package infile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"syscall"
+)
+
+// ErrTooLarge is wrapped by the error of ReadFile for a file larger than
+// its limit.
+var ErrTooLarge = errors.New("file too large")
+
+// Open opens the file at path for reading if it is a regular file (a
+// symbolic link is followed), and otherwise returns an error saying what
+// it is. It opens without blocking, as opening a named pipe would until
+// a writer comes, then examines what it opened.
+func Open(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	info, err := f.Stat()
+	if err == nil {
+		err = regular(path, info)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// ReadFile returns the content of the regular file at path, refusing a
+// file larger than limit bytes with an error wrapping ErrTooLarge.
+func ReadFile(path string, limit int64) ([]byte, error) {
+	f, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if info.Size() > limit {
+		return nil, tooLarge(path, info.Size(), limit)
+	}
+	// The size is read again: the file may have grown since.
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, tooLarge(path, int64(len(data)), limit)
+	}
+	return data, nil
+}
+
+// tooLarge returns the error of ReadFile for a file of size bytes.
+func tooLarge(path string, size, limit int64) error {
+	return fmt.Errorf("%s: %d bytes, more than the %d read of such a file: %w", path, size, limit, ErrTooLarge)
+}
+
+// regular returns nil if info describes a regular file, and otherwise an
+// error naming path and saying what it is.
+func regular(path string, info fs.FileInfo) error {
+	var what string
+	switch m := info.Mode(); {
+	case m.IsRegular():
+		return nil
+	case m.IsDir():
+		what = "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		what = "a named pipe"
+	case m&fs.ModeSocket != 0:
+		what = "a socket"
+	case m&fs.ModeDevice != 0:
+		what = "a device"
+	default:
+		what = "a special file"
+	}
+	return fmt.Errorf("%s: is %s, not a regular file", path, what)
+}
