@@ -208,7 +208,7 @@ func (p *Pipeline) report(ctx context.Context, res *evaluator.Result, o Options,
 	}
 	in := reporter.Input{
 		System:        system,
-		Spec:          specRef(p.specPath, o.Output),
+		Spec:          SpecRef(p.specPath, o.Output),
 		Trace:         p.tracePath,
 		Generated:     p.Generated,
 		Program:       p.Program,
@@ -435,10 +435,10 @@ func (p *Pipeline) broken(ctx context.Context, base *trace.Trace, ropts reporter
 	return &reporter.Evaluation{Program: prog, Result: res}, nil
 }
 
-// specRef returns how a report names its spec, so that promote finds it:
+// SpecRef returns how a report names its spec, so that promote finds it:
 // relative to the report's directory when the report goes to a file,
 // absolute when it goes to stdout and may end up anywhere.
-func specRef(spec, output string) string {
+func SpecRef(spec, output string) string {
 	abs, err := filepath.Abs(spec)
 	if err != nil {
 		return spec

@@ -19,8 +19,39 @@ func Shard(ctx context.Context, specPath, tracePath string, sh evaluator.Shard, 
 		return nil, err
 	}
 	defer p.Close()
+	return p.shard(ctx, specHash, sh, o)
+}
+
+// InferStats evaluates the whole trace as one shard, without filtering,
+// and returns its stats with the report built from them, as [Shard] and
+// [ReportStats] would in one run: the stats let augur report build the
+// report again, in any format, without evaluating.
+func InferStats(ctx context.Context, specPath, tracePath string, o Options) (*reporter.Report, *cluster.Stats, error) {
+	p, specHash, err := openHashed(specPath, tracePath)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer p.Close()
+	st, err := p.shard(ctx, specHash, evaluator.Shard{}, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	rep, err := p.Report(ctx, st.Result(), o)
+	if err != nil {
+		return nil, nil, err
+	}
+	return rep, st, nil
+}
+
+// shard evaluates shard sh of p's trace, without filtering, into stats
+// stamped with specHash.
+func (p *Pipeline) shard(ctx context.Context, specHash string, sh evaluator.Shard, o Options) (*cluster.Stats, error) {
 	opts := evaluator.Options{Kind: o.Evaluator, Workers: o.Workers, Shard: sh, MaxWitnesses: evaluator.DefaultWitnesses, OnlyTag: o.OnlyTag, NoPatterns: true}
-	res, err := p.Evaluate(ctx, opts, fmt.Sprintf("evaluating shard %d/%d", sh.Index, sh.Count), o.Progress)
+	what := "evaluating"
+	if sh.Count > 1 {
+		what = fmt.Sprintf("evaluating shard %d/%d", sh.Index, sh.Count)
+	}
+	res, err := p.Evaluate(ctx, opts, what, o.Progress)
 	if err != nil {
 		return nil, err
 	}

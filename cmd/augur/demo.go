@@ -33,6 +33,7 @@ func newDemoCmd(runF func(*demoOptions) error) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: runE(o, runF, runDemo, func(cmd *cobra.Command, args []string) {
 			o.infer.stdout, o.infer.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			o.infer.formatSet = cmd.Flags().Changed("format")
 		}),
 	}
 	o.infer.addFlags(cmd)
@@ -68,12 +69,14 @@ func runDemo(ctx context.Context, o *demoOptions) error {
 		fmt.Fprintf(o.infer.stderr, "recorded %d snapshots of etcd raft with bug %s (%d tagged)%s\n",
 			st.Snapshots, o.bug, st.Tagged["bug:"+o.bug], where)
 	}
-	if err := clobber.Check(o.infer.po.Output, o.infer.po.Baseline, specPath, tracePath); err != nil {
-		return err
+	for _, out := range o.infer.outputs {
+		if err := clobber.Check(out, o.infer.po.Baseline, specPath, tracePath); err != nil {
+			return err
+		}
 	}
 	rep, err := pipeline.Infer(ctx, specPath, tracePath, po)
 	if err != nil {
 		return err
 	}
-	return rep.WriteFile(o.infer.format, o.infer.po.Output, o.infer.stdout)
+	return o.infer.writeReports(rep, specPath)
 }

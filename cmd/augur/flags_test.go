@@ -36,8 +36,12 @@ func TestInferFlags(t *testing.T) {
 		},
 		{
 			[]string{"s.yaml", "r.trace", "--format", "json", "-o", "rep.json", "--top", "20", "--no-filter", "-q", "--baseline", "good.trace", "--evaluator", "reference", "--workers", "3", "--all"},
-			inferOptions{spec: "s.yaml", trace: "r.trace", format: "json", quiet: true, evaluator: "reference", selector: cluster.Selector{Block: 1024},
-				po: pipeline.Options{Output: "rep.json", Top: 20, NoFilter: true, Baseline: "good.trace", Workers: 3, All: true}},
+			inferOptions{spec: "s.yaml", trace: "r.trace", format: "json", formatSet: true, outputs: []string{"rep.json"}, quiet: true, evaluator: "reference", selector: cluster.Selector{Block: 1024},
+				po: pipeline.Options{Top: 20, NoFilter: true, Baseline: "good.trace", Workers: 3, All: true}},
+		},
+		{
+			[]string{"s.yaml", "r.trace", "-o", "rep.json", "--output", "rep.html", "--stats", "run.stats"},
+			inferOptions{spec: "s.yaml", trace: "r.trace", format: "text", outputs: []string{"rep.json", "rep.html"}, evaluator: "fast", selector: cluster.Selector{Block: 1024}, stats: "run.stats"},
 		},
 		{
 			[]string{"s.yaml", "r.trace", "--shard", "1/4", "--block", "7", "--stats", "p1.arrow"},

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/augur-dev/augur/cluster"
 	"github.com/augur-dev/augur/evaluator"
@@ -22,9 +24,11 @@ import (
 type inferOptions struct {
 	spec, trace string
 	format      string
+	formatSet   bool     // --format was given: every output takes it
+	outputs     []string // -o, each in the format of its extension unless --format is given
 	evaluator   string
 	quiet       bool
-	po          pipeline.Options // but Evaluator, Timeline and Progress
+	po          pipeline.Options // but Output, Evaluator, Timeline and Progress
 
 	// Sharded evaluation into partial stats.
 	sharded  bool // a sharding flag was given
@@ -36,16 +40,37 @@ type inferOptions struct {
 
 func (o *inferOptions) addFlags(cmd *cobra.Command) {
 	f, po := cmd.Flags(), &o.po
-	f.StringVar(&o.format, "format", "text", "output format: "+strings.Join(reporter.Formats, ", "))
+	o.reportFlags(f)
 	cliflag.IntP(f, &po.Top, "top", "", 0, 0, "entries per list (default: the spec's report.size)")
 	f.StringVar(&o.evaluator, "evaluator", "fast", "evaluator: fast or reference")
 	cliflag.Workers(f, &po.Workers)
 	f.BoolVar(&po.NoFilter, "no-filter", false, "evaluate every property on every snapshot (no pruning)")
-	outputFlag(f, &po.Output, "output", "o", outFile, "write the report to this file instead of stdout")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress on stderr")
 	f.StringVar(&po.Baseline, "baseline", "", "a trace of a run believed good: almost-invariants that fail there too are ranked last")
 	f.StringVar(&po.OnlyTag, "only-tag", "", "evaluate only the snapshots carrying this tag (e.g. steady: no message in flight)")
 	f.BoolVar(&po.All, "all", false, "list every anomaly, also those violated at too many moments to stand out")
+}
+
+// reportFlags defines the flags that say where a report goes and in
+// which formats, for infer, report and demo.
+func (o *inferOptions) reportFlags(f *pflag.FlagSet) {
+	f.StringVar(&o.format, "format", "text", "output format: "+strings.Join(reporter.Formats, ", ")+" (default: of each -o file, its extension's)")
+	outputsFlag(f, &o.outputs, "output", "o", outFile, "write the report to this file instead of stdout; repeat it to write several formats in one run, each chosen by the extension (.txt, .json, .md, .html) unless --format is given")
+}
+
+// extFormats are the report formats of file extensions.
+var extFormats = map[string]string{
+	".txt": "text", ".text": "text", ".json": "json",
+	".md": "md", ".markdown": "md", ".html": "html", ".htm": "html",
+}
+
+// formatOf returns the format of the report written to output (stdout
+// for ""): --format if given, else that of its extension, else text.
+func (o *inferOptions) formatOf(output string) string {
+	if f, ok := extFormats[strings.ToLower(filepath.Ext(output))]; ok && !o.formatSet {
+		return f
+	}
+	return o.format
 }
 
 // pipelineOptions returns the pipeline options o asks for.
@@ -53,16 +78,45 @@ func (o *inferOptions) pipelineOptions() (pipeline.Options, error) {
 	if !slices.Contains(reporter.Formats, o.format) {
 		return pipeline.Options{}, fmt.Errorf("unknown format %q (want %s)", o.format, strings.Join(reporter.Formats, ", "))
 	}
+	for i, out := range o.outputs {
+		if slices.Contains(o.outputs[:i], out) {
+			return pipeline.Options{}, fmt.Errorf("-o %s is given twice", out)
+		}
+	}
 	kind, err := evaluator.ParseKind(o.evaluator)
 	if err != nil {
 		return pipeline.Options{}, err
 	}
 	po := o.po
-	po.Evaluator, po.Timeline = kind, o.format == "html"
+	po.Evaluator = kind
+	if len(o.outputs) > 0 {
+		po.Output = o.outputs[0]
+	}
+	po.Timeline = o.formatOf("") == "html" && len(o.outputs) == 0 ||
+		slices.ContainsFunc(o.outputs, func(out string) bool { return o.formatOf(out) == "html" })
 	if !o.quiet {
 		po.Progress = progress.New(o.stderr)
 	}
 	return po, nil
+}
+
+// writeReports writes rep to each output in its format, naming the spec
+// at specPath relative to the output as the pipeline names it relative
+// to the first, or to stdout when there is no output.
+func (o *inferOptions) writeReports(rep *reporter.Report, specPath string) error {
+	if len(o.outputs) == 0 {
+		return rep.Write(o.stdout, o.format)
+	}
+	for _, out := range o.outputs {
+		r := *rep
+		if r.Spec != "" {
+			r.Spec = pipeline.SpecRef(specPath, out)
+		}
+		if err := r.WriteFile(o.formatOf(out), out, nil); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // newInferCmd returns augur infer; runF, if not nil, runs instead of
@@ -76,6 +130,7 @@ func newInferCmd(runF func(*inferOptions) error) *cobra.Command {
 		RunE: runE(o, runF, runInfer, func(cmd *cobra.Command, args []string) {
 			o.spec, o.trace = args[0], args[1]
 			o.stdout, o.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			o.formatSet = cmd.Flags().Changed("format")
 			for _, name := range []string{"shard", "shards", "block"} {
 				o.sharded = o.sharded || cmd.Flags().Changed(name)
 			}
@@ -86,14 +141,15 @@ func newInferCmd(runF func(*inferOptions) error) *cobra.Command {
 	f.StringVar(&o.selector.Shard, "shard", "", "evaluate shard x of N (x/N, 0 ≤ x < N) and write partial stats to --stats")
 	cliflag.IntP(f, &o.selector.Shards, "shards", "", 0, 0, "number of shards N, the index coming from $JOB_COMPLETION_INDEX (Kubernetes Indexed Jobs)")
 	cliflag.IntP(f, &o.selector.Block, "block", "", evaluator.DefaultShardBlock, 1, "shard x evaluates the snapshots S with (S / block) mod N == x")
-	outputFlag(f, &o.stats, "stats", "", outFile, "write the (partial) stats to this Arrow file instead of a report; no filtering (merge with augur merge, report with augur report)")
+	outputFlag(f, &o.stats, "stats", "", outFile, "write the stats to this Arrow file, evaluated without filtering, beside the reports of -o (or instead of a report without -o), so that augur report makes any format again without evaluating; with a shard flag, the shard's partial stats (merge with augur merge)")
 	return cmd
 }
 
-// runInfer writes the report of o.spec over o.trace, or with --stats the
-// partial stats of one shard.
+// runInfer writes the report of o.spec over o.trace, in every format
+// asked for, and with --stats its stats beside; or, with --stats alone or
+// a shard flag, the (partial) stats of one shard.
 func runInfer(ctx context.Context, o *inferOptions) error {
-	if o.stats != "" || o.sharded {
+	if o.sharded || o.stats != "" && len(o.outputs) == 0 {
 		if o.po.Baseline != "" {
 			return fmt.Errorf("--baseline does not apply to shards: use it with augur report")
 		}
@@ -103,11 +159,21 @@ func runInfer(ctx context.Context, o *inferOptions) error {
 	if err != nil {
 		return err
 	}
-	rep, err := pipeline.Infer(ctx, o.spec, o.trace, po)
+	if o.stats == "" {
+		rep, err := pipeline.Infer(ctx, o.spec, o.trace, po)
+		if err != nil {
+			return err
+		}
+		return o.writeReports(rep, o.spec)
+	}
+	rep, st, err := pipeline.InferStats(ctx, o.spec, o.trace, po)
 	if err != nil {
 		return err
 	}
-	return rep.WriteFile(o.format, o.po.Output, o.stdout)
+	if err := cluster.Write(o.stats, st); err != nil {
+		return err
+	}
+	return o.writeReports(rep, o.spec)
 }
 
 // runShard evaluates one shard of the trace, without filtering, and
@@ -116,8 +182,8 @@ func runShard(ctx context.Context, o *inferOptions) error {
 	if o.stats == "" {
 		return fmt.Errorf("sharded evaluation writes partial stats: give --stats PART.arrow")
 	}
-	if o.po.Output != "" {
-		return fmt.Errorf("--output is for reports; with --stats, infer writes stats (make the report with augur report)")
+	if len(o.outputs) > 0 {
+		return fmt.Errorf("--output is for reports; a shard writes partial stats (make the report with augur report)")
 	}
 	sh, err := o.selector.Resolve(os.Getenv)
 	if err != nil {

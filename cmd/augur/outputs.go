@@ -35,6 +35,22 @@ func outputFlag(f *pflag.FlagSet, p *string, name, short string, kind outputKind
 	f.SetAnnotation(name, outputAnnotation, []string{string(kind)})
 }
 
+// outputsFlag defines a repeatable string flag naming outputs of the
+// given kind.
+func outputsFlag(f *pflag.FlagSet, p *[]string, name, short string, kind outputKind, usage string) {
+	f.StringArrayVarP(p, name, short, nil, usage)
+	f.SetAnnotation(name, outputAnnotation, []string{string(kind)})
+}
+
+// outputPaths returns the paths an output flag names: its value, or each
+// value of a repeatable one.
+func outputPaths(f *pflag.Flag) []string {
+	if s, ok := f.Value.(pflag.SliceValue); ok {
+		return s.GetSlice()
+	}
+	return []string{f.Value.String()}
+}
+
 // guardOutputs returns an error naming the conflict if an output flag of
 // cmd, as given, could destroy an input (an argument, the value of any
 // other flag, or the spec a checks file among them names) or cannot be
@@ -49,7 +65,9 @@ func guardOutputs(cmd *cobra.Command, args []string) error {
 	inputs := slices.Clone(args)
 	cmd.Flags().Visit(func(f *pflag.Flag) {
 		if kind, ok := f.Annotations[outputAnnotation]; ok {
-			outputs = append(outputs, output{f.Value.String(), outputKind(kind[0])})
+			for _, path := range outputPaths(f) {
+				outputs = append(outputs, output{path, outputKind(kind[0])})
+			}
 			return
 		}
 		inputs = append(inputs, flagPaths(f)...)

@@ -2,14 +2,12 @@ package main
 
 import (
 	"context"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/augur-dev/augur/cluster"
 	"github.com/augur-dev/augur/internal/cliflag"
 	"github.com/augur-dev/augur/pipeline"
-	"github.com/augur-dev/augur/reporter"
 )
 
 // reportOptions are augur report's arguments and flags.
@@ -29,12 +27,12 @@ func newReportCmd(runF func(*reportOptions) error) *cobra.Command {
 		RunE: runE(o, runF, runReport, func(cmd *cobra.Command, args []string) {
 			o.infer.spec, o.infer.trace, o.stats = args[0], args[1], args[2]
 			o.infer.stdout, o.infer.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			o.infer.formatSet = cmd.Flags().Changed("format")
 		}),
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.infer.format, "format", "text", "output format: "+strings.Join(reporter.Formats, ", "))
+	o.infer.reportFlags(f)
 	cliflag.IntP(f, &o.infer.po.Top, "top", "", 0, 0, "entries per list (default: the spec's report.size)")
-	outputFlag(f, &o.infer.po.Output, "output", "o", outFile, "write the report to this file instead of stdout")
 	f.BoolVar(&o.infer.po.All, "all", false, "list every anomaly, also those violated at too many moments to stand out")
 	return cmd
 }
@@ -53,5 +51,5 @@ func runReport(ctx context.Context, o *reportOptions) error {
 	if err != nil {
 		return err
 	}
-	return rep.WriteFile(o.infer.format, o.infer.po.Output, o.infer.stdout)
+	return o.infer.writeReports(rep, o.infer.spec)
 }
