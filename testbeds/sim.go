@@ -111,7 +111,7 @@ func (f Faults) String() string {
 // Config is a run's configuration.
 type Config struct {
 	Nodes  int
-	Steps  int // snapshots recorded, one per event; warm-ups are not
+	Steps  int // snapshots recorded, one per event; warm-ups are not, unless RecordWarmup
 	Seed   uint64
 	Faults Faults
 	Bug    string // the injected bug, "" for none
@@ -119,6 +119,12 @@ type Config struct {
 	// ground-truth violation of an episode before a fresh system boots:
 	// 0 ends the episode at the violation, a negative count never does.
 	ResetAfter int
+	// RecordWarmup records the warm-up of each episode too (Warmup
+	// events: the cluster boots and elects a first leader), so that the
+	// trace holds the states a system passes through from its boot:
+	// checks learned from runs that lack them refuse the boot of a
+	// guarded run.
+	RecordWarmup bool
 	// Guard is a checks file whose checks every change of a node's state
 	// must pass, "" for none: CrystalBall's immediate safety check (see
 	// Checkpointer and Sim.Allow).
@@ -161,6 +167,9 @@ func (c Config) Command(name string) string {
 	cmd := fmt.Sprintf("augur testbed run %s --nodes %d --steps %d --seed %d --faults %s --reset-after %d", name, c.Nodes, c.Steps, c.Seed, c.Faults, c.ResetAfter)
 	if c.Bug != "" {
 		cmd += " --bug " + c.Bug
+	}
+	if c.RecordWarmup {
+		cmd += " --record-warmup"
 	}
 	if c.Guard != "" {
 		cmd += " --guard " + c.Guard
@@ -554,7 +563,9 @@ func run[S any](s *Sim, newSystem func() System[S], dir string, opts trace.Optio
 			if len(failed) > 0 {
 				after = 0
 			}
-			continue
+			if !s.cfg.RecordWarmup {
+				continue
+			}
 		}
 		clear(nodes)
 		for n, l := range s.live {

@@ -20,6 +20,7 @@ type benchSteerOptions struct {
 	seeds                string
 	testbeds             []string
 	promoted             []string
+	modes                []string
 	checks, format       string
 	steps, workers       int
 	predictEvery, budget int
@@ -41,7 +42,8 @@ func newBenchSteerCmd(runF func(*benchSteerOptions) error) *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&o.seeds, "seeds", "dev", "seeds: dev (1 to 10), heldout (41 to 50) or a range A-B")
 	f.StringSliceVar(&o.testbeds, "testbeds", nil, "the testbeds to run (default: chord, paxos, randtree)")
-	f.StringSliceVar(&o.promoted, "promoted", nil, "NAME=FILE or NAME/BUG=FILE: also steer testbed NAME (with BUG) by the checks in FILE")
+	f.StringSliceVar(&o.promoted, "promoted", nil, "NAME=FILE or NAME/BUG=FILE: also guard and steer testbed NAME (with BUG) by the checks in FILE (promoted, or learned by augur learn)")
+	f.StringSliceVar(&o.modes, "modes", nil, "the modes to run besides plain (default: all that apply): guard, steer, predict, promoted, promoted-guard")
 	f.StringVar(&o.checks, "checks", "specs", "the directory of the hand-written checks, NAME.checks.yaml")
 	f.StringVar(&o.format, "format", "text", "output format: text or json")
 	cliflag.IntP(f, &o.steps, "steps", "", avoid.DefaultSteps, 1, "snapshots per run")
@@ -69,10 +71,18 @@ func runBenchSteer(ctx context.Context, o *benchSteerOptions) error {
 		}
 		promoted[name] = file
 	}
+	var modes []avoid.Mode
+	for _, s := range o.modes {
+		m, err := avoid.ParseMode(s)
+		if err != nil {
+			return fmt.Errorf("--modes: %w", err)
+		}
+		modes = append(modes, m)
+	}
 	pr := progress.New(o.stderr)
 	pr.Start("runs", 0)
 	runs, err := avoid.RunAll(ctx, avoid.Options{Seeds: seeds, Testbeds: o.testbeds, Steps: o.steps, Checks: o.checks,
-		Promoted: promoted, PredictEvery: o.predictEvery, Budget: o.budget, Workers: o.workers, Progress: pr.Update})
+		Promoted: promoted, Modes: modes, PredictEvery: o.predictEvery, Budget: o.budget, Workers: o.workers, Progress: pr.Update})
 	pr.Stop()
 	if err != nil {
 		return err
@@ -81,7 +91,7 @@ func runBenchSteer(ctx context.Context, o *benchSteerOptions) error {
 		return avoid.WriteJSON(o.stdout, runs)
 	}
 	rows := avoid.Rows(runs)
-	if err := avoid.WriteText(o.stdout, rows, len(promoted) > 0); err != nil {
+	if err := avoid.WriteText(o.stdout, rows); err != nil {
 		return err
 	}
 	if !avoid.Met(rows) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/augur-dev/augur/checker"
 	"github.com/augur-dev/augur/cluster"
+	"github.com/augur-dev/augur/learn"
 	"github.com/augur-dev/augur/pipeline"
 	"github.com/augur-dev/augur/testbeds"
 )
@@ -105,10 +106,24 @@ func TestTestbedRunSteerFlags(t *testing.T) {
 func TestBenchSteerFlags(t *testing.T) {
 	var got *benchSteerOptions
 	execute(t, newBenchSteerCmd(func(o *benchSteerOptions) error { got = o; return nil }), "--seeds", "41-48", "--testbeds", "paxos,chord",
-		"--promoted", "paxos/lost-promise=p.yaml", "--checks", "dir", "--steps", "100", "--workers", "2", "--predict-every", "5", "--budget", "50", "--format", "json")
+		"--promoted", "paxos/lost-promise=p.yaml", "--modes", "promoted,promoted-guard", "--checks", "dir", "--steps", "100", "--workers", "2", "--predict-every", "5", "--budget", "50", "--format", "json")
 	got.stdout, got.stderr = nil, nil
 	want := benchSteerOptions{seeds: "41-48", testbeds: []string{"paxos", "chord"}, promoted: []string{"paxos/lost-promise=p.yaml"},
-		checks: "dir", format: "json", steps: 100, workers: 2, predictEvery: 5, budget: 50}
+		modes: []string{"promoted", "promoted-guard"}, checks: "dir", format: "json", steps: 100, workers: 2, predictEvery: 5, budget: 50}
+	if !reflect.DeepEqual(*got, want) {
+		t.Errorf("got %+v\nwant %+v", *got, want)
+	}
+}
+
+// TestLearnFlags checks that augur learn's arguments and flags reach its
+// options.
+func TestLearnFlags(t *testing.T) {
+	var got *learnOptions
+	execute(t, newLearnCmd(func(o *learnOptions) error { got = o; return nil }), "s.yaml", "a.trace", "b.trace", "-o", "c.yaml",
+		"--vet", "x.trace,y.trace", "--min-support", "0.5", "--almost", "0.01", "--evaluator", "reference", "--workers", "2", "-q")
+	got.stdout, got.stderr = nil, nil
+	want := learnOptions{spec: "s.yaml", traces: []string{"a.trace", "b.trace"}, output: "c.yaml", vet: []string{"x.trace", "y.trace"},
+		evaluator: "reference", quiet: true, lo: learn.Options{MinSupport: 0.5, Almost: 0.01, Workers: 2}}
 	if !reflect.DeepEqual(*got, want) {
 		t.Errorf("got %+v\nwant %+v", *got, want)
 	}

@@ -103,6 +103,7 @@ func newRootCmd() *cobra.Command {
 		newMergeCmd(nil),
 		newReportCmd(nil),
 		newPromoteCmd(nil),
+		newLearnCmd(nil),
 		newCheckCmd(nil),
 		newMonitorCmd(nil),
 		newDemoCmd(nil),

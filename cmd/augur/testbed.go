@@ -17,7 +17,7 @@ func newTestbedCmd() *cobra.Command {
 		Use:   "testbed",
 		Short: "Run distributed systems under fault injection and record their traces",
 	}
-	cmd.AddCommand(newTestbedListCmd(), newTestbedRunCmd(nil))
+	cmd.AddCommand(newTestbedListCmd(), newTestbedRunCmd(nil), newTestbedVetCmd(nil))
 	return cmd
 }
 
@@ -58,6 +58,7 @@ func newTestbedRunCmd(runF func(*testbedRunOptions) error) *cobra.Command {
 	cliflag.IntP(f, &o.cfg.Nodes, "nodes", "", 0, 1, "number of nodes (default: the testbed's, see augur testbed list)")
 	cliflag.IntP(f, &o.cfg.Steps, "steps", "", 20000, 1, "snapshots to record, one per scheduler event (warm-ups are not recorded)")
 	f.Uint64Var(&o.cfg.Seed, "seed", 1, "seed of the run")
+	f.BoolVar(&o.cfg.RecordWarmup, "record-warmup", false, "record each episode's warm-up too, the boot included (runs to learn checks from)")
 	f.StringVar(&o.faults, "faults", "", "faults over the testbed's defaults: name=value,… (drop, dup, reorder, maxdelay, partition, heal, crash, crashat, down) or none")
 	cliflag.IntP(f, &o.cfg.ResetAfter, "reset-after", "", testbeds.DefaultResetAfter, -1, "snapshots recorded after a ground-truth violation before a fresh system boots (-1: never)")
 	f.StringVar(&o.cfg.Bug, "bug", "", "the bug to inject (see augur testbed list)")

@@ -4,9 +4,10 @@
 // Paxos, RandTree), it runs the testbed plain, with the immediate safety
 // check alone (Config.Guard), steered (Config.Steer, the guard its
 // fallback) and steered alone (Config.SteerAlone) by the testbed's
-// hand-written checks, and steered by promoted checks when given, and
-// counts the episodes where a ground-truth check failed and the progress
-// the system made.
+// hand-written checks, and guarded and steered by promoted (or learned,
+// augur learn) checks when given, and counts the episodes where a
+// ground-truth check failed and the progress the system made. etcd
+// raft, whose state cannot be copied, is guarded only.
 //
 // A run ends an episode at the first violation (Config.ResetAfter 0), so
 // that a run counts every violation its seed leads to rather than the
@@ -24,6 +25,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -41,9 +44,24 @@ const (
 	Steer             // steering, hand-written checks, the guard its fallback
 	Predict           // steering alone, hand-written checks
 	SteerPromote      // steering, promoted checks, the guard its fallback
+	GuardPromote      // the immediate safety check alone, promoted checks
 )
 
-var modeNames = [...]string{"invalid", "plain", "guard", "steer", "predict", "promoted"}
+var modeNames = [...]string{"invalid", "plain", "guard", "steer", "predict", "promoted", "promoted-guard"}
+
+// ParseMode returns the mode named s.
+func ParseMode(s string) (Mode, error) {
+	for m, name := range modeNames {
+		if m > int(ModeInvalid) && name == s {
+			return Mode(m), nil
+		}
+	}
+	return ModeInvalid, fmt.Errorf("unknown mode %q (want %s)", s, strings.Join(modeNames[Plain:], ", "))
+}
+
+// steers reports whether a run in mode m predicts, which needs a copy of
+// the system.
+func (m Mode) steers() bool { return m == Steer || m == Predict || m == SteerPromote }
 
 // String returns the mode's name.
 func (m Mode) String() string {
@@ -62,9 +80,13 @@ type Options struct {
 	// NAME.checks.yaml; "" means specs.
 	Checks string
 	// Promoted maps a testbed's name, or NAME/BUG, to a checks file of
-	// promoted almost-invariants, which steers its runs (with that bug)
-	// in mode SteerPromote.
+	// promoted almost-invariants or learned checks, which steers its runs
+	// (with that bug) in mode SteerPromote and guards them in mode
+	// GuardPromote.
 	Promoted map[string]string
+	// Modes, if not empty, are the modes to run besides Plain, which
+	// every row compares with; otherwise every mode that applies.
+	Modes []Mode
 	// PredictEvery and Budget are Config.PredictEvery and
 	// Config.SteerStates; 0 takes the defaults.
 	PredictEvery, Budget int
@@ -127,22 +149,17 @@ func RunAll(ctx context.Context, o Options) ([]*Run, error) {
 		if err != nil {
 			return nil, err
 		}
-		if tb.Fork == nil || name == "etcdraft" {
-			return nil, fmt.Errorf("%s: its state cannot be copied, so it cannot be steered", name)
-		}
+		steerable := tb.Fork != nil && name != "etcdraft"
 		hand := filepath.Join(checks, name+".checks.yaml")
 		for _, bug := range append([]string{""}, tb.Bugs...) {
+			promoted := cmp.Or(o.Promoted[name+"/"+bug], o.Promoted[name])
+			modes := o.modes(bug != "", promoted != "", steerable)
+			if !steerable && slices.ContainsFunc(modes, Mode.steers) {
+				return nil, fmt.Errorf("%s: its state cannot be copied, so it cannot be steered (guard it with --modes)", name)
+			}
 			for _, seed := range o.Seeds {
 				base := testbeds.Config{Nodes: tb.Nodes, Steps: steps, Seed: seed, Faults: tb.Faults, Bug: bug,
 					Stop: ctx.Done(), Overwrite: true, PredictEvery: o.PredictEvery, SteerStates: o.Budget}
-				modes := []Mode{Plain, Guard, Steer, Predict}
-				if bug == "" {
-					modes = []Mode{Plain, Steer}
-				}
-				promoted := cmp.Or(o.Promoted[name+"/"+bug], o.Promoted[name])
-				if promoted != "" {
-					modes = append(modes, SteerPromote)
-				}
 				for _, m := range modes {
 					cfg := base
 					switch m {
@@ -154,6 +171,8 @@ func RunAll(ctx context.Context, o Options) ([]*Run, error) {
 						cfg.Steer, cfg.SteerAlone = hand, true
 					case SteerPromote:
 						cfg.Steer = promoted
+					case GuardPromote:
+						cfg.Guard = promoted
 					}
 					jobs = append(jobs, job{tb, bug, seed, m, cfg})
 				}
@@ -203,6 +222,28 @@ func RunAll(ctx context.Context, o Options) ([]*Run, error) {
 		}
 	}
 	return runs, nil
+}
+
+// modes returns the modes of the runs of a bug (or of the bug-free runs),
+// Plain first: those o asks for, else all that apply. Bug-free runs are
+// neither guarded nor steered alone by the hand-written checks, which a
+// correct run never breaks; the promoted modes need promoted checks; a
+// testbed that cannot be copied is not steered unless asked to.
+func (o *Options) modes(bug, promoted, steerable bool) []Mode {
+	all := []Mode{Plain, Guard, Steer, Predict, SteerPromote, GuardPromote}
+	return slices.DeleteFunc(all, func(m Mode) bool {
+		switch {
+		case m == Plain:
+			return false
+		case len(o.Modes) > 0 && !slices.Contains(o.Modes, m):
+			return true
+		case len(o.Modes) == 0 && !steerable && m.steers():
+			return true
+		case !bug && (m == Guard || m == Predict):
+			return true
+		}
+		return !promoted && (m == SteerPromote || m == GuardPromote)
+	})
 }
 
 // runJob makes run i, whose trace it writes into dir and removes.

@@ -2,8 +2,12 @@ package avoid
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"testing"
+
+	"github.com/augur-dev/augur/checker"
+	"github.com/augur-dev/augur/testbeds/catalog"
 )
 
 // TestRows checks the sums of a row, its avoided shares and progress
@@ -43,10 +47,36 @@ func TestRows(t *testing.T) {
 		t.Error("targets met with 15% of the progress lost")
 	}
 	var b bytes.Buffer
-	if err := WriteText(&b, rows, false); err != nil {
+	if err := WriteText(&b, rows); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "no (predict: 1 runs stalled)") || !strings.Contains(b.String(), "mean avoided over 1 bugs that manifested: guard 50% steer 75% predict 50%") {
 		t.Errorf("table:\n%s", b.String())
+	}
+}
+
+// TestVet checks that vetting drops a check that refuses the changes of a
+// bug-free run and keeps the hand-written ones, which a correct run never
+// breaks.
+func TestVet(t *testing.T) {
+	tb, err := catalog.Lookup("randtree")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := checker.Load("../../specs/randtree.checks.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hand := len(f.Checks)
+	f.Checks = append(f.Checks, checker.Check{Name: "never-joined", Property: "forall n0 in nodes: not n0.joined"})
+	dropped, err := Vet(context.Background(), tb, f, []uint64{1, 2}, 300)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dropped) != 1 || dropped[0].Check != "never-joined" || dropped[0].Refused == 0 || dropped[0].Round != 1 {
+		t.Errorf("dropped %+v, want never-joined in round 1", dropped)
+	}
+	if len(f.Checks) != hand {
+		t.Errorf("%d checks kept, want the %d hand-written ones", len(f.Checks), hand)
 	}
 }

@@ -79,14 +79,19 @@ const (
 )
 
 // WriteText writes the table of rows: per bug, the violations (and the
-// runs with one) of each mode, the share each mode avoided, the progress
-// per 1,000 events and the share steering lost, and whether every
-// steered run made progress; then the mean avoided share over the bugs.
-func WriteText(w io.Writer, rows []*Row, promoted bool) error {
-	modes := []Mode{Plain, Guard, Steer, Predict}
-	if promoted {
-		modes = append(modes, SteerPromote)
+// runs with one) of each mode that ran, the share each mode avoided, the
+// progress per 1,000 events and the share steering and the promoted
+// checks lost, and whether every steered run made progress; then the
+// mean avoided share over the bugs.
+func WriteText(w io.Writer, rows []*Row) error {
+	var modes []Mode
+	for m := Plain; int(m) < len(modeNames); m++ {
+		if slices.ContainsFunc(rows, func(r *Row) bool { _, ran := r.PerKilo[m]; return ran }) {
+			modes = append(modes, m)
+		}
 	}
+	// The modes whose cost is measured: those bug-free runs are made in.
+	costly := slices.DeleteFunc(slices.Clone(modes), func(m Mode) bool { return m == Plain || m == Guard || m == Predict })
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprint(tw, "testbed\tbug\tseeds")
 	for _, m := range modes {
@@ -95,9 +100,9 @@ func WriteText(w io.Writer, rows []*Row, promoted bool) error {
 	for _, m := range modes[1:] {
 		fmt.Fprintf(tw, "\tavoided %s", m)
 	}
-	fmt.Fprint(tw, "\tprogress/1k plain\tsteer\tloss")
-	if promoted {
-		fmt.Fprint(tw, "\tpromoted\tloss")
+	fmt.Fprint(tw, "\tprogress/1k plain")
+	for _, m := range costly {
+		fmt.Fprintf(tw, "\t%s\tloss", m)
 	}
 	fmt.Fprint(tw, "\tlive\ts/run plain\tsteer\n")
 	sums := map[Mode]float64{}
@@ -123,13 +128,14 @@ func WriteText(w io.Writer, rows []*Row, promoted bool) error {
 		if r.Bug != "" && r.Violations[Plain] > 0 {
 			bugs++
 		}
-		fmt.Fprintf(tw, "\t%s\t%s\t%s", perKilo(r, Plain), perKilo(r, Steer), loss(r, Steer))
-		if promoted {
-			fmt.Fprintf(tw, "\t%s\t%s", perKilo(r, SteerPromote), loss(r, SteerPromote))
+		fmt.Fprintf(tw, "\t%s", perKilo(r, Plain))
+		for _, m := range costly {
+			fmt.Fprintf(tw, "\t%s\t%s", perKilo(r, m), loss(r, m))
 		}
-		// Live: no steered run stalled where the plain ones did not.
+		// Live: no steered run, nor one guarded by promoted checks,
+		// stalled where the plain ones did not.
 		live := "yes"
-		for _, m := range []Mode{Steer, Predict, SteerPromote} {
+		for _, m := range []Mode{Steer, Predict, SteerPromote, GuardPromote} {
 			if _, ran := r.PerKilo[m]; ran && r.Stalled[m] > r.Stalled[Plain] {
 				live = fmt.Sprintf("no (%s: %d runs stalled)", m, r.Stalled[m])
 			}
