@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/file"
 	"github.com/expr-lang/expr/types"
 	"github.com/expr-lang/expr/vm"
@@ -79,11 +80,16 @@ func (d *Derived) Eval(env map[string]any) (any, error) {
 	if d.prog == nil {
 		return nil, nil
 	}
+	n := 0
+	for _, v := range env {
+		n += elems(v)
+	}
 	s := scratchPool.Get().(*scratch)
+	s.vm.MemoryBudget = buildBudget(n)
 	out, err := s.vm.Run(d.prog, env)
 	scratchPool.Put(s)
 	if err != nil {
-		return nil, &EvalError{Kind: "derived", Name: d.Name, Err: err}
+		return nil, &EvalError{Kind: "derived", Name: d.Name, Err: budgetError(err, n)}
 	}
 	v, ok := convert(d.Type, out)
 	if !ok {
@@ -108,17 +114,67 @@ func (p *Predicate) Eval(args []any) (bool, error) {
 		return false, nil
 	}
 	s := scratchPool.Get().(*scratch)
+	n := 0
 	for i, a := range args {
 		s.env[p.Params[i].Name] = a
+		n += elems(a)
 	}
+	s.vm.MemoryBudget = buildBudget(n)
 	out, err := s.vm.Run(p.prog, s.env)
 	clear(s.env) // keeps the map's space, drops the arguments
 	scratchPool.Put(s)
 	if err != nil {
-		return false, &EvalError{Kind: "predicate", Name: p.Name, Err: err}
+		return false, &EvalError{Kind: "predicate", Name: p.Name, Err: budgetError(err, n)}
 	}
 	b, _ := out.(bool)
 	return b, nil
+}
+
+// BuildBase bounds what one evaluation builds, whatever its input. Its
+// loops over the input are bounded by the input and MaxLoopDepth; what it
+// builds besides, the elements of ranges, arrays and maps (which
+// expr-lang counts as its memory), is bounded by the input too, so that a
+// range over a constant or a number of the state (1..999999, 1..commit)
+// cannot take a second an evaluation: at most BuildBase elements, plus
+// the square of the elements of the lists, maps and strings it reads (two
+// nested loops over them), and never more than BuildMax.
+const BuildBase = 10_000
+
+// BuildMax bounds what one evaluation builds, whatever it reads.
+const BuildMax = 1_000_000
+
+// buildBudget returns the elements an evaluation may build when what it
+// reads holds n elements.
+func buildBudget(n int) uint {
+	if n >= 1000 { // n² alone reaches BuildMax
+		return BuildMax
+	}
+	return uint(min(BuildBase+n*n, BuildMax))
+}
+
+// elems returns the elements of a container or the bytes of a string, the
+// bound of a loop or a range over it; 0 for a scalar.
+func elems(v any) int {
+	switch v := v.(type) {
+	case []any:
+		return len(v)
+	case map[string]any:
+		return len(v)
+	case string:
+		return len(v)
+	}
+	return 0
+}
+
+// budgetError returns err, or for expr-lang's "memory budget exceeded"
+// an error that says which budget and why, for an evaluation that read n
+// elements.
+func budgetError(err error, n int) error {
+	if fe := (*file.Error)(nil); !errors.As(err, &fe) || fe.Message != "memory budget exceeded" {
+		return err
+	}
+	return fmt.Errorf("builds more than %d elements (ranges, arrays, maps): an evaluation may build %d, plus the square of the %d elements of the lists, maps and strings it reads, at most %d",
+		buildBudget(n), BuildBase, n, BuildMax)
 }
 
 // EvalError is a run-time failure of a derived variable or a predicate.
@@ -176,7 +232,8 @@ func (p *parser) compilePredicate(n *yaml.Node, pr *Predicate) *vm.Program {
 // filter, map, reduce, …) nest. The time of one evaluation grows as the
 // length of the lists to that power: three reduces over one list of a few
 // hundred entries took 15 s a state. Ranges (1..n) are bounded apart, by
-// expr's memory budget of a million elements per evaluation.
+// the input (see BuildBase); one over constants by BuildBase alone, when
+// the expression is compiled.
 const MaxLoopDepth = 2
 
 // compile compiles src, reporting an error at its place inside n.
@@ -185,6 +242,10 @@ func (p *parser) compile(n *yaml.Node, name, src string, opts ...expr.Option) *v
 	if err == nil {
 		if d := loopDepth(prog); d > MaxLoopDepth {
 			p.errorf(deref(n), "%s: loops nest %d deep, more than %d (the time of one evaluation grows as the length of a list to that power)", name, d, MaxLoopDepth)
+			return nil
+		}
+		if from, to, ok := largeConstRange(prog); ok {
+			p.errorf(deref(n), "%s: the range %d..%d has %d elements, more than the %d a range over constants may have (an evaluation builds it whatever its input)", name, from, to, to-from+1, BuildBase)
 			return nil
 		}
 		return prog
@@ -212,6 +273,25 @@ func loopDepth(prog *vm.Program) int {
 		}
 	}
 	return deepest
+}
+
+// largeConstRange returns the bounds of a range of prog over integer
+// constants with more than BuildBase elements, if there is one.
+func largeConstRange(prog *vm.Program) (from, to int, found bool) {
+	node := prog.Node()
+	ast.Find(node, func(n ast.Node) bool {
+		b, ok := n.(*ast.BinaryNode)
+		if !ok || b.Operator != ".." {
+			return false
+		}
+		l, lok := b.Left.(*ast.IntegerNode)
+		r, rok := b.Right.(*ast.IntegerNode)
+		if lok && rok && r.Value-l.Value >= BuildBase {
+			from, to, found = l.Value, r.Value, true
+		}
+		return found
+	})
+	return from, to, found
 }
 
 // exprType returns the expr-lang type of values of t in trace

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 func mustLoad(t testing.TB, path string) *Spec {
@@ -246,6 +248,60 @@ func TestLoopDepth(t *testing.T) {
 		_, err := Parse("d.yaml", []byte(src))
 		if (err == nil) != tt.ok {
 			t.Errorf("%s: error %v, want ok=%v", tt.expr, err, tt.ok)
+		}
+	}
+}
+
+// TestBuildBudget checks that what an evaluation builds is bounded by its
+// input: a range over constants beyond BuildBase is refused when the spec
+// is parsed, one over a number of the state fails at once with an error
+// that says why, and ranges as long as the input's lists, nested twice,
+// still run (issue 31, case 7).
+func TestBuildBudget(t *testing.T) {
+	parse := func(expr string) (*Spec, error) {
+		src := "variables:\n  commit: int64\n  l: list<int64>\nderived:\n  d: {type: int64, expr: \"" + expr + "\"}\n"
+		return Parse("d.yaml", []byte(src))
+	}
+	refused := []string{
+		"sum(map(1..999999, # * commit))",
+		"count(0..10000, # > commit)",
+	}
+	for _, expr := range refused {
+		if _, err := parse(expr); err == nil || !strings.Contains(err.Error(), "more than the 10000 a range over constants may have") {
+			t.Errorf("%s: error %v, want the range refused", expr, err)
+		}
+	}
+	long := make([]any, 900)
+	for i := range long {
+		long[i] = int64(i)
+	}
+	tests := []struct {
+		expr string
+		env  map[string]any
+		want any    // the value, or nil for an error
+		err  string // part of the error
+	}{
+		{"sum(map(1..9999, # * commit))", map[string]any{"commit": int64(1)}, int64(9999 * 10000 / 2), ""},
+		{"sum(map(1..commit, #))", map[string]any{"commit": int64(999999)}, nil, "builds more than 10000 elements"},
+		{"sum(map(1..commit, #))", map[string]any{"commit": int64(999999), "l": long}, nil, "plus the square of the 900 elements"},
+		{"count(0..len(l)-1, l[#] == #)", map[string]any{"l": long}, int64(900), ""},
+		{"sum(map(0..len(l)-1, count(0..len(l)-1, # < 2)))", map[string]any{"l": long}, int64(1800), ""},
+	}
+	for _, tt := range tests {
+		s, err := parse(tt.expr)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.expr, err)
+		}
+		start := time.Now()
+		got, err := s.Derived[0].Eval(tt.env)
+		if d := time.Since(start); d > time.Second {
+			t.Errorf("%s: took %v", tt.expr, d)
+		}
+		switch {
+		case tt.want != nil && (err != nil || got != tt.want):
+			t.Errorf("%s = %v, %v; want %v", tt.expr, got, err, tt.want)
+		case tt.want == nil && (err == nil || !strings.Contains(err.Error(), tt.err)):
+			t.Errorf("%s = %v, %v; want an error saying %q", tt.expr, got, err, tt.err)
 		}
 	}
 }

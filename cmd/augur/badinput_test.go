@@ -112,6 +112,10 @@ var badInputs = []struct {
 	{name: "infer a derived variable of three nested loops", files: map[string]string{"slow.yaml": "variables:\n  log: \"list<{term: int64, index: int64}>\"\nderived:\n  d: {type: int64, expr: \"reduce(log, #acc + reduce(log, #acc + reduce(log, #acc + #.index, 0), 0), 0)\"}\n"},
 		args: "infer slow.yaml run.trace -q", stderr: `slow.yaml:4:\d+: derived d: loops nest 3 deep, more than 2`},
 
+	// And what an evaluation builds (issue 31, case 7).
+	{name: "spec check of a range over constants", files: map[string]string{"r.yaml": "variables:\n  commit: int64\nderived:\n  a: {type: int64, expr: \"sum(map(1..999999, # * commit))\"}\n"},
+		args: "spec check r.yaml", stderr: `r.yaml:4:\d+: derived a: the range 1\.\.999999 has 999999 elements, more than the 10000 a range over constants may have`},
+
 	// Flags are validated (item 9).
 	{name: "infer --workers -3", args: "infer spec.yaml run.trace -q --workers -3", stderr: `invalid argument "-3" for "--workers" flag: must be at least 0`},
 	{name: "infer --top -5", args: "infer spec.yaml run.trace -q --top -5", stderr: `invalid argument "-5" for "--top" flag: must be at least 0`},
