@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 )
 
 // Formats lists the names accepted by Write.
@@ -53,41 +54,48 @@ func (r *Report) WriteText(w io.Writer) error {
 	if len(r.Warnings) > 0 {
 		b.WriteString("\n")
 	}
-	writeSection(b, "Almost-invariants", r.AlmostInvariants, r.Candidates.AlmostInvariants, true)
-	if r.Baseline != "" {
-		writeSection(b, "Invariants of the baseline broken here", r.BrokenInvariants, r.Candidates.BrokenAnomalies, true)
+	for _, s := range r.sections() {
+		writeSection(b, s)
 	}
-	writeSection(b, "Invariants", r.Invariants, r.Candidates.Invariants, false)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-func writeSection(b *strings.Builder, title string, es []*Entry, total int, witnesses bool) {
-	fmt.Fprintf(b, "%s (%d", title, total)
-	if len(es) < total {
-		fmt.Fprintf(b, ", top %d", len(es))
+// sectionTitle is the heading of a section listing shown of total
+// entries, in every format: "Almost-invariants (157, top 10)".
+func sectionTitle(title string, shown, total int) string {
+	if shown < total {
+		return fmt.Sprintf("%s (%d, top %d)", title, total, shown)
 	}
-	b.WriteString(")\n")
+	return fmt.Sprintf("%s (%d)", title, total)
+}
+
+func writeSection(b *strings.Builder, s section) {
+	es := s.es
+	b.WriteString(sectionTitle(s.title, len(es), s.total) + "\n")
 	if len(es) == 0 {
 		b.WriteString("  none\n\n")
 		return
 	}
+	// The lines under an entry start after the first three columns, as
+	// wide as their widest cell and the padding.
+	rank, rates := 0, 0
+	for _, e := range es {
+		rank = max(rank, len(fmt.Sprintf("%3d", e.Rank)))
+		rates = max(rates, len(fmt.Sprintf("%d/%d", e.Violations, e.Bindings)))
+	}
+	indent := rank + 2 + len("0.00000") + 2 + rates + 2
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	for _, e := range es {
 		fmt.Fprintf(tw, "%3d\t%.5f\t%d/%d\t%s\n", e.Rank, e.HoldingRate, e.Violations, e.Bindings, e.Text)
-		if witnesses && len(e.Witnesses) > 0 {
+		if s.witnesses && len(e.Witnesses) > 0 {
 			fmt.Fprintf(tw, "\t\t\t  at %s\n", e.Witnesses[0].String())
 		}
 		if len(e.ViolatingTags) > 0 {
 			fmt.Fprintf(tw, "\t\t\t  %s, tagged %s\n", plural(e.ViolatingSnapshots, "violating snapshot"), formatTags(e.ViolatingTags))
 		}
-		if n := len(e.ExplainedBy); n > 0 {
-			by := e.ExplainedBy[:min(n, maxExplainedBy)]
-			fmt.Fprintf(tw, "\t\t\t  explained by %s", strings.Join(by, "; "))
-			if n > len(by) {
-				fmt.Fprintf(tw, "; and %d more (--format json lists them)", n-len(by))
-			}
-			fmt.Fprintln(tw)
+		if len(e.ExplainedBy) > 0 {
+			fmt.Fprintf(tw, "\t\t\t%s\n", explainedBy(e.ExplainedBy, maxLine-indent))
 		}
 		if e.BaselineViolatingSnapshots > 0 {
 			fmt.Fprintf(tw, "\t\t\t  fails in the baseline too (%s)\n", plural(e.BaselineViolatingSnapshots, "snapshot"))
@@ -111,6 +119,28 @@ func writeSection(b *strings.Builder, title string, es []*Entry, total int, witn
 // length, and the JSON report lists them all.
 const maxExplainedBy = 2
 
+// maxLine bounds the lines of the text report that list properties.
+const maxLine = 300
+
+// explainedBy returns the line saying which properties explain an
+// entry's violations, at most width characters long: the first of them
+// (up to maxExplainedBy) that fit, and how many more there are.
+func explainedBy(by []string, width int) string {
+	for k := min(len(by), maxExplainedBy); k > 0; k-- {
+		s := "  explained by " + strings.Join(by[:k], "; ")
+		if k < len(by) {
+			s += fmt.Sprintf("; and %d more (--format json lists them)", len(by)-k)
+		}
+		if utf8.RuneCountInString(s) <= width {
+			return s
+		}
+	}
+	if len(by) == 1 {
+		return "  explained by 1 longer property (--format json names it)"
+	}
+	return fmt.Sprintf("  explained by %d longer properties (--format json lists them)", len(by))
+}
+
 // formatTags renders tag counts, most frequent first.
 func formatTags(tags map[string]int64) string {
 	names := slices.Collect(maps.Keys(tags))
@@ -128,7 +158,7 @@ func formatTags(tags map[string]int64) string {
 func (r *Report) WriteMarkdown(w io.Writer) error {
 	b := &strings.Builder{}
 	fmt.Fprintf(b, "# augur report: %s\n\n", orDefault(r.System, "trace"))
-	fmt.Fprintf(b, "%d snapshots; %d properties generated, %d evaluated, %d pruned. ",
+	fmt.Fprintf(b, "%d snapshots; %d properties generated, %d evaluated, %d pruned.\n",
 		r.Snapshots, r.Properties.Generated, r.Properties.Evaluated, r.Properties.Pruned)
 	fmt.Fprintf(b, "Candidates: %s.\n\n", r.Candidates.summary())
 	if r.Baseline != "" {
@@ -137,18 +167,8 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	for _, w := range r.Warnings {
 		fmt.Fprintf(b, "> **Warning:** %s\n\n", w.Message)
 	}
-	sections := []struct {
-		title string
-		es    []*Entry
-	}{{"Almost-invariants", r.AlmostInvariants}, {"Invariants", r.Invariants}}
-	if r.Baseline != "" {
-		sections = slices.Insert(sections, 1, struct {
-			title string
-			es    []*Entry
-		}{"Invariants of the baseline broken here", r.BrokenInvariants})
-	}
-	for _, s := range sections {
-		fmt.Fprintf(b, "## %s\n\n", s.title)
+	for _, s := range r.sections() {
+		fmt.Fprintf(b, "## %s\n\n", sectionTitle(s.title, len(s.es), s.total))
 		if len(s.es) == 0 {
 			b.WriteString("None.\n\n")
 			continue
@@ -166,6 +186,26 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// A section is a list of entries of a report, as every format shows it.
+type section struct {
+	title     string
+	es        []*Entry
+	total     int  // of which es are the top
+	witnesses bool // the text report shows the first witness of each
+}
+
+// sections returns the sections of r in the order of the reports.
+func (r *Report) sections() []section {
+	ss := []section{
+		{"Almost-invariants", r.AlmostInvariants, r.Candidates.AlmostInvariants, true},
+		{"Invariants", r.Invariants, r.Candidates.Invariants, false},
+	}
+	if r.Baseline != "" {
+		ss = slices.Insert(ss, 1, section{"Invariants of the baseline broken here", r.BrokenInvariants, r.Candidates.BrokenAnomalies, true})
+	}
+	return ss
 }
 
 // summary says what the reporter found and how it grouped it.

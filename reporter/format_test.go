@@ -2,10 +2,14 @@ package reporter
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/augur-dev/augur/evaluator"
 )
@@ -58,5 +62,105 @@ func TestWriteFormats(t *testing.T) {
 				t.Errorf("%s output differs from %s (rerun with -update if the change is meant):\n%s", format, golden, b.String())
 			}
 		})
+	}
+}
+
+// bigReport is a report as a large run makes it: many candidates left
+// out, entries explained by dozens of long properties, with many
+// equivalents and more failing at their moments.
+func bigReport() *Report {
+	long := func(i int) string {
+		return fmt.Sprintf("forall n0, n1 in nodes: n0.commit_index <= n1.applied_index or n0.epoch != n1.epoch or n1.role_%03d != \"primary\"", i)
+	}
+	var many []string
+	for i := range 60 {
+		many = append(many, long(i))
+	}
+	r := &Report{
+		Version: Version, System: "pb", Snapshots: 5000,
+		Properties: Counts{Generated: 545054, Evaluated: 69000, Pruned: 41000},
+		Candidates: Candidates{AlmostInvariants: 157, Invariants: 40, OrEffect: 5000, Equivalent: 831, Anomalies: 157, Grouped: 900, NotStandingOut: 153},
+	}
+	for rank := 1; rank <= 10; rank++ {
+		r.AlmostInvariants = append(r.AlmostInvariants, &Entry{
+			Rank: rank, ID: fmt.Sprintf("%012x", rank), Text: long(100 + rank), HoldingRate: 0.999, Violations: 4, Bindings: 20000,
+			ViolatingSnapshots: 4, ViolatingTags: map[string]int64{"bug:commit-ahead": 4, "steady": 1},
+			ExplainedBy: many, Equivalents: many, AlsoFailsHere: many,
+		})
+	}
+	r.Invariants = []*Entry{{Rank: 1, ID: "i1", Text: "forall n0 in nodes: n0.applied_index <= n0.commit_index", HoldingRate: 1, Bindings: 20000}}
+	return r
+}
+
+// TestFormatsAgree checks that the text, Markdown and HTML reports give
+// the same counts, in the same words: what was found, how it is
+// grouped, what is left out and why, and how many of each section are
+// listed; and that the JSON report holds them.
+func TestFormatsAgree(t *testing.T) {
+	r := bigReport()
+	want := []string{
+		"1888 almost-invariants in 157 anomalies (831 equivalent and 900 more listed under a simpler one), 40 invariants; 5000 dropped as or-effects; 153 anomalies violated through a large share of the run, not listed",
+		"Almost-invariants (157, top 10)",
+		"Invariants (40, top 1)",
+	}
+	for _, format := range []string{"text", "md", "html"} {
+		var b bytes.Buffer
+		if err := r.Write(&b, format); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range want {
+			if !strings.Contains(b.String(), w) {
+				t.Errorf("%s report lacks %q", format, w)
+			}
+		}
+	}
+	var b bytes.Buffer
+	if err := r.Write(&b, "json"); err != nil {
+		t.Fatal(err)
+	}
+	var back Report
+	if err := json.Unmarshal(b.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Candidates != r.Candidates {
+		t.Errorf("JSON candidates = %+v, want %+v", back.Candidates, r.Candidates)
+	}
+}
+
+// TestLineLength checks that no line of a text or Markdown report runs
+// past 300 characters, however many properties explain an entry, are
+// equivalent to it or fail at its moments.
+func TestLineLength(t *testing.T) {
+	r := bigReport()
+	for _, format := range []string{"text", "md"} {
+		var b bytes.Buffer
+		if err := r.Write(&b, format); err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(b.String(), "\n") {
+			if n := utf8.RuneCountInString(line); n > 300 {
+				t.Errorf("%s report, line %d: %d characters: %.120s…", format, i+1, n, line)
+			}
+		}
+	}
+}
+
+func TestExplainedBy(t *testing.T) {
+	five := []string{"forall n0 in nodes: n0.a", "forall n0 in nodes: n0.b", "forall n0 in nodes: n0.c", "forall n0 in nodes: n0.d", "forall n0 in nodes: n0.e"}
+	tests := []struct {
+		by    []string
+		width int
+		want  string
+	}{
+		{five[:2], 300, "  explained by forall n0 in nodes: n0.a; forall n0 in nodes: n0.b"},
+		{five, 300, "  explained by forall n0 in nodes: n0.a; forall n0 in nodes: n0.b; and 3 more (--format json lists them)"},
+		{five, 80, "  explained by forall n0 in nodes: n0.a; and 4 more (--format json lists them)"},
+		{five, 60, "  explained by 5 longer properties (--format json lists them)"},
+		{five[:1], 20, "  explained by 1 longer property (--format json names it)"},
+	}
+	for _, tt := range tests {
+		if got := explainedBy(tt.by, tt.width); got != tt.want {
+			t.Errorf("explainedBy(%d properties, %d) = %q, want %q", len(tt.by), tt.width, got, tt.want)
+		}
 	}
 }
