@@ -157,6 +157,9 @@ type Config struct {
 	// context's Done channel): the error is ErrInterrupted, and no trace
 	// is written.
 	Stop <-chan struct{}
+	// OnRecord, if not nil, is called with the number of snapshots
+	// recorded so far after each, to show how far a long run is.
+	OnRecord func(recorded int)
 }
 
 // ErrInterrupted is the error of a run that Config.Stop stopped.
@@ -593,6 +596,9 @@ func run[S any](s *Sim, newSystem func() System[S], dir string, opts trace.Optio
 		s.stats.Snapshots++
 		if err := rec.Snapshot(uint64(s.stats.Snapshots), nodes, tags...); err != nil {
 			return s.stats, abort(s, rec, err)
+		}
+		if s.cfg.OnRecord != nil {
+			s.cfg.OnRecord(s.stats.Snapshots)
 		}
 		if after >= 0 {
 			if s.cfg.ResetAfter >= 0 && after >= s.cfg.ResetAfter {

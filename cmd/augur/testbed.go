@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/augur-dev/augur/internal/cliflag"
+	"github.com/augur-dev/augur/internal/progress"
 	"github.com/augur-dev/augur/testbeds"
 	"github.com/augur-dev/augur/testbeds/catalog"
 )
@@ -77,7 +78,15 @@ func runTestbed(ctx context.Context, o *testbedRunOptions) error {
 	if !o.nodesGiven {
 		cfg.Nodes = 0 // the testbed's
 	}
+	// A long run (steered runs take minutes) shows how far it is, on a
+	// terminal only: a log keeps the stats alone.
+	pr := progress.New(o.stderr)
+	if pr.Terminal() {
+		pr.Start("recording", cfg.Steps)
+		cfg.OnRecord = func(n int) { pr.Update(n, cfg.Steps) }
+	}
 	st, err := catalog.Run(ctx, o.name, o.out, cfg, o.faults)
+	pr.Stop() // before the stats, under the bar
 	if err != nil {
 		return err
 	}

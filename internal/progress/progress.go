@@ -31,6 +31,9 @@ func New(w io.Writer) *Progress {
 	return &Progress{w: w, tty: ok && term.IsTerminal(int(f.Fd()))}
 }
 
+// Terminal reports whether pr draws a bar, its output being a terminal.
+func (pr *Progress) Terminal() bool { return pr.tty }
+
 // Start begins reporting total units of what.
 func (pr *Progress) Start(what string, total int) {
 	pr.what, pr.last = what, time.Now()

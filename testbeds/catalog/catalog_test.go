@@ -129,3 +129,35 @@ func TestRunStats(t *testing.T) {
 		}
 	}
 }
+
+// TestOnRecord checks that a run tells OnRecord of every snapshot it
+// records, in order, as augur testbed run's progress needs: with
+// warm-ups recorded too, and under steering, whose predictions make a
+// run slow.
+func TestOnRecord(t *testing.T) {
+	for _, tt := range []struct {
+		testbed string
+		cfg     testbeds.Config
+	}{
+		{"etcdraft", testbeds.Config{Steps: 60, Seed: 1, RecordWarmup: true}},
+		{"randtree", testbeds.Config{Steps: 60, Seed: 1, Bug: "stale-child", Steer: filepath.Join("..", "..", "specs", "randtree.checks.yaml"), SteerStates: 50}},
+	} {
+		t.Run(tt.testbed, func(t *testing.T) {
+			var got []int
+			cfg := tt.cfg
+			cfg.OnRecord = func(n int) { got = append(got, n) }
+			st, err := catalog.Run(context.Background(), tt.testbed, filepath.Join(t.TempDir(), "run.trace"), cfg, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != st.Snapshots || st.Snapshots != cfg.Steps {
+				t.Fatalf("OnRecord called %d times for %d snapshots, want %d", len(got), st.Snapshots, cfg.Steps)
+			}
+			for i, n := range got {
+				if n != i+1 {
+					t.Fatalf("call %d of OnRecord said %d snapshots, want %d", i+1, n, i+1)
+				}
+			}
+		})
+	}
+}
