@@ -26,7 +26,10 @@ const maxEnum = 8
 // string columns with at most 8 distinct values become enums, and
 // integers get semantic types from the values they share (see the rule
 // in inittypes.go); and the generate, filter and report sections, with
-// limits that give a first report quickly (two literals per disjunction).
+// limits that give a first report quickly (two literals per disjunction)
+// and constants mined only for two-valued variables, since the few values
+// of a counter (the epochs of one run) make literals that do not carry
+// over to another run.
 // Columns that a spec cannot name (a name that is not an identifier or
 // is reserved) are left out with a comment. The output parses, checks
 // against tr and is deterministic.
@@ -121,7 +124,7 @@ func Init(tr *trace.Trace, w io.Writer) error {
 		b.WriteString("  iterate: []            # containers to quantify over\n")
 	}
 	b.WriteString("  constants:\n")
-	b.WriteString("    max_distinct: 8      # x == c literals for variables with at most this many values\n")
+	b.WriteString("    max_distinct: 2      # x == c literals for variables with at most this many values (enums give theirs); more mines one run's epochs\n")
 	b.WriteString("filter:\n")
 	b.WriteString("  hold_ratio: 0.95       # prune properties that hold less often\n")
 	b.WriteString("  every: 1000            # snapshots between filter passes\n")
