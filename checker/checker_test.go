@@ -100,6 +100,10 @@ func TestCompileErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	empty, err := specs.Parse("e.yaml", []byte("system: empty\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name string
 		spec *specs.Spec
@@ -110,6 +114,7 @@ func TestCompileErrors(t *testing.T) {
 		{"no checks", spec, &File{}, "checker: no checks"},
 		{"syntax", spec, &File{Checks: []Check{{Name: "a", Property: "forall n0 in nodes n0.term"}}}, "check a: 1:20: "},
 		{"type", spec, &File{Checks: []Check{{Name: "b", Property: "forall n0 in nodes: n0.term == true"}}}, "check b: 1:32: constant true does not fit type int"},
+		{"empty spec", empty, &File{Checks: []Check{{Name: "c", Property: "forall n0 in nodes: n0.term > 0"}}}, "unknown variable term in n0.term (the spec declares no variables)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -129,7 +129,7 @@ func pathType(spec *specs.Spec, p *grammar.Property, scope map[string]varType, x
 			return nil, p.Errorf(x.Pos(), CodeType, "%s is a node; use one of its variables, such as %s.id", x.Var, x.Var)
 		}
 		if t, ok = spec.Lookup(fields[0]); !ok {
-			return nil, p.Errorf(x.Pos(), CodeUnknownVar, "unknown variable %s in %s (the spec declares %s)", fields[0], x, strings.Join(varNames(spec), ", "))
+			return nil, p.Errorf(x.Pos(), CodeUnknownVar, "unknown variable %s in %s (the spec declares %s)", fields[0], x, declaredNames(spec))
 		}
 		fields = fields[1:]
 	}
@@ -150,7 +150,11 @@ func pathType(spec *specs.Spec, p *grammar.Property, scope map[string]varType, x
 	return t, nil
 }
 
-func varNames(spec *specs.Spec) []string {
+// declaredNames lists the variables and derived variables of spec for a
+// message: "no variables" if there are none, and at most the first
+// maxListed of them.
+func declaredNames(spec *specs.Spec) string {
+	const maxListed = 20
 	var names []string
 	for _, v := range spec.Vars {
 		names = append(names, v.Name)
@@ -158,7 +162,13 @@ func varNames(spec *specs.Spec) []string {
 	for _, d := range spec.Derived {
 		names = append(names, d.Name)
 	}
-	return names
+	switch {
+	case len(names) == 0:
+		return "no variables"
+	case len(names) > maxListed:
+		return fmt.Sprintf("%s and %d more", strings.Join(names[:maxListed], ", "), len(names)-maxListed)
+	}
+	return strings.Join(names, ", ")
 }
 
 // operandType returns the type of a path operand, or nil for a constant.

@@ -6,11 +6,14 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/file"
+	exprparser "github.com/expr-lang/expr/parser"
 	"github.com/expr-lang/expr/types"
 	"github.com/expr-lang/expr/vm"
 	"go.yaml.in/yaml/v3"
@@ -198,8 +201,24 @@ func (e *EvalError) Error() string {
 func (e *EvalError) Unwrap() error { return e.Err }
 
 // compileDerived compiles the expression of d, found at n, against the
-// variables and the derived variables declared before d.
-func (p *parser) compileDerived(n *yaml.Node, d *Derived) *vm.Program {
+// variables and the derived variables declared before d. refs holds the
+// names each derived variable of the spec uses (see derivedRefs), so that
+// a use of one declared later is reported as such, and as a cycle when it
+// is one, rather than as an unknown name.
+func (p *parser) compileDerived(n *yaml.Node, d *Derived, refs map[string][]string) *vm.Program {
+	for _, name := range refs[d.Name] {
+		_, declared := p.names[name]
+		if _, derived := refs[name]; !derived || declared && name != d.Name {
+			continue
+		}
+		at := p.identPos(deref(n), d.Expr, name)
+		if cycle := refCycle(refs, name, d.Name); cycle != nil {
+			p.errorAt(at, "derived %s: %s is a cycle: a derived variable cannot depend on itself", d.Name, strings.Join(append([]string{d.Name}, cycle...), " → "))
+		} else {
+			p.errorAt(at, "derived %s: uses %s, declared after it: a derived variable may use only the variables and the derived variables declared before it", d.Name, name)
+		}
+		return nil
+	}
 	env := types.Map{}
 	for _, v := range p.spec.Vars {
 		env[v.Name] = exprType(v.Type)
@@ -216,6 +235,83 @@ func (p *parser) compileDerived(n *yaml.Node, d *Derived) *vm.Program {
 		return nil
 	}
 	return prog
+}
+
+// derivedRefs returns, for each derived variable of pairs (the entries of
+// a spec's derived section), the names its expression uses; one whose
+// expression does not parse uses none.
+func derivedRefs(pairs []pair) map[string][]string {
+	refs := make(map[string][]string, len(pairs))
+	for _, kv := range pairs {
+		var names []string
+		if v := deref(kv.value); v.Kind == yaml.MappingNode {
+			for i := 0; i+1 < len(v.Content); i += 2 {
+				if v.Content[i].Value != "expr" {
+					continue
+				}
+				if tree, err := exprparser.Parse(deref(v.Content[i+1]).Value); err == nil {
+					ast.Find(tree.Node, func(n ast.Node) bool {
+						if id, ok := n.(*ast.IdentifierNode); ok && !slices.Contains(names, id.Value) {
+							names = append(names, id.Value)
+						}
+						return false
+					})
+				}
+			}
+		}
+		refs[kv.key.Value] = names
+	}
+	return refs
+}
+
+// identPos returns the position of the first use of name in src, the
+// expression held by the scalar n.
+func (p *parser) identPos(n *yaml.Node, src, name string) diag.Position {
+	tree, err := exprparser.Parse(src)
+	if err != nil {
+		return p.pos(n)
+	}
+	found := ast.Find(tree.Node, func(node ast.Node) bool {
+		id, ok := node.(*ast.IdentifierNode)
+		return ok && id.Value == name
+	})
+	if found == nil {
+		return p.pos(n)
+	}
+	runes := []rune(src)
+	before := string(runes[:min(found.Location().From, len(runes))])
+	line := 1 + strings.Count(before, "\n")
+	col := utf8.RuneCountInString(before[strings.LastIndexByte(before, '\n')+1:])
+	return p.posIn(n, line, col)
+}
+
+// refCycle returns the derived variables from "from" to "to" along refs,
+// from included, or nil if there is no such path.
+func refCycle(refs map[string][]string, from, to string) []string {
+	parent := map[string]string{from: ""}
+	queue := []string{from}
+	for len(queue) > 0 {
+		name := queue[0]
+		queue = queue[1:]
+		if name == to {
+			var path []string
+			for ; name != ""; name = parent[name] {
+				path = append(path, name)
+			}
+			slices.Reverse(path)
+			return path
+		}
+		for _, next := range refs[name] {
+			if _, derived := refs[next]; !derived {
+				continue
+			}
+			if _, seen := parent[next]; !seen {
+				parent[next] = name
+				queue = append(queue, next)
+			}
+		}
+	}
+	return nil
 }
 
 // compilePredicate compiles the expression of pr, found at n, against its

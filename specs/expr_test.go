@@ -305,3 +305,28 @@ func TestBuildBudget(t *testing.T) {
 		}
 	}
 }
+
+// TestDerivedOrder checks that a derived variable that uses itself, one
+// declared after it, or one that leads back to it is reported as such,
+// not as an unknown name (issue 31).
+func TestDerivedOrder(t *testing.T) {
+	for _, tt := range []struct {
+		derived string // the entries of the derived section
+		want    string // part of the error; "" for none
+	}{
+		{"x: {type: int64, expr: \"a + 1\"}\n  y: {type: int64, expr: \"x + 1\"}", ""},
+		{"x: {type: int64, expr: \"x + 1\"}", "derived x: x → x is a cycle"},
+		{"x: {type: int64, expr: \"y + 1\"}\n  y: {type: int64, expr: \"x + 1\"}", "derived x: x → y → x is a cycle"},
+		{"x: {type: int64, expr: \"y + a\"}\n  y: {type: int64, expr: \"z\"}\n  z: {type: int64, expr: \"x\"}", "derived x: x → y → z → x is a cycle"},
+		{"x: {type: int64, expr: \"y + a\"}\n  y: {type: int64, expr: \"a + 1\"}", "derived x: uses y, declared after it"},
+		{"x: {type: int64, expr: \"b + 1\"}", "derived x: unknown name b"},
+	} {
+		_, err := Parse("d.yaml", []byte("variables:\n  a: int64\nderived:\n  "+tt.derived+"\n"))
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%s: %v", tt.derived, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("%s: error %v, want it to say %q", tt.derived, err, tt.want)
+		}
+	}
+}

@@ -289,7 +289,9 @@ func (p *parser) variables(n *yaml.Node) {
 }
 
 func (p *parser) derived(n *yaml.Node) {
-	for _, kv := range p.pairs(n, "derived") {
+	pairs := p.pairs(n, "derived")
+	refs := derivedRefs(pairs)
+	for _, kv := range pairs {
 		name := kv.key.Value
 		if name == "node" {
 			p.errorf(kv.key, "derived variable cannot be named node, which is the trace's node column")
@@ -310,7 +312,7 @@ func (p *parser) derived(n *yaml.Node) {
 			p.errorf(deref(kv.value), "%s: missing expr", what)
 		} else if expr, ok := p.str(en, what+": expr"); ok {
 			d.Expr = expr
-			d.prog = p.compileDerived(en, d)
+			d.prog = p.compileDerived(en, d, refs)
 		}
 		p.spec.Derived = append(p.spec.Derived, d)
 	}

@@ -149,7 +149,7 @@ var parseErrorTests = []struct{ name, src, want string }{
 	{"expr unknown identifier", "variables:\n  a: int64\nderived:\n  d: {type: int64, expr: \"a + b\"}\n", "bad.yaml:4:31: derived d: unknown name b"},
 	{"expr unknown identifier after quotes", "variables:\n  s: string\nderived:\n  d: {type: bool, expr: 's == ''leader'' and x'}\n", "bad.yaml:4:46: derived d: unknown name x"},
 	{"expr unknown identifier in block", "variables:\n  a: int64\nderived:\n  d:\n    type: int64\n    expr: |\n      a +\n        b\n", "bad.yaml:8:9: derived d: unknown name b"},
-	{"expr uses a later derived", "derived:\n  d: {type: int64, expr: \"e\"}\n  e: {type: int64, expr: \"1\"}\n", "bad.yaml:2:27: derived d: unknown name e"},
+	{"expr uses a later derived", "derived:\n  d: {type: int64, expr: \"e\"}\n  e: {type: int64, expr: \"1\"}\n", "bad.yaml:2:27: derived d: uses e, declared after it"},
 	{"expr unknown field", "variables:\n  log: \"list<{term: uint64}>\"\nderived:\n  t: {type: uint64, expr: \"log[0].trem\"}\n", "bad.yaml:4:35: derived t: unknown field trem"},
 	{"expr result type", "variables:\n  a: int64\nderived:\n  d: {type: string, expr: \"a * 2\"}\n", "bad.yaml:4:27: derived d: expression has type int, want string"},
 	{"expr loops nest 3 deep", "variables:\n  l: list<int64>\nderived:\n  d: {type: int64, expr: \"reduce(l, #acc + reduce(l, #acc + reduce(l, #acc + #, 0), 0), 0)\"}\n", "bad.yaml:4:26: derived d: loops nest 3 deep, more than 2"},

@@ -116,6 +116,12 @@ var badInputs = []struct {
 	{name: "spec check of a range over constants", files: map[string]string{"r.yaml": "variables:\n  commit: int64\nderived:\n  a: {type: int64, expr: \"sum(map(1..999999, # * commit))\"}\n"},
 		args: "spec check r.yaml", stderr: `r.yaml:4:\d+: derived a: the range 1\.\.999999 has 999999 elements, more than the 10000 a range over constants may have`},
 
+	// Messages are cut and escaped (issue 31, item 5).
+	{name: "collect an integer of a megabyte", files: map[string]string{"big.jsonl": "{\"snapshot\": 0, \"nodes\": {\"a\": {\"x\": " + strings.Repeat("9", 1<<20) + "}}}\n"},
+		args: "collect big.jsonl -o new.trace", stderr: `^augur: big.jsonl:1: nodes.a.x: integer 9{64}…\[1048576 bytes\]…9{16} is out of the range of int64.{0,100}\n$`},
+	{name: "spec of an integer literal of a megabyte", files: map[string]string{"big.yaml": "variables:\n  x: int64\nderived:\n  d: {type: int64, expr: \"x + " + strings.Repeat("9", 1<<20) + "\"}\n"},
+		args: "spec check big.yaml", stderr: `^augur: big.yaml:4:\d+: derived d: invalid integer literal: .{0,120}…\[\d+ bytes\]….{0,100}\n$`},
+
 	// Flags are validated (item 9).
 	{name: "infer --workers -3", args: "infer spec.yaml run.trace -q --workers -3", stderr: `invalid argument "-3" for "--workers" flag: must be at least 0`},
 	{name: "infer --top -5", args: "infer spec.yaml run.trace -q --top -5", stderr: `invalid argument "-5" for "--top" flag: must be at least 0`},

@@ -71,13 +71,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "augur: interrupted; nothing written")
 		return exitError
 	}
-	fmt.Fprintf(stderr, "augur: %v\n", err)
+	fmt.Fprintf(stderr, "augur: %s\n", printable(err.Error()))
 	// A positioned error list (specs, properties, checks) names its first
 	// error and how many more there are: print the others below it.
 	var list diag.ErrorList
 	if errors.As(err, &list) {
 		for _, e := range list[1:] {
-			fmt.Fprintf(stderr, "augur: %v\n", e)
+			fmt.Fprintf(stderr, "augur: %s\n", printable(e.Error()))
 		}
 	}
 	return exitError
