@@ -1,7 +1,9 @@
 package cluster
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -199,7 +201,7 @@ func TestMergeFiles(t *testing.T) {
 		paths = append(paths, p)
 	}
 	out := filepath.Join(dir, "stats.arrow")
-	if err := MergeFiles(out, paths...); err != nil {
+	if err := MergeFiles(context.Background(), out, paths...); err != nil {
 		t.Fatal(err)
 	}
 	got, err := Read(out)
@@ -209,10 +211,20 @@ func TestMergeFiles(t *testing.T) {
 	if !got.Merged || got.Snapshots != 33 {
 		t.Errorf("merged header %+v", got.Header)
 	}
-	if err := MergeFiles(paths[0], paths...); err == nil {
+	if err := MergeFiles(context.Background(), paths[0], paths...); err == nil {
 		t.Error("MergeFiles wrote over a part")
 	}
-	if err := MergeFiles(out, paths[:2]...); err == nil {
+	if err := MergeFiles(context.Background(), out, paths[:2]...); err == nil {
 		t.Error("MergeFiles merged two of three shards")
+	}
+	// Interrupted (augur merge on SIGINT), it writes nothing.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	interrupted := filepath.Join(dir, "interrupted.arrow")
+	if err := MergeFiles(ctx, interrupted, paths...); !errors.Is(err, context.Canceled) {
+		t.Errorf("MergeFiles after ctx is done: %v, want context.Canceled", err)
+	}
+	if _, err := os.Stat(interrupted); !os.IsNotExist(err) {
+		t.Errorf("interrupted merge left %s: %v", interrupted, err)
 	}
 }

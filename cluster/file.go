@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -614,13 +615,18 @@ func (s *Stats) readRecord(rec arrow.RecordBatch) error {
 
 // MergeFiles reads the partial stats in the files parts, merges them
 // (see [Merge]) and writes the result to output, which may not be one of
-// them: augur merge.
-func MergeFiles(output string, parts ...string) error {
+// them: augur merge. When ctx is done it stops, before the next part is
+// read or the result written, and returns ctx's error; output is then as
+// it was.
+func MergeFiles(ctx context.Context, output string, parts ...string) error {
 	if err := clobber.Check(output, parts...); err != nil {
 		return err
 	}
 	stats := make([]*Stats, len(parts))
 	for i, path := range parts {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		p, err := Read(path)
 		if err != nil {
 			return err
@@ -629,6 +635,9 @@ func MergeFiles(output string, parts ...string) error {
 	}
 	merged, err := Merge(stats)
 	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
 		return err
 	}
 	return Write(output, merged)

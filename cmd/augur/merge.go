@@ -31,9 +31,9 @@ func newMergeCmd(runF func(*mergeOptions) error) *cobra.Command {
 	return cmd
 }
 
-func runMerge(_ context.Context, o *mergeOptions) error {
+func runMerge(ctx context.Context, o *mergeOptions) error {
 	if o.output == "" {
 		return fmt.Errorf("give the merged stats file with -o STATS")
 	}
-	return cluster.MergeFiles(o.output, o.parts...)
+	return cluster.MergeFiles(ctx, o.output, o.parts...)
 }
