@@ -21,6 +21,7 @@ import (
 const (
 	DefaultMaxBody     = 8 << 20
 	DefaultMaxNodes    = 1024
+	DefaultMaxNodeName = 256
 	DefaultMaxBuffered = 1 << 16
 	DefaultSubscriber  = 4096
 )
@@ -47,6 +48,10 @@ type Options struct {
 	// MaxNodes bounds the number of distinct nodes; 0 means
 	// DefaultMaxNodes.
 	MaxNodes int
+	// MaxNodeName bounds the length of a node's name, in bytes, which the
+	// monitor keeps for every node and repeats in every violation; 0
+	// means DefaultMaxNodeName.
+	MaxNodeName int
 	// Nodes, if positive, holds the cuts back until that many nodes have
 	// pushed a record (or FailAfter has passed since the start), so that
 	// nodes starting together are all in the first cuts.
@@ -158,6 +163,9 @@ func New(opts Options) (*Monitor, error) {
 	if opts.MaxNodes <= 0 {
 		opts.MaxNodes = DefaultMaxNodes
 	}
+	if opts.MaxNodeName <= 0 {
+		opts.MaxNodeName = DefaultMaxNodeName
+	}
 	if opts.MaxBuffered <= 0 {
 		opts.MaxBuffered = DefaultMaxBuffered
 	}
@@ -260,6 +268,10 @@ func (m *Monitor) decode(body []byte) ([]line, error) {
 		}
 		if r == nil {
 			continue
+		}
+		if len(r.Node) > m.opts.MaxNodeName {
+			return nil, &PushError{Status: 422, Reason: "node_name",
+				Msg: fmt.Sprintf("line %d: a node name of %d bytes, longer than the limit of %d", no, len(r.Node), m.opts.MaxNodeName)}
 		}
 		l := line{no: no, rec: r, text: text}
 		if r.Event == collector.EventState {

@@ -131,7 +131,7 @@ func TestAuth(t *testing.T) {
 }
 
 func TestRefusals(t *testing.T) {
-	m := newTest(t, Options{MaxBody: 300, MaxNodes: 2})
+	m := newTest(t, Options{MaxBody: 300, MaxNodes: 2, MaxNodeName: 8})
 	defer m.Close()
 	ok := `{"node": "n1", "ts": 5, "state": {"term": 1, "role": "leader"}}` + "\n"
 	if code, body := do(t, m, "POST", "/v1/records", token, ok); code != 200 {
@@ -150,6 +150,7 @@ func TestRefusals(t *testing.T) {
 		{"backwards within", `{"node": "n2", "ts": 9, "heartbeat": true}` + "\n" + `{"node": "n2", "ts": 8, "heartbeat": true}`, 409, "line 2: node n2: ts 8 is not after the node's previous ts 9"},
 		{"nodes", `{"node": "n2", "ts": 9, "heartbeat": true}` + "\n" + `{"node": "n3", "ts": 9, "heartbeat": true}`, 422, "too many nodes: 1 known and 2 new, the limit is 2"},
 		{"too large", strings.Repeat(" ", 301), 413, "over the limit of 300"},
+		{"node name", `{"node": "n123456789", "ts": 9, "heartbeat": true}`, 422, "line 1: a node name of 10 bytes, longer than the limit of 8"},
 	} {
 		code, body := do(t, m, "POST", "/v1/records", token, tt.body)
 		if code != tt.code || !strings.Contains(body, tt.want) {
@@ -167,6 +168,7 @@ func TestRefusals(t *testing.T) {
 		`augur_monitor_request_errors_total{reason="order"} 2`,
 		`augur_monitor_request_errors_total{reason="nodes"} 1`,
 		`augur_monitor_request_errors_total{reason="too_large"} 1`,
+		`augur_monitor_request_errors_total{reason="node_name"} 1`,
 		`augur_monitor_records_received_total 2`,
 	} {
 		if !strings.Contains(metrics, want+"\n") {

@@ -43,6 +43,7 @@ func newMonitorCmd(runF func(*monitorOptions) error) *cobra.Command {
 	f.StringVar(&c.TLSKey, "tls-key", "", "TLS key file (PEM)")
 	f.StringVar(&c.MaxBody, "max-body", "8MiB", "largest request body")
 	cliflag.IntP(f, &mo.MaxNodes, "max-nodes", "", monitor.DefaultMaxNodes, 1, "most distinct nodes")
+	cliflag.IntP(f, &mo.MaxNodeName, "max-node-name", "", monitor.DefaultMaxNodeName, 1, "longest node name, in bytes")
 	cliflag.IntP(f, &mo.Nodes, "nodes", "", 0, 0, "hold the first cut until this many nodes have pushed")
 	cliflag.IntP(f, &mo.MaxBuffered, "max-buffered", "", monitor.DefaultMaxBuffered, 1, "most records held back while the cuts wait for a node; beyond, that node is declared failed")
 	cliflag.IntP(f, &mo.SubscriberBuffer, "stream-buffer", "", monitor.DefaultSubscriber, 1, "violation lines a stream may fall behind before it is disconnected")
