@@ -2,23 +2,18 @@ package checker
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/augur-dev/augur/diag"
-	"github.com/augur-dev/augur/evaluator"
 	"github.com/augur-dev/augur/grammar"
 	"github.com/augur-dev/augur/internal/infile"
 	"github.com/augur-dev/augur/internal/safefile"
-	"github.com/augur-dev/augur/specs"
-	"github.com/augur-dev/augur/trace"
 )
 
 // File is a checks file.
@@ -36,7 +31,35 @@ type Check struct {
 	HoldingRate float64 `yaml:"holding_rate,omitempty"` // rate when promoted
 	Source      string  `yaml:"source,omitempty"`       // where it came from
 
-	prop *grammar.Property
+	prop *grammar.Property // parsed by Load
+}
+
+// Properties returns the properties of the checks of f, parsed as
+// [Check.Parsed] does.
+func (f *File) Properties() ([]*grammar.Property, error) {
+	props := make([]*grammar.Property, len(f.Checks))
+	for i := range f.Checks {
+		p, err := f.Checks[i].Parsed()
+		if err != nil {
+			return nil, err
+		}
+		props[i] = p
+	}
+	return props, nil
+}
+
+// Parsed returns the check's property parsed: the one [Load] parsed,
+// placed in the checks file, or for a check built by hand c.Property
+// parsed now, its errors naming the check.
+func (c *Check) Parsed() (*grammar.Property, error) {
+	if c.prop != nil {
+		return c.prop, nil
+	}
+	p, err := grammar.Parse(c.Property)
+	if err != nil {
+		return nil, fmt.Errorf("check %s: %w", c.Name, err)
+	}
+	return p, nil
 }
 
 // MaxFileSize bounds a checks file, a regular file read whole: thousands
@@ -164,65 +187,4 @@ func (f *File) Write(path string) error {
 		}
 		return enc.Close()
 	})
-}
-
-// Result is the outcome of one check over a trace.
-type Result struct {
-	Check *Check
-	Text  string // canonical text of the property, whose variable names witnesses use
-	Stats evaluator.Stats
-	// Failures are those of the derived variables and predicates the
-	// check reads that failed at run time: the check read null (or
-	// false) there.
-	Failures []evaluator.ExprFailures
-}
-
-// Failed reports whether the check was violated.
-func (r *Result) Failed() bool { return r.Stats.Violations > 0 }
-
-// Run evaluates every check on every snapshot of tr, keeping up to
-// maxWitnesses witnesses per check (every violation is counted).
-func Run(ctx context.Context, tr *trace.Trace, spec *specs.Spec, f *File, maxWitnesses, workers int) ([]Result, error) {
-	props := make([]*grammar.Property, len(f.Checks))
-	for i := range f.Checks {
-		props[i] = f.Checks[i].prop
-	}
-	prog, err := evaluator.Compile(spec, props)
-	if err != nil {
-		return nil, err
-	}
-	res, err := evaluator.Run(ctx, tr, prog, evaluator.Options{MaxWitnesses: maxWitnesses, Workers: workers})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Result, len(f.Checks))
-	for i := range f.Checks {
-		out[i] = Result{Check: &f.Checks[i], Text: prog.Props[i].Text, Stats: res.Stats[i]}
-		for _, e := range res.Failures {
-			if reads(props[i], e) {
-				out[i].Failures = append(out[i].Failures, e)
-			}
-		}
-	}
-	return out, nil
-}
-
-// reads reports whether p reads the expression that failed in e: a
-// derived variable of a node, or a predicate.
-func reads(p *grammar.Property, e evaluator.ExprFailures) bool {
-	if e.Kind == "predicate" {
-		for _, l := range p.Matrix {
-			if c, ok := l.Atom.(*grammar.Call); ok && c.Name == e.Name {
-				return true
-			}
-		}
-		return false
-	}
-	nodes := p.NodeVars()
-	for x := range grammar.Paths(p) {
-		if len(x.Fields) > 0 && x.Fields[0] == e.Name && slices.Contains(nodes, x.Var) {
-			return true
-		}
-	}
-	return false
 }

@@ -1,15 +1,11 @@
 package checker
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
-	"github.com/augur-dev/augur/evaluator"
-	"github.com/augur-dev/augur/grammar"
 	"github.com/augur-dev/augur/specs"
 )
 
@@ -122,41 +118,5 @@ func TestCompileErrors(t *testing.T) {
 				t.Errorf("Compile error = %v, want it to contain %q", err, tt.msg)
 			}
 		})
-	}
-}
-
-// TestFailureWarnings checks that a result carries the failures of the
-// expressions its property reads, and that both outputs print them.
-func TestFailureWarnings(t *testing.T) {
-	d := evaluator.ExprFailures{Kind: "derived", Name: "last", Inputs: 4, Error: "derived last: boom", Always: true}
-	p := evaluator.ExprFailures{Kind: "predicate", Name: "agree", Inputs: 1, Snapshot: 3, Error: "predicate agree: boom"}
-	for _, tt := range []struct {
-		src  string
-		want []bool // reads d, p
-	}{
-		{"forall a in nodes: a.last <= a.commit", []bool{true, false}},
-		{"forall a, b in nodes: agree(a.log, b.log)", []bool{false, true}},
-		// A field of a log entry named like the derived variable.
-		{"forall a in nodes: forall e in a.log: e.last == 0", []bool{false, false}},
-	} {
-		prop, err := grammar.Parse(tt.src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := []bool{reads(prop, d), reads(prop, p)}; !slices.Equal(got, tt.want) {
-			t.Errorf("%s reads %v, want %v", tt.src, got, tt.want)
-		}
-	}
-	r := []Result{{Check: &Check{Name: "c", Property: "forall a in nodes: a.last <= 0"}, Failures: []evaluator.ExprFailures{d}}}
-	var text, js bytes.Buffer
-	if err := WriteText(&text, "t.trace", 1, r); err != nil {
-		t.Fatal(err)
-	}
-	if err := WriteJSON(&js, r); err != nil {
-		t.Fatal(err)
-	}
-	want := "derived variable last failed at run time on every node state it was evaluated on (4), first at snapshot 0: boom"
-	if !strings.Contains(text.String(), "warning: c: "+want) || !strings.Contains(js.String(), want) {
-		t.Errorf("outputs lack the warning:\n%s\n%s", text.String(), js.String())
 	}
 }

@@ -44,7 +44,7 @@ type prop struct {
 }
 
 // Compile compiles the checks of f against spec. Their properties must
-// type-check as [Run] requires; the errors are those of
+// type-check as over a trace; the errors are those of
 // [evaluator.Compile], placed in the checks file when f was loaded by
 // [Load], and naming the check otherwise.
 func Compile(spec *specs.Spec, f *File) (*Checker, error) {
@@ -64,12 +64,10 @@ func Compile(spec *specs.Spec, f *File) (*Checker, error) {
 	var errs diag.ErrorList
 	for i := range f.Checks {
 		ch := &f.Checks[i]
-		p, loaded := ch.prop, ch.prop != nil
-		if !loaded { // built by hand: errors name the check
-			var err error
-			if p, err = grammar.Parse(ch.Property); err != nil {
-				return nil, fmt.Errorf("check %s: %w", ch.Name, err)
-			}
+		loaded := ch.prop != nil // else built by hand: errors name the check
+		p, err := ch.Parsed()
+		if err != nil {
+			return nil, err
 		}
 		prog, err := evaluator.Compile(spec, []*grammar.Property{p})
 		if err != nil {

@@ -1,5 +1,5 @@
 // Package checker runs checks, properties promoted from a report or
-// written by hand, over traces (augur check) and inside live processes.
+// written by hand, inside live processes.
 //
 // A checks file names a spec and holds the checks (any property of the
 // language, exists included):
@@ -11,8 +11,9 @@
 //	    holding_rate: 0.9999
 //	    source: report.json#1
 //
-// [Load] reads it, and [Run] evaluates the checks on every snapshot of a
-// trace with package evaluator.
+// [Load] reads it. The offline check of every snapshot of a trace file
+// (augur check) is pipeline.CheckFiles: it reads traces, which a live
+// process has no need to link.
 //
 // # Live checking
 //

@@ -16,6 +16,7 @@ import (
 	"github.com/augur-dev/augur/checker"
 	"github.com/augur-dev/augur/collector"
 	"github.com/augur-dev/augur/ingest"
+	"github.com/augur-dev/augur/pipeline"
 	"github.com/augur-dev/augur/specs"
 	"github.com/augur-dev/augur/trace"
 )
@@ -160,7 +161,7 @@ func checkTrace(t *testing.T, dir string, spec *specs.Spec, f *checker.File) []s
 		t.Fatal(err)
 	}
 	defer tr.Close()
-	results, err := checker.Run(context.Background(), tr, spec, f, 100000, 1)
+	results, err := pipeline.RunChecks(context.Background(), tr, spec, f, 100000, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,8 @@
 //
 // It is the library behind augur infer, report, bench and demo; the
 // commands only turn flags into [Options] and write what it returns.
+// [CheckFiles], behind augur check, checks every snapshot of a trace
+// against a checks file.
 //
 //	rep, err := pipeline.Infer(ctx, "spec.yaml", "run.trace", pipeline.Options{})
 //	if err != nil {

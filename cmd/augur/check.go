@@ -6,13 +6,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/augur-dev/augur/checker"
 	"github.com/augur-dev/augur/internal/cliflag"
+	"github.com/augur-dev/augur/pipeline"
 )
 
 // checkOptions are augur check's arguments and flags.
 type checkOptions struct {
-	opts   checker.FilesOptions
+	opts   pipeline.CheckOptions
 	stdout io.Writer
 }
 
@@ -39,7 +39,7 @@ func newCheckCmd(runF func(*checkOptions) error) *cobra.Command {
 // runCheck prints the violations of the checks in the trace, and
 // returns errViolations when there are any.
 func runCheck(ctx context.Context, o *checkOptions) error {
-	violated, err := checker.CheckFiles(ctx, o.stdout, o.opts)
+	violated, err := pipeline.CheckFiles(ctx, o.stdout, o.opts)
 	if err == nil && violated {
 		err = errViolations
 	}

@@ -11,6 +11,7 @@ import (
 	pb "go.etcd.io/raft/v3/raftpb"
 
 	"github.com/augur-dev/augur/checker"
+	"github.com/augur-dev/augur/pipeline"
 	"github.com/augur-dev/augur/testbeds"
 	"github.com/augur-dev/augur/testbeds/testbedtest"
 	"github.com/augur-dev/augur/trace"
@@ -136,7 +137,7 @@ func TestDamageTagged(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer tr.Close()
-			res, err := checker.Run(context.Background(), tr, spec, f, 0, 1)
+			res, err := pipeline.RunChecks(context.Background(), tr, spec, f, 0, 1)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/augur-dev/augur/checker"
 	"github.com/augur-dev/augur/collector"
+	"github.com/augur-dev/augur/evaluator"
 	"github.com/augur-dev/augur/predict"
 	"github.com/augur-dev/augur/testbeds"
 	"github.com/augur-dev/augur/trace"
@@ -215,13 +216,21 @@ func Predict(t *testing.T, tb testbeds.Testbed, bug string, seed uint64, checks 
 		t.Fatal(err)
 	}
 	defer tr.Close()
-	results, err := checker.Run(context.Background(), tr, spec, f, cfg.Steps, 1)
+	props, err := f.Properties()
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog, err := evaluator.Compile(spec, props)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := evaluator.Run(context.Background(), tr, prog, evaluator.Options{MaxWitnesses: cfg.Steps, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	violating := map[int]bool{}
-	for _, r := range results {
-		for _, w := range r.Stats.Witnesses {
+	for _, st := range run.Stats {
+		for _, w := range st.Witnesses {
 			violating[int(w.Snapshot)] = true
 		}
 	}
