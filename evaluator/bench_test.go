@@ -13,6 +13,7 @@ import (
 	"github.com/augur-dev/augur/specs"
 	"github.com/augur-dev/augur/testbeds"
 	"github.com/augur-dev/augur/testbeds/etcdraft"
+	"github.com/augur-dev/augur/testbeds/speed"
 	"github.com/augur-dev/augur/trace"
 )
 
@@ -86,26 +87,33 @@ func benchWorkload(b *testing.B, nodes, snapshots, props int) *workload {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { tr.Close() })
+	return &workload{Trace: tr, Program: samplePool(b, spec, tr, props)}
+}
+
+// samplePool compiles n properties of the pool spec generates for tr,
+// taken evenly from it; all of them if n is 0.
+func samplePool(tb testing.TB, spec *specs.Spec, tr *trace.Trace, n int) *evaluator.Program {
+	tb.Helper()
 	consts, err := generator.MineConstants(tr, spec)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	pool, err := generator.Generate(spec, consts)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	sample := pool.Props
-	if len(sample) > props {
-		sample = make([]*grammar.Property, props)
+	if n > 0 && len(sample) > n {
+		sample = make([]*grammar.Property, n)
 		for i := range sample {
-			sample[i] = pool.Props[i*len(pool.Props)/props]
+			sample[i] = pool.Props[i*len(pool.Props)/n]
 		}
 	}
 	prog, err := evaluator.Compile(spec, sample)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
-	return &workload{Trace: tr, Program: prog}
+	return prog
 }
 
 func runBench(b *testing.B, w *workload, opts evaluator.Options) time.Duration {
@@ -160,6 +168,66 @@ func BenchmarkFastVsReference(b *testing.B) {
 			b.ReportMetric(ref.Seconds()/fast.Seconds(), "ratio")
 			b.ReportMetric(evals/fast.Seconds(), "fast-snapshot×props/s")
 			b.ReportMetric(evals/ref.Seconds(), "ref-snapshot×props/s")
+		})
+	}
+}
+
+// churnWorkload is props properties, taken evenly from the pool of
+// speed.ScaleSpec (two-node disjunctions of up to three literals), over
+// periodicTrace.
+func churnWorkload(b *testing.B, snapshots, churn, props int) *workload {
+	b.Helper()
+	spec, tr := periodicTrace(b, snapshots, churn)
+	return &workload{Trace: tr, Program: samplePool(b, spec, tr, props)}
+}
+
+// periodicTrace returns speed.ScaleSpec and periodic snapshots of a busy
+// 16-node cluster with churn events between two (speed.WritePeriodic):
+// at churn 16, 66% of the nodes and 89% of the two-node bindings change
+// per snapshot; at churn 1, 6% and 12%.
+func periodicTrace(tb testing.TB, snapshots, churn int) (*specs.Spec, *trace.Trace) {
+	tb.Helper()
+	dir := filepath.Join(tb.TempDir(), "periodic.trace")
+	if err := speed.WritePeriodic(dir, 16, snapshots, churn, 1); err != nil {
+		tb.Fatal(err)
+	}
+	spec, err := specs.Parse("scale.yaml", []byte(speed.ScaleSpec))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tr, err := trace.Open(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { tr.Close() })
+	return spec, tr
+}
+
+// BenchmarkChurn evaluates the pool of speed.ScaleSpec over periodic
+// snapshots at high churn (16 events a snapshot) and low (1), with the
+// fast evaluator and, on fewer properties, the reference in the same
+// run for the ratio.
+//
+//	go test -run - -bench Churn -benchtime 3x ./evaluator
+func BenchmarkChurn(b *testing.B) {
+	for _, churn := range []int{16, 1} {
+		b.Run(fmt.Sprintf("churn=%d/fast", churn), func(b *testing.B) {
+			w := churnWorkload(b, 2000, churn, 0)
+			b.ReportAllocs()
+			for b.Loop() {
+				runBench(b, w, evaluator.Options{Workers: 1, NoPatterns: true})
+			}
+			evals := float64(b.N) * float64(w.Trace.NumSnapshots()) * float64(len(w.Program.Props))
+			b.ReportMetric(evals/b.Elapsed().Seconds(), "snapshot×props/s")
+		})
+		b.Run(fmt.Sprintf("churn=%d/ratio", churn), func(b *testing.B) {
+			w := churnWorkload(b, 200, churn, 2000)
+			var ref, fast time.Duration
+			for b.Loop() {
+				ref += runBench(b, w, evaluator.Options{Kind: evaluator.Reference, Workers: 1, NoPatterns: true})
+				fast += runBench(b, w, evaluator.Options{Kind: evaluator.Fast, Workers: 1, NoPatterns: true})
+			}
+			b.ReportMetric(ref.Seconds()/fast.Seconds(), "ratio")
 		})
 	}
 }

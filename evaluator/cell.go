@@ -328,6 +328,11 @@ var numberKinds = [...]number.Kind{kInt: number.Int, kUint: number.Uint, kFloat:
 func cellLess(x, y *cell, orEqual bool) bool {
 	var c int
 	switch {
+	case x.kind == kInt && y.kind == kInt:
+		// Most numbers of a trace (terms, indexes, counters): compared
+		// here, not through number.Compare, they cost a fifth.
+		a, b := int64(x.bits), int64(y.bits)
+		return a < b || orEqual && a == b
 	case isNum(x.kind) && isNum(y.kind):
 		c = cmpNum(x, y)
 	case x.kind == kString && y.kind == kString:

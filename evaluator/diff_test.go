@@ -196,18 +196,49 @@ func TestFastManyNodes(t *testing.T) {
 				t.Fatal(err)
 			}
 			tr := rc.Trace(t, c.seed, c.snapshots)
-			var small []string
-			for _, p := range rc.Props {
-				// At most nodes×(nodes-1) bindings, none evaluated
-				// binding by binding.
-				if !strings.Contains(p, "n2") && !strings.Contains(p, "exists") {
-					small = append(small, p)
-				}
-			}
-			rc.Props = small
+			rc.Props = twoNodeProps(rc.Props)
 			sameStats(t, tr, rc.Compile(t, spec), evaluator.Options{Workers: 1})
 		})
 	}
+}
+
+// twoNodeProps returns the properties of at most two nodes without
+// exists: at most nodes×(nodes-1) bindings, none evaluated binding by
+// binding.
+func twoNodeProps(props []string) []string {
+	var small []string
+	for _, p := range props {
+		if !strings.Contains(p, "n2") && !strings.Contains(p, "exists") {
+			small = append(small, p)
+		}
+	}
+	return small
+}
+
+// TestFastMatchesReferenceHighChurn compares the evaluators where most
+// nodes change at every snapshot: random cases of 12 nodes, two in three
+// of which change between two snapshots, and periodic snapshots of a
+// busy 16-node cluster (speed.WritePeriodic: 66% of the nodes change)
+// with a sample of the pool of three-literal disjunctions that augur
+// bench --literals 3 times, pruned between chunks.
+func TestFastMatchesReferenceHighChurn(t *testing.T) {
+	for seed := range uint64(3) {
+		t.Run(fmt.Sprintf("random/%d", seed), func(t *testing.T) {
+			rc := evaltest.NewCase(300+seed, 80)
+			rc.Nodes = 12
+			spec, err := specs.Parse("random.yaml", []byte(rc.Spec))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr := rc.Trace(t, seed, 30)
+			rc.Props = twoNodeProps(rc.Props)
+			sameStats(t, tr, rc.Compile(t, spec), evaluator.Options{Workers: 2, MaxWitnesses: 2, MaxMoments: 5})
+		})
+	}
+	t.Run("periodic", func(t *testing.T) {
+		spec, tr := periodicTrace(t, 150, 16)
+		sameStats(t, tr, samplePool(t, spec, tr, 1200), evaluator.Options{Workers: 2, Pruner: keepAbove{every: 50, rate: 0.9}})
+	})
 }
 
 // TestFastBlocks compares the evaluators when the fast one evaluates

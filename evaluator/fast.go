@@ -91,13 +91,17 @@ type scopeRun struct {
 	own    []int32  // bindings of an iterator scope
 	last   []int32  // its bindings at the previous snapshot
 	bits   []uint64 // atom a's bitset at bits[a*nw:]
-	spare  []uint64 // the bitsets of the previous snapshot, while they are remapped
-	from   []int32  // by binding: the binding of the previous snapshot it keeps the values of, or -1 (evalRemapped)
-	tmp    []uint64
-	dirty  []uint64     // by scope property: count it again at this snapshot
-	owed   []int32      // properties that fail and may still take witnesses
-	tables []*nodeTable // by number of nodes, up to 64
-	big    *nodeTable   // the table of the last number of nodes above 64
+	// lastMask masks the last four words of a bitset, from word
+	// (nw-1)&^3: the bindings in them, none past.
+	lastMask [4]uint64
+	spare    []uint64 // the bitsets of the previous snapshot, while they are remapped
+	from     []int32  // by binding: the binding of the previous snapshot it keeps the values of, or -1 (evalRemapped)
+	tmp      []uint64
+	dirty    []uint64     // by scope property: count it again at this snapshot
+	owed     []int32      // properties that fail and may still take witnesses
+	tables   []*nodeTable // by number of nodes, up to 64
+	big      *nodeTable   // the table of the last number of nodes above 64
+	scores   scoreTable   // the scores of the current number of bindings (flush)
 
 	// A scope whose bitsets over every binding would take more than
 	// scopeBytes is evaluated in blocks of bindings (see walkBindings).
@@ -687,61 +691,26 @@ func (e *fast) evalScope(sc *scope, sr *scopeRun, s *trace.Snapshot) error {
 		e.endRuns(sc, sr) // vacuous
 		return nil
 	}
+	sr.scores.size(sr.nb)
 	switch {
 	case remap && e.evalRemapped(sc, sr, old, tb):
 		// The bindings of nodes whose rows stayed kept their values.
+		e.countAll(sc, sr)
 	case !sr.valid || e.moved == ^uint64(0):
 		e.evalAll(sc, sr)
+		e.countAll(sc, sr)
 	case e.moved == 0:
 		// Nothing changed: every run goes on.
 	case tb != nil:
 		e.evalMoved(sc, sr, tb)
+		e.recountDirty(sc, sr)
 	default:
 		e.evalChanged(sc, sr)
+		e.recountDirty(sc, sr)
 	}
 	sr.valid = true
-	e.recountDirty(sc, sr)
 	e.witnesses(sc, sr, s)
 	return nil
-}
-
-// recountDirty counts again the dirty properties of the scope. When the
-// task counts no patterns, the first pass over a whole pool, the holding
-// bindings of a property of up to three literals are counted in the loop
-// itself (as holds does), and a property whose count stayed the same
-// only goes on with its run (as settle does).
-func (e *fast) recountDirty(sc *scope, sr *scopeRun) {
-	nw := sr.nw
-	tail := bitset.Tail(sr.nb)
-	nb := int64(sr.nb)
-	for w, m := range sr.dirty {
-		if m == 0 {
-			continue
-		}
-		sr.dirty[w] = 0
-		for ; m != 0; m &= m - 1 {
-			j := int32(w<<6 + bits.TrailingZeros64(m))
-			if e.patterns {
-				e.recount(sc, sr, &sc.props[j], j)
-				continue
-			}
-			ru := &sr.runs[j]
-			var holds int64
-			if ru.atoms[0] < 0 {
-				holds = e.holds(sc, sr, j)
-			} else {
-				holds = sr.triHolds(&ru.ptri, nw, tail)
-			}
-			if ru.start >= 0 && ru.holds == holds && ru.nb == nb {
-				if holds < nb && !ru.owed && !ru.witnessed {
-					ru.owed = true
-					sr.owed = append(sr.owed, j)
-				}
-				continue
-			}
-			e.settle(sc, sr, j, holds, int(nb), nil)
-		}
-	}
 }
 
 // blockLimit returns the number of bindings of sc whose bitsets and
@@ -866,25 +835,29 @@ func (e *fast) endBlocks(sc *scope, sr *scopeRun, s *trace.Snapshot) {
 }
 
 // sizeBits makes room for the bitsets of the scope's atoms at sr.nw
-// words each, and of its atom zero, which it clears.
+// words each, and of its atom zero, which it clears, and three words
+// past them, which triHolds reads and masks (sr.lastMask).
 func (sr *scopeRun) sizeBits(sc *scope) {
-	if n := (len(sc.atoms) + 1) * sr.nw; len(sr.bits) < n {
+	if n := (len(sc.atoms)+1)*sr.nw + 3; len(sr.bits) < n {
 		sr.bits = make([]uint64, n)
 	}
 	clear(sr.bits[int(sc.zero)*sr.nw:][:sr.nw])
+	sr.lastMask = [4]uint64{}
+	w := (sr.nw - 1) &^ 3 // the first word of the last four
+	for k := range sr.lastMask[:sr.nw-w-1] {
+		sr.lastMask[k] = ^uint64(0)
+	}
+	sr.lastMask[sr.nw-w-1] = bitset.Tail(sr.nb)
 }
 
-// evalAll evaluates every atom at every binding, and marks every property
-// dirty.
+// evalAll evaluates every atom at every binding; every property is to be
+// counted again (countAll).
 func (e *fast) evalAll(sc *scope, sr *scopeRun) {
 	sr.nw = bitset.Words(sr.nb)
 	sr.allMod = e.gen
 	sr.sizeBits(sc)
 	for _, a := range sr.atoms {
 		e.evalAtom(sc, sr, &sc.atoms[a], sr.bits[int(a)*sr.nw:][:sr.nw])
-	}
-	for _, j := range sr.props {
-		bitset.Set(sr.dirty, int(j))
 	}
 }
 
@@ -985,8 +958,8 @@ func (e *fast) evalMoved(sc *scope, sr *scopeRun, tb *nodeTable) {
 const maxRemap = 1 << 16
 
 // evalRemapped evaluates the atoms of a node-only scope whose number of
-// nodes changed since the previous snapshot, old its table then, and
-// marks every property dirty; it reports false, having done nothing, if
+// nodes changed since the previous snapshot, old its table then; every
+// property is to be counted again (countAll). It reports false, having done nothing, if
 // the scope has too many tuples of nodes for it. An atom of such a scope
 // reads only the rows of the nodes at its slots: at a binding of nodes
 // whose rows are those of the previous snapshot, it keeps the value it
@@ -1051,9 +1024,6 @@ func (e *fast) evalRemapped(sc *scope, sr *scopeRun, old, tb *nodeTable) bool {
 				bitset.Set(out, b)
 			}
 		}
-	}
-	for _, j := range sr.props {
-		bitset.Set(sr.dirty, int(j))
 	}
 	return true
 }
@@ -1305,10 +1275,9 @@ func (e *fast) pair(sc *scope, sr *scopeRun, p int32) int64 {
 // Properties of up to three literals, nearly all of a pool, take one
 // loop (scope.tri).
 func (e *fast) holds(sc *scope, sr *scopeRun, j int32) int64 {
-	nw, last := sr.nw, sr.nw-1
-	tail := bitset.Tail(sr.nb)
 	t := &sr.runs[j].ptri
 	if t.atoms[0] < 0 {
+		last, tail := sr.nw-1, bitset.Tail(sr.nb)
 		pp := &sc.props[j]
 		var c int
 		for w := range last {
@@ -1317,24 +1286,7 @@ func (e *fast) holds(sc *scope, sr *scopeRun, j int32) int64 {
 		c += bits.OnesCount64(e.or(sr, pp, last) & tail)
 		return int64(c)
 	}
-	return sr.triHolds(t, nw, tail)
-}
-
-// triHolds returns the number of the current bindings, nw words of them
-// with tail the mask of the last, at which t, a property of at most
-// three literals, holds.
-func (sr *scopeRun) triHolds(t *ptri, nw int, tail uint64) int64 {
-	last := nw - 1
-	l0 := sr.bits[int(t.atoms[0])*nw:][:nw]
-	l1 := sr.bits[int(t.atoms[1])*nw:][:nw]
-	l2 := sr.bits[int(t.atoms[2])*nw:][:nw]
-	x0, x1, x2 := -uint64(t.neg&1), -uint64(t.neg>>1&1), -uint64(t.neg>>2&1)
-	var c int
-	for w := range l0[:last] {
-		c += bits.OnesCount64((l0[w] ^ x0) | (l1[w] ^ x1) | (l2[w] ^ x2))
-	}
-	c += bits.OnesCount64(((l0[last] ^ x0) | (l1[last] ^ x1) | (l2[last] ^ x2)) & tail)
-	return int64(c)
+	return sr.triHolds(t)
 }
 
 // count returns the number of the scope's current bindings at which pp,
@@ -1443,7 +1395,7 @@ func (e *fast) flush(sc *scope, sr *scopeRun, j int32) {
 	c.support += r
 	c.bindings += r * ru.nb
 	c.violations += r * (ru.nb - ru.holds)
-	c.score = c.score.AddN(ScoreOf(ru.holds, ru.nb), r)
+	c.score = c.score.AddN(sr.scores.of(ru.holds, ru.nb), r)
 	pp := &sc.props[j]
 	if e.patterns && pp.patterns {
 		st := &e.task.acc[pp.index]

@@ -99,3 +99,33 @@ func (s Score) Float() float64 {
 // String renders s as its nearest float64, then exactly: "10.5
 // (10+0x8000000000000000/2^64)".
 func (s Score) String() string { return fmt.Sprintf("%v (%d+%#x/2^64)", s.Float(), s.Int, s.Frac) }
+
+// scoreTable holds ScoreOf(h, n) for every h of one n, so that adding a
+// snapshot's score takes no division: at high churn a property's count
+// changes at most snapshots, and each change adds a score. The zero
+// value holds none.
+type scoreTable []Score // by holds, for n = len - 1
+
+// maxScoreTable is the largest number of bindings a scoreTable holds the
+// scores of; a scope evaluated in blocks has more.
+const maxScoreTable = 1 << 12
+
+// size makes t hold the scores of n bindings, if n is at most
+// maxScoreTable.
+func (t *scoreTable) size(n int) {
+	if n == len(*t)-1 || n > maxScoreTable {
+		return
+	}
+	*t = (*t)[:0]
+	for h := range n + 1 {
+		*t = append(*t, ScoreOf(int64(h), int64(n)))
+	}
+}
+
+// of returns ScoreOf(holds, n).
+func (t scoreTable) of(holds, n int64) Score {
+	if n == int64(len(t)-1) {
+		return t[holds]
+	}
+	return ScoreOf(holds, n)
+}

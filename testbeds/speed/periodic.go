@@ -10,7 +10,7 @@ import (
 	"github.com/augur-dev/augur/trace"
 )
 
-// writePeriodic writes a trace of the variables of [ScaleSpec] at path:
+// WritePeriodic writes a trace of the variables of [ScaleSpec] at path:
 // periodic snapshots of a busy raft-like cluster of n nodes, with churn
 // events between two snapshots, from seed. An event is one node's: the
 // leader appends a batch of clients' writes, a follower catches up with
@@ -20,7 +20,7 @@ import (
 // snapshot, here about n·(1-(1-1/n)^churn) nodes change per snapshot:
 // ten of sixteen at a churn of 16, as in the snapshots a busy deployed
 // system is cut into every so often.
-func writePeriodic(path string, nodes, snapshots, churn int, seed uint64) error {
+func WritePeriodic(path string, nodes, snapshots, churn int, seed uint64) error {
 	spec, err := specs.Parse("bench.yaml", []byte(ScaleSpec))
 	if err != nil {
 		return err
@@ -67,7 +67,7 @@ func playPeriodic(w *trace.Writer, schema trace.Schema, c *cluster, snapshots, c
 	return nil
 }
 
-// cluster is the state of writePeriodic's nodes.
+// cluster is the state of WritePeriodic's nodes.
 type cluster struct {
 	nodes   []pnode
 	leader  int

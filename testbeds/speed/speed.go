@@ -200,7 +200,7 @@ func runPredicate(ctx context.Context, w io.Writer, o Options, dir string) error
 func workload(ctx context.Context, dir string, o Options) (p *pipeline.Pipeline, specPath, tracePath string, err error) {
 	if o.Workload == "periodic" {
 		specPath, tracePath = filepath.Join(dir, "bench.yaml"), filepath.Join(dir, "bench.trace")
-		if err := writePeriodic(tracePath, o.Nodes, o.Snapshots, o.Churn, o.Seed); err != nil {
+		if err := WritePeriodic(tracePath, o.Nodes, o.Snapshots, o.Churn, o.Seed); err != nil {
 			return nil, "", "", err
 		}
 		if err := os.WriteFile(specPath, []byte(periodicSpec(o.Literals)), 0o644); err != nil {
