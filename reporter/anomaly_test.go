@@ -406,3 +406,74 @@ func TestGroupCutMoments(t *testing.T) {
 		t.Errorf("anomalies = %v, want %v", got, want)
 	}
 }
+
+// TestNovelFirst checks that an entry failing only at moments that the
+// listed entries above it show is ranked after the others, and that
+// anything new keeps an entry in place.
+func TestNovelFirst(t *testing.T) {
+	tests := []struct {
+		name    string
+		moments [][]uint64 // of the entries a, b, c, … in rank order
+		broad   []bool     // entries violated too widely to be listed
+		want    string
+		by      string // each entry moved, and the entry above that shows its first shown moment
+	}{{
+		name:    "new moments",
+		moments: [][]uint64{{10, 11}, {30}, {50, 51}},
+		want:    "abc",
+	}, {
+		// b's one episode, 9–12, touches a's moments: the same event.
+		name:    "same episode",
+		moments: [][]uint64{{10, 11}, {9, 10, 11, 12}, {50}},
+		want:    "acb",
+		by:      "ba",
+	}, {
+		// b fails at a's moments and at a moment of its own.
+		name:    "one new episode",
+		moments: [][]uint64{{10, 11}, {10, 11, 40}, {50}},
+		want:    "abc",
+	}, {
+		// c fails at a's moment, b's and one of its own; d fails only
+		// at c's, and is moved (it was last already).
+		name:    "shown by several",
+		moments: [][]uint64{{10}, {30}, {10, 30, 70}, {70}},
+		want:    "abcd",
+		by:      "dc",
+	}, {
+		name:    "shown by several above",
+		moments: [][]uint64{{10}, {30}, {10, 30}, {70}},
+		want:    "abdc",
+		by:      "ca",
+	}, {
+		// A broad entry is left out of the plain report: it shows
+		// nothing.
+		name:    "broad above",
+		moments: [][]uint64{{10, 11, 12, 13}, {11}, {50}},
+		broad:   []bool{true, false, false},
+		want:    "abc",
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			es := make([]*Entry, len(tt.moments))
+			moments := map[*Entry][]uint64{}
+			for i, ms := range tt.moments {
+				es[i] = &Entry{Text: string(rune('a' + i)), TemporalRate: 1}
+				if i < len(tt.broad) && tt.broad[i] {
+					es[i].TemporalRate = 0.5
+				}
+				moments[es[i]] = ms
+			}
+			shownBy := novelFirst(es, func(e *Entry) []uint64 { return moments[e] }, DefaultGrouping.Within, 0.9)
+			var got, by strings.Builder
+			for _, e := range es {
+				got.WriteString(e.Text)
+				if s, ok := shownBy[e]; ok {
+					by.WriteString(e.Text + s.Text)
+				}
+			}
+			if got.String() != tt.want || by.String() != tt.by {
+				t.Errorf("order %s, shown by %q; want %s, %q", got.String(), by.String(), tt.want, tt.by)
+			}
+		})
+	}
+}

@@ -275,11 +275,12 @@ func Build(in Input, opts Options) (*Report, error) {
 		trail.anomaly(a, moments)
 	}
 	slices.SortStableFunc(r.AlmostInvariants, byScore)
+	shownBy := novelFirst(r.AlmostInvariants, func(e *Entry) []uint64 { return moments[e] }, th.Grouping.Within, opts.HoldRatio)
 	if opts.SteadyTag != "" {
 		steadyFirst(r.AlmostInvariants)
 	}
 	r.Candidates.AlmostInvariants = len(r.AlmostInvariants)
-	trail.ranked(r.AlmostInvariants)
+	trail.ranked(r.AlmostInvariants, shownBy)
 	if !opts.All {
 		r.AlmostInvariants, r.Candidates.NotStandingOut = listed(r.AlmostInvariants, opts.HoldRatio)
 	}
