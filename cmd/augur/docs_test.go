@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -95,6 +96,9 @@ func codeBlocks(text string) []codeBlock {
 	return out
 }
 
+// shellVar matches a shell variable in an unquoted word.
+var shellVar = regexp.MustCompile(`\$(\{\w+\}|\w+)`)
+
 // shellWords splits a command line as a shell would, for the simple
 // lines of the docs: single and double quotes, and the line ends at a
 // pipe, redirection, &, && or comment.
@@ -118,6 +122,9 @@ func shellWords(line string) []string {
 			if strings.ContainsAny(w[:1], "|&<>#") {
 				return words
 			}
+			// A loop's variable ($s, ${tb}) stands for a value such as
+			// a seed or a name: 1 parses as either.
+			w = shellVar.ReplaceAllString(w, "1")
 		}
 		words = append(words, w)
 	}
