@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	"github.com/augur-dev/augur/diag"
-	"github.com/augur-dev/augur/evaluator"
 	"github.com/augur-dev/augur/grammar"
 	"github.com/augur-dev/augur/internal/ir"
 	"github.com/augur-dev/augur/specs"
@@ -44,8 +43,8 @@ type prop struct {
 }
 
 // Compile compiles the checks of f against spec. Their properties must
-// type-check as over a trace; the errors are those of
-// [evaluator.Compile], placed in the checks file when f was loaded by
+// type-check as over a trace; the errors are those of the evaluator's
+// Compile, placed in the checks file when f was loaded by
 // [Load], and naming the check otherwise.
 func Compile(spec *specs.Spec, f *File) (*Checker, error) {
 	if spec == nil {
@@ -69,16 +68,16 @@ func Compile(spec *specs.Spec, f *File) (*Checker, error) {
 		if err != nil {
 			return nil, err
 		}
-		prog, err := evaluator.Compile(spec, []*grammar.Property{p})
+		canon, text, err := ir.Typed(spec, p)
 		if err != nil {
-			if l := (diag.ErrorList)(nil); loaded && errors.As(err, &l) {
-				errs = append(errs, l...) // placed in the checks file
+			if e := (*diag.Error)(nil); loaded && errors.As(err, &e) {
+				errs = append(errs, e) // placed in the checks file
 				continue
 			}
 			return nil, fmt.Errorf("check %s: %w", ch.Name, err)
 		}
-		cp := c.build(ch, prog.Props[0].Property)
-		cp.text = prog.Props[0].Text
+		cp := c.build(ch, canon)
+		cp.text = text
 		c.props = append(c.props, cp)
 		c.slots = max(c.slots, len(cp.Vars))
 	}

@@ -1,9 +1,6 @@
 package checker
 
-import (
-	"github.com/augur-dev/augur/evaluator"
-	"github.com/augur-dev/augur/internal/ir"
-)
+import "github.com/augur-dev/augur/internal/ir"
 
 // eval evaluates checks binding by binding on the live nodes of a
 // snapshot, as the evaluator's reference engine does on a trace's, and
@@ -24,7 +21,7 @@ type eval struct {
 
 	id, ts    uint64 // the snapshot's, for witnesses
 	nb, nfail int    // bindings, and failing ones, of the current check
-	wit       evaluator.Witness
+	wit       Witness
 }
 
 func (e *eval) reset(slots int) {
@@ -213,8 +210,8 @@ func (e *eval) read(x *ir.Path) *value {
 
 // witness records the current binding of p and the values of the paths
 // of its matrix there, as the evaluator's witnesses do.
-func (e *eval) witness(p *prop) evaluator.Witness {
-	w := evaluator.Witness{Snapshot: e.id, TS: e.ts, Binding: map[string]any{}, Values: map[string]any{}}
+func (e *eval) witness(p *prop) Witness {
+	w := Witness{Snapshot: e.id, TS: e.ts, Binding: map[string]any{}, Values: map[string]any{}}
 	bound := p.Bound()
 	for slot, name := range p.Vars[:bound] {
 		if p.node[slot] {

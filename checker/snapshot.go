@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/augur-dev/augur/evaluator"
+	"github.com/augur-dev/augur/internal/ir"
 )
 
 // A Snapshot holds the states of the live nodes of a system, for
@@ -194,11 +194,18 @@ func (s *Snapshot) check(guard int) []Violation {
 		s.tally[i] = tally{e.nb, e.nfail}
 		if failed {
 			out = append(out, Violation{Check: p.check, Text: p.text, Witness: e.wit, Failing: e.nfail, Bindings: e.nb})
-			e.wit = evaluator.Witness{}
+			e.wit = Witness{}
 		}
 	}
 	return out
 }
+
+// A Witness is the binding at which a check fails: the snapshot's ID and
+// TS, the binding of the property's variables (node variables to node
+// names, iterator variables to elements) and the values of its paths
+// there. It is the evaluator's type, so that a live check and augur check
+// report a violation alike.
+type Witness = ir.Witness
 
 // A Violation is a check that fails on a snapshot.
 type Violation struct {
@@ -208,7 +215,7 @@ type Violation struct {
 	// the snapshot's ID and TS, the binding (node variables to node
 	// names, iterator variables to elements) and the values of the
 	// property's paths there.
-	Witness evaluator.Witness
+	Witness Witness
 	// Failing counts the failing bindings among the Bindings evaluated:
 	// all of the snapshot's in Check, those of the guarded node in Guard.
 	Failing, Bindings int

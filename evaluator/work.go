@@ -7,6 +7,7 @@ import (
 
 	"github.com/augur-dev/augur/diag"
 	"github.com/augur-dev/augur/grammar"
+	"github.com/augur-dev/augur/internal/ir"
 	"github.com/augur-dev/augur/specs"
 	"github.com/augur-dev/augur/trace"
 )
@@ -76,7 +77,7 @@ func propWork(spec *specs.Spec, p *grammar.Property, n int, lens map[string]int)
 				sizes[i] = lens[key]
 			}
 			work *= float64(sizes[i])
-			elem := place{typ: memberType(t)}
+			elem := place{typ: ir.MemberType(t)}
 			if key != "" && (t.Kind == specs.List || t.Kind == specs.Set) {
 				elem.key = key + "[]" // a map's members are its keys
 			}

@@ -1,6 +1,11 @@
 // Package ir is the form properties are compiled to for evaluation
 // binding by binding: the evaluator's engines and the checker read it.
 //
+// [Check] type-checks a property against a spec, with errors placed in
+// its source; [Typed] also returns its canonical form. A [Witness] is a
+// violating binding, as both report it. The checker takes all of these
+// from here rather than from package evaluator, which reads traces.
+//
 // [Build] numbers the variables of a property as the slots of a binding,
 // in quantifier order, resolves its paths against the spec and reduces
 // each atom to a [Kind] and its operands. An engine keeps constants in
