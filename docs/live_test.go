@@ -11,6 +11,7 @@ import (
 	"github.com/augur-dev/augur/checker"
 	"github.com/augur-dev/augur/monitor"
 	"github.com/augur-dev/augur/specs"
+	"github.com/augur-dev/augur/specs/spectrace"
 )
 
 const livePage = "live.md"
@@ -43,7 +44,7 @@ func TestMonitorReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	schema, err := spec.Schema()
+	schema, err := spectrace.Schema(spec)
 	if err != nil {
 		t.Fatal(err)
 	}

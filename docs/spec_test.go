@@ -13,6 +13,7 @@ import (
 	"github.com/augur-dev/augur/diag"
 	"github.com/augur-dev/augur/ingest"
 	"github.com/augur-dev/augur/specs"
+	"github.com/augur-dev/augur/specs/spectrace"
 	"github.com/augur-dev/augur/trace"
 )
 
@@ -70,7 +71,7 @@ func TestSpecInitExample(t *testing.T) {
 	}
 	defer tr.Close()
 	var out bytes.Buffer
-	if err := specs.Init(tr, &out); err != nil {
+	if err := spectrace.Init(tr, &out); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := strings.TrimSpace(out.String()), strings.TrimSpace(bs[0].text); got != want {

@@ -15,6 +15,7 @@ import (
 	"github.com/augur-dev/augur/pipeline"
 	"github.com/augur-dev/augur/reporter"
 	"github.com/augur-dev/augur/specs"
+	"github.com/augur-dev/augur/specs/spectrace"
 	"github.com/augur-dev/augur/trace"
 )
 
@@ -263,7 +264,7 @@ func (l *learner) run(ctx context.Context, path string, prog *evaluator.Program,
 		return nil, err
 	}
 	defer tr.Close()
-	if err := l.p.Spec.Check(tr.Schema); err != nil {
+	if err := spectrace.Check(l.p.Spec, tr.Schema); err != nil {
 		return nil, fmt.Errorf("spec does not fit trace %s: %w", path, err)
 	}
 	if pr := l.o.Progress; pr != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/augur-dev/augur/checker"
 	"github.com/augur-dev/augur/specs"
+	"github.com/augur-dev/augur/specs/spectrace"
 	"github.com/augur-dev/augur/trace"
 )
 
@@ -84,7 +85,7 @@ func vetRun(ctx context.Context, spec *specs.Spec, ch *checker.Checker, path str
 		return err
 	}
 	defer tr.Close()
-	if err := spec.Check(tr.Schema); err != nil {
+	if err := spectrace.Check(spec, tr.Schema); err != nil {
 		return fmt.Errorf("spec does not fit trace %s: %w", path, err)
 	}
 	states := tr.States()

@@ -9,6 +9,7 @@ import (
 	"github.com/augur-dev/augur/collector"
 	"github.com/augur-dev/augur/monitor"
 	"github.com/augur-dev/augur/specs"
+	"github.com/augur-dev/augur/specs/spectrace"
 )
 
 // state is what a node of the toy system exposes.
@@ -30,7 +31,7 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	schema, err := spec.Schema()
+	schema, err := spectrace.Schema(spec)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/augur-dev/augur/ingest"
 	"github.com/augur-dev/augur/specs"
+	"github.com/augur-dev/augur/specs/spectrace"
 )
 
 // fakeClock is a clock the test moves.
@@ -136,7 +137,7 @@ func TestRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	schema, _ := spec.Schema()
+	schema, _ := spectrace.Schema(spec)
 	res, err := ingest.Collect(filepath.Join(dir, "recovered.trace"), []string{j}, ingest.Options{Schema: schema, Window: 1000})
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/augur-dev/augur/checker"
+	"github.com/augur-dev/augur/specs/spectrace"
 )
 
 const token = "s3cret"
@@ -34,7 +35,7 @@ func newChecking(t *testing.T, path string, opts Options) *Monitor {
 		t.Fatal(err)
 	}
 	opts.Checker = c
-	if opts.Schema, err = spec.Schema(); err != nil {
+	if opts.Schema, err = spectrace.Schema(spec); err != nil {
 		t.Fatal(err)
 	}
 	if opts.Token == "" {

@@ -9,6 +9,7 @@ import (
 	"github.com/augur-dev/augur/checker"
 	"github.com/augur-dev/augur/internal/safefile"
 	"github.com/augur-dev/augur/specs"
+	"github.com/augur-dev/augur/specs/spectrace"
 )
 
 // RunConfig configures [Run]: the files and the address of a monitor,
@@ -67,7 +68,7 @@ func Run(ctx context.Context, cfg RunConfig) (Stats, error) {
 	if err != nil {
 		return Stats{}, err
 	}
-	if opts.Schema, err = spec.Schema(); err != nil {
+	if opts.Schema, err = spectrace.Schema(spec); err != nil {
 		return Stats{}, err
 	}
 	opts.CheckValue = spec.EnumCheck()

@@ -18,6 +18,7 @@ import (
 	"github.com/augur-dev/augur/ingest"
 	"github.com/augur-dev/augur/pipeline"
 	"github.com/augur-dev/augur/specs"
+	"github.com/augur-dev/augur/specs/spectrace"
 	"github.com/augur-dev/augur/trace"
 )
 
@@ -143,7 +144,7 @@ func offline(t *testing.T, checks string, files []string, opts ingest.Options) [
 	if err != nil {
 		t.Fatal(err)
 	}
-	if opts.Schema, err = spec.Schema(); err != nil {
+	if opts.Schema, err = spectrace.Schema(spec); err != nil {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "run.trace")

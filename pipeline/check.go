@@ -12,6 +12,7 @@ import (
 	"github.com/augur-dev/augur/evaluator"
 	"github.com/augur-dev/augur/grammar"
 	"github.com/augur-dev/augur/specs"
+	"github.com/augur-dev/augur/specs/spectrace"
 	"github.com/augur-dev/augur/trace"
 )
 
@@ -77,7 +78,7 @@ func CheckFiles(ctx context.Context, w io.Writer, o CheckOptions) (violated bool
 func checkSpec(path string, tr *trace.Trace) (*specs.Spec, error) {
 	if path == "" {
 		var b bytes.Buffer
-		if err := specs.Init(tr, &b); err != nil {
+		if err := spectrace.Init(tr, &b); err != nil {
 			return nil, err
 		}
 		return specs.Parse(tr.Dir+" (inferred spec)", b.Bytes())
@@ -86,10 +87,10 @@ func checkSpec(path string, tr *trace.Trace) (*specs.Spec, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := spec.Check(tr.Schema); err != nil {
+	if err := spectrace.Check(spec, tr.Schema); err != nil {
 		return nil, err
 	}
-	if err := spec.CheckEnums(tr); err != nil {
+	if err := spectrace.CheckEnums(spec, tr); err != nil {
 		return nil, fmt.Errorf("spec does not fit trace %s: %w", tr.Dir, err)
 	}
 	return spec, nil

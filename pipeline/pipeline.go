@@ -11,6 +11,7 @@ import (
 	"github.com/augur-dev/augur/grammar"
 	"github.com/augur-dev/augur/reporter"
 	"github.com/augur-dev/augur/specs"
+	"github.com/augur-dev/augur/specs/spectrace"
 	"github.com/augur-dev/augur/trace"
 )
 
@@ -134,9 +135,9 @@ func OpenFitting(specPath, tracePath string) (*specs.Spec, *trace.Trace, error) 
 	if err != nil {
 		return nil, nil, err
 	}
-	err = spec.Check(tr.Schema)
+	err = spectrace.Check(spec, tr.Schema)
 	if err == nil {
-		err = spec.CheckEnums(tr)
+		err = spectrace.CheckEnums(spec, tr)
 	}
 	if err != nil {
 		tr.Close()
@@ -378,7 +379,7 @@ func (p *Pipeline) openBaseline(path string) (*trace.Trace, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := p.Spec.Check(tr.Schema); err != nil {
+	if err := spectrace.Check(p.Spec, tr.Schema); err != nil {
 		tr.Close()
 		return nil, fmt.Errorf("spec does not fit baseline %s: %w", path, err)
 	}

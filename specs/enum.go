@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/augur-dev/augur/trace"
 )
 
 // An EnumError is a string that a variable holds, at Path below it, and
@@ -95,7 +93,7 @@ func (v *Var) CheckEnum(x any) error {
 }
 
 // EnumCheck returns a function that checks a value of column col of
-// s.Schema() as [Var.CheckEnum] does, for collectors that take their
+// the trace schema of s (spectrace.Schema) as [Var.CheckEnum] does, for collectors that take their
 // types from the spec; its *EnumError leaves the variable to the caller
 // to name. EnumCheck returns nil when no variable holds an enum.
 func (s *Spec) EnumCheck() func(col int, x any) error {
@@ -123,34 +121,4 @@ func (s *Spec) EnumCheck() func(col int, x any) error {
 		}
 		return nil
 	}
-}
-
-// CheckEnums checks that the states of tr hold, in the variables of s,
-// only values of their enums. The error names the declaration of the
-// variable, and the row and node of the first state that does not.
-func (s *Spec) CheckEnums(tr *trace.Trace) error {
-	var cols []int // the trace columns of vars
-	var vars []*Var
-	for _, v := range s.Vars {
-		if i := tr.Schema.Index(v.Name); i >= 0 && v.Type.HasEnum() {
-			cols, vars = append(cols, i), append(vars, v)
-		}
-	}
-	if len(cols) == 0 {
-		return nil
-	}
-	sr := tr.States()
-	defer sr.Close()
-	for row := range tr.NumStates() {
-		st, err := sr.State(uint32(row))
-		if err != nil {
-			return err
-		}
-		for j, i := range cols {
-			if err := vars[j].CheckEnum(st.Vars[i]); err != nil {
-				return fmt.Errorf("%s: %w, in state row %d (node %s) of the trace", vars[j].Pos, err, row, st.Node)
-			}
-		}
-	}
-	return nil
 }

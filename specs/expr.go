@@ -96,7 +96,7 @@ func (d *Derived) Eval(env map[string]any) (any, error) {
 	}
 	v, ok := convert(d.Type, out)
 	if !ok {
-		return nil, &EvalError{Kind: "derived", Name: d.Name, Err: fmt.Errorf("value %v does not fit type %s", out, describe(d.Type))}
+		return nil, &EvalError{Kind: "derived", Name: d.Name, Err: fmt.Errorf("value %v does not fit type %s", out, d.Type.Describe())}
 	}
 	return v, nil
 }
@@ -231,7 +231,7 @@ func (p *parser) compileDerived(n *yaml.Node, d *Derived, refs map[string][]stri
 		return prog
 	}
 	if rt := prog.Node().Type(); !fits(d.Type, rt) {
-		p.errorf(deref(n), "derived %s: expression has type %s, want %s", d.Name, rt, describe(d.Type))
+		p.errorf(deref(n), "derived %s: expression has type %s, want %s", d.Name, rt, d.Type.Describe())
 		return nil
 	}
 	return prog

@@ -234,7 +234,7 @@ var parserProblems = []string{
 // duplicate name. It reports whether the name is usable.
 func (p *parser) declare(key *yaml.Node, what string) bool {
 	name := key.Value
-	if why := checkName(name); why != "" {
+	if why := CheckName(name); why != nil {
 		p.errorf(key, "bad %s name: %s", what, why)
 		return false
 	}
@@ -249,7 +249,7 @@ func (p *parser) declare(key *yaml.Node, what string) bool {
 func (p *parser) types(n *yaml.Node) {
 	for _, kv := range p.pairs(n, "types") {
 		name := kv.key.Value
-		if why := checkName(name); why != "" {
+		if why := CheckName(name); why != nil {
 			p.errorf(kv.key, "bad type name: %s", why)
 			continue
 		}
@@ -366,7 +366,7 @@ func (p *parser) params(pr *Predicate, n *yaml.Node, what string) {
 		}
 		key := kvs[0].key
 		name := key.Value
-		if why := checkName(name); why != "" {
+		if why := CheckName(name); why != nil {
 			p.errorf(key, "%s: bad parameter name: %s", what, why)
 			continue
 		}
@@ -400,7 +400,7 @@ func (p *parser) generate(n *yaml.Node) {
 		case slices.Contains(g.Iterate, name):
 			p.errorf(item, "iterate: duplicate %s", name)
 		case t != nil && !t.Container():
-			p.errorf(item, "iterate: %s has type %s, not a container (list, set or map)", name, describe(t))
+			p.errorf(item, "iterate: %s has type %s, not a container (list, set or map)", name, t.Describe())
 		default:
 			g.Iterate = append(g.Iterate, name)
 		}

@@ -41,17 +41,17 @@ func dump(s *Spec) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "system %s\n", s.System)
 	for _, name := range slices.Sorted(maps.Keys(s.Types)) {
-		fmt.Fprintf(&b, "type %s\n", describe(s.Types[name]))
+		fmt.Fprintf(&b, "type %s\n", s.Types[name].Describe())
 	}
 	for _, v := range s.Vars {
-		fmt.Fprintf(&b, "var %s %s", v.Name, describe(v.Type))
+		fmt.Fprintf(&b, "var %s %s", v.Name, v.Type.Describe())
 		if v.Type.Enum != nil {
 			fmt.Fprintf(&b, " %q", v.Type.Enum)
 		}
 		fmt.Fprintf(&b, " @%d:%d\n", v.Pos.Line, v.Pos.Column)
 	}
 	for _, d := range s.Derived {
-		fmt.Fprintf(&b, "derived %s %s = %q @%d:%d\n", d.Name, describe(d.Type), d.Expr, d.Pos.Line, d.Pos.Column)
+		fmt.Fprintf(&b, "derived %s %s = %q @%d:%d\n", d.Name, d.Type.Describe(), d.Expr, d.Pos.Line, d.Pos.Column)
 	}
 	for _, p := range s.Predicates {
 		var params []string

@@ -159,9 +159,9 @@ func (t *Type) underlying() *Type {
 	return &u
 }
 
-// describe names t for an error message: "Term (uint64)", "state (enum)",
+// Describe names t for an error message: "Term (uint64)", "state (enum)",
 // or the structure of an anonymous type.
-func describe(t *Type) string {
+func (t *Type) Describe() string {
 	switch {
 	case t.Name == "":
 		return t.String()
@@ -179,20 +179,21 @@ var reserved = map[string]bool{
 	"set": true, "true": true, "false": true,
 }
 
-// checkName returns why name cannot name something in a spec, or "".
-func checkName(name string) string {
-	if !isIdent(name) {
-		return fmt.Sprintf("%q is not an identifier", name)
+// CheckName returns why name cannot name a type, variable, field,
+// parameter or predicate of a spec, or nil when it can.
+func CheckName(name string) error {
+	if !IsIdent(name) {
+		return fmt.Errorf("%q is not an identifier", name)
 	}
 	if reserved[name] {
-		return fmt.Sprintf("%s is a reserved word", name)
+		return fmt.Errorf("%s is a reserved word", name)
 	}
-	return ""
+	return nil
 }
 
-// isIdent reports whether s is an ASCII identifier: a letter or underscore,
+// IsIdent reports whether s is an ASCII identifier: a letter or underscore,
 // then letters, digits and underscores.
-func isIdent(s string) bool {
+func IsIdent(s string) bool {
 	for i, r := range s {
 		if !isIdentRune(r, i == 0) {
 			return false

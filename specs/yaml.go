@@ -196,7 +196,7 @@ func (p *parser) structOf(n *yaml.Node, kvs []pair, name string) *Type {
 	t := &Type{Kind: Struct}
 	for _, kv := range kvs {
 		field := kv.key.Value
-		if why := checkName(field); why != "" {
+		if why := CheckName(field); why != nil {
 			p.errorf(kv.key, "%s: field %s", name, why)
 			return nil
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/augur-dev/augur/internal/buildinfo"
 	"github.com/augur-dev/augur/internal/cliflag"
 	"github.com/augur-dev/augur/specs"
+	"github.com/augur-dev/augur/specs/spectrace"
 )
 
 func newCollectCmd() *cobra.Command {
@@ -35,7 +36,7 @@ func newCollectCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if opts.Schema, err = s.Schema(); err != nil {
+				if opts.Schema, err = spectrace.Schema(s); err != nil {
 					return err
 				}
 				opts.CheckValue = s.EnumCheck()

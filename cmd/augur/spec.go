@@ -9,6 +9,7 @@ import (
 
 	"github.com/augur-dev/augur/pipeline"
 	"github.com/augur-dev/augur/specs"
+	"github.com/augur-dev/augur/specs/spectrace"
 )
 
 func newSpecCmd() *cobra.Command {
@@ -45,7 +46,7 @@ func newSpecInitCmd(runF func(*specInitOptions) error) *cobra.Command {
 }
 
 func runSpecInit(_ context.Context, o *specInitOptions) error {
-	return specs.InitFile(o.trace, o.output, o.stdout)
+	return spectrace.InitFile(o.trace, o.output, o.stdout)
 }
 
 // specCheckOptions are augur spec check's arguments.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/augur-dev/augur/checker"
 	"github.com/augur-dev/augur/monitor"
+	"github.com/augur-dev/augur/specs/spectrace"
 )
 
 // TestSweepURL loads a monitor of Checks served in-process, as augur
@@ -30,7 +31,7 @@ func TestSweepURL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	schema, err := spec.Schema()
+	schema, err := spectrace.Schema(spec)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/augur-dev/augur/specs"
+	"github.com/augur-dev/augur/specs/spectrace"
 	"github.com/augur-dev/augur/testbeds"
 	"github.com/augur-dev/augur/testbeds/catalog"
 	"github.com/augur-dev/augur/trace"
@@ -57,7 +58,7 @@ func TestRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tr.Close()
-	if err := spec.Check(tr.Schema); err != nil {
+	if err := spectrace.Check(spec, tr.Schema); err != nil {
 		t.Errorf("the testbed's spec does not fit its trace: %v", err)
 	}
 	if got := tr.Manifest.CreatedBy; !strings.Contains(got, "--nodes "+strconv.Itoa(tb.Nodes)) || !strings.Contains(got, "--faults "+tb.Faults.String()) {

@@ -10,6 +10,7 @@ import (
 	"github.com/augur-dev/augur/evaluator"
 	"github.com/augur-dev/augur/grammar"
 	"github.com/augur-dev/augur/specs"
+	"github.com/augur-dev/augur/specs/spectrace"
 	"github.com/augur-dev/augur/trace"
 )
 
@@ -43,7 +44,7 @@ func checkPlanted(t *testing.T, sys *System) {
 		t.Fatal(err)
 	}
 	defer tr.Close()
-	if err := spec.Check(tr.Schema); err != nil {
+	if err := spectrace.Check(spec, tr.Schema); err != nil {
 		t.Fatal(err)
 	}
 	var props []*grammar.Property

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 
 	"github.com/augur-dev/augur/specs"
+	"github.com/augur-dev/augur/specs/spectrace"
 	"github.com/augur-dev/augur/trace"
 )
 
@@ -75,7 +76,7 @@ func Write(ctx context.Context, dir string, nodes, snapshots int, seed uint64) (
 	if err != nil {
 		return "", "", "", err
 	}
-	schema, err := spec.Schema()
+	schema, err := spectrace.Schema(spec)
 	if err != nil {
 		return "", "", "", err
 	}

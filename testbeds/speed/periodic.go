@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/augur-dev/augur/specs"
+	"github.com/augur-dev/augur/specs/spectrace"
 	"github.com/augur-dev/augur/trace"
 )
 
@@ -25,7 +26,7 @@ func WritePeriodic(path string, nodes, snapshots, churn int, seed uint64) error 
 	if err != nil {
 		return err
 	}
-	schema, err := spec.Schema()
+	schema, err := spectrace.Schema(spec)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
-package specs
+package spectrace
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,9 +10,12 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/augur-dev/augur/specs"
 	"github.com/augur-dev/augur/trace"
 	"github.com/augur-dev/augur/trace/tracetest"
 )
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // toyTrace writes a small trace with a column of every kind, and columns
 // Init must leave out or quote, and opens it.
@@ -63,13 +67,21 @@ func TestInit(t *testing.T) {
 	if err := Init(tr, &b); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "init.golden.yaml", b.String())
+	golden := filepath.Join("testdata", "init.golden.yaml")
+	if *update {
+		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want, err := os.ReadFile(golden); err != nil || b.String() != string(want) {
+		t.Errorf("output differs from %s (rerun with -update to accept), %v:\n%s", golden, err, b.String())
+	}
 
-	s, err := Parse("init.yaml", []byte(b.String()))
+	s, err := specs.Parse("init.yaml", []byte(b.String()))
 	if err != nil {
 		t.Fatalf("starter spec does not parse: %v", err)
 	}
-	if err := s.Check(tr.Schema); err != nil {
+	if err := Check(s, tr.Schema); err != nil {
 		t.Fatalf("starter spec does not check: %v", err)
 	}
 	state, _ := s.Lookup("state")

@@ -1,4 +1,4 @@
-package specs
+package spectrace
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/augur-dev/augur/internal/clobber"
 	"github.com/augur-dev/augur/internal/safefile"
+	"github.com/augur-dev/augur/specs"
 	"github.com/augur-dev/augur/trace"
 )
 
@@ -38,8 +39,8 @@ func Init(tr *trace.Trace, w io.Writer) error {
 	whys := make([]error, len(tr.Schema))
 	for i, c := range tr.Schema {
 		typs[i], whys[i] = typeExpr(c.Type, c.Name, nil)
-		if why := checkName(c.Name); why != "" {
-			whys[i] = fmt.Errorf("%s", why)
+		if err := specs.CheckName(c.Name); err != nil {
+			whys[i] = err
 		}
 		if whys[i] != nil {
 			typs[i] = ""
@@ -253,7 +254,7 @@ func typeExpr(dt arrow.DataType, path string, ints map[string]string) (string, e
 		}
 		fields := make([]string, dt.NumFields())
 		for i, f := range dt.Fields() {
-			if reserved[f.Name] || !isIdent(f.Name) {
+			if specs.CheckName(f.Name) != nil {
 				return "", fmt.Errorf("field %s cannot be named in a spec", strconv.Quote(f.Name))
 			}
 			t, err := typeExpr(f.Type, path+"."+f.Name, ints)
@@ -270,10 +271,8 @@ func typeExpr(dt arrow.DataType, path string, ints map[string]string) (string, e
 // quote returns s as a YAML scalar: plain when it is a word that YAML reads
 // back as the same string, double-quoted otherwise.
 func quote(s string) string {
-	plain := s != ""
-	for i, r := range s {
-		plain = plain && (isIdentRune(r, i == 0) || i > 0 && (r == '-' || r == '.'))
-	}
+	// A word: an identifier, maybe with - and . after its first letter.
+	plain := s != "" && s[0] != '-' && s[0] != '.' && specs.IsIdent(strings.NewReplacer("-", "_", ".", "_").Replace(s))
 	switch strings.ToLower(s) {
 	case "true", "false", "null", "yes", "no", "on", "off", "y", "n":
 		plain = false

@@ -1,4 +1,4 @@
-package specs
+package spectrace
 
 import (
 	"fmt"
@@ -7,10 +7,11 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/augur-dev/augur/diag"
+	"github.com/augur-dev/augur/specs"
 	"github.com/augur-dev/augur/trace"
 )
 
-// Check reports whether every state variable of s is a column of a trace
+// Check reports whether every state variable of spec s is a column of a trace
 // with the given schema, of a compatible physical type:
 //
 //	Bool          bool
@@ -23,7 +24,7 @@ import (
 //
 // The variable node denotes the trace's node column, of type utf8. The
 // error is a diag.ErrorList, with each error at the declaration of the variable.
-func (s *Spec) Check(schema trace.Schema) error {
+func Check(s *specs.Spec, schema trace.Schema) error {
 	var errs diag.ErrorList
 	for _, v := range s.Vars {
 		var dt arrow.DataType = arrow.BinaryTypes.String
@@ -39,7 +40,7 @@ func (s *Spec) Check(schema trace.Schema) error {
 		switch {
 		case why == "":
 		case path == v.Name:
-			errs = append(errs, &diag.Error{Pos: v.Pos, Msg: fmt.Sprintf("variable %s: column %s has type %s, want %s", v.Name, v.Name, dt, describe(v.Type))})
+			errs = append(errs, &diag.Error{Pos: v.Pos, Msg: fmt.Sprintf("variable %s: column %s has type %s, want %s", v.Name, v.Name, dt, v.Type.Describe())})
 		default:
 			errs = append(errs, &diag.Error{Pos: v.Pos, Msg: fmt.Sprintf("variable %s: column %s has type %s, want %s: at %s, %s", v.Name, v.Name, dt, v.Type, path, why)})
 		}
@@ -59,26 +60,26 @@ func columns(schema trace.Schema) string {
 
 // mismatch returns "" when a column of type dt can hold the values of t,
 // and otherwise the path of the first part that cannot, and why.
-func mismatch(t *Type, dt arrow.DataType, path string) (where, why string) {
+func mismatch(t *specs.Type, dt arrow.DataType, path string) (where, why string) {
 	id, ok := dt.ID(), false
 	switch t.Kind {
-	case Bool:
+	case specs.Bool:
 		ok = id == arrow.BOOL
-	case Int, Uint:
+	case specs.Int, specs.Uint:
 		ok = id == arrow.INT64 || id == arrow.UINT64
-	case Float:
+	case specs.Float:
 		ok = id == arrow.FLOAT64 || id == arrow.INT64 || id == arrow.UINT64
-	case String:
+	case specs.String:
 		ok = id == arrow.STRING
-	case List, Set:
+	case specs.List, specs.Set:
 		if l, isList := dt.(*arrow.ListType); isList {
 			return mismatch(t.Elem, l.Elem(), path+"[]")
 		}
-	case Map:
+	case specs.Map:
 		if m, isMap := dt.(*arrow.MapType); isMap && m.KeyType().ID() == arrow.STRING {
 			return mismatch(t.Elem, m.ItemType(), path+"[key]")
 		}
-	case Struct:
+	case specs.Struct:
 		st, isStruct := dt.(*arrow.StructType)
 		if !isStruct {
 			break
@@ -97,5 +98,5 @@ func mismatch(t *Type, dt arrow.DataType, path string) (where, why string) {
 	if ok {
 		return "", ""
 	}
-	return path, fmt.Sprintf("%s is not %s", dt, describe(t))
+	return path, fmt.Sprintf("%s is not %s", dt, t.Describe())
 }

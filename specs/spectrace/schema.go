@@ -1,17 +1,18 @@
-package specs
+package spectrace
 
 import (
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/augur-dev/augur/specs"
 	"github.com/augur-dev/augur/trace"
 )
 
-// Schema returns the trace columns that store the spec's variables, for
+// Schema returns the trace columns that store the variables of spec s, for
 // collectors that take their types from a spec instead of inferring
 // them. The node variable, which is the trace's node column, is left out.
-func (s *Spec) Schema() (trace.Schema, error) {
+func Schema(s *specs.Spec) (trace.Schema, error) {
 	var schema trace.Schema
 	for _, v := range s.Vars {
 		if v.Name == "node" {
@@ -27,31 +28,31 @@ func (s *Spec) Schema() (trace.Schema, error) {
 }
 
 // arrowType returns the physical column type of t.
-func arrowType(t *Type) (arrow.DataType, error) {
+func arrowType(t *specs.Type) (arrow.DataType, error) {
 	switch t.Kind {
-	case Bool:
+	case specs.Bool:
 		return arrow.FixedWidthTypes.Boolean, nil
-	case Int:
+	case specs.Int:
 		return arrow.PrimitiveTypes.Int64, nil
-	case Uint:
+	case specs.Uint:
 		return arrow.PrimitiveTypes.Uint64, nil
-	case Float:
+	case specs.Float:
 		return arrow.PrimitiveTypes.Float64, nil
-	case String:
+	case specs.String:
 		return arrow.BinaryTypes.String, nil
-	case List, Set:
+	case specs.List, specs.Set:
 		e, err := arrowType(t.Elem)
 		if err != nil {
 			return nil, err
 		}
 		return arrow.ListOf(e), nil
-	case Map:
+	case specs.Map:
 		e, err := arrowType(t.Elem)
 		if err != nil {
 			return nil, err
 		}
 		return arrow.MapOf(arrow.BinaryTypes.String, e), nil
-	case Struct:
+	case specs.Struct:
 		fields := make([]arrow.Field, len(t.Fields))
 		for i, f := range t.Fields {
 			ft, err := arrowType(f.Type)

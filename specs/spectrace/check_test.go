@@ -1,4 +1,4 @@
-package specs
+package spectrace
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/augur-dev/augur/diag"
+	"github.com/augur-dev/augur/specs"
 	"github.com/augur-dev/augur/trace"
 )
 
@@ -32,11 +33,11 @@ func raftSchema() trace.Schema {
 }
 
 func TestCheck(t *testing.T) {
-	s, err := Load("testdata/raft.yaml")
+	s, err := specs.Load("../testdata/raft.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Check(raftSchema()); err != nil {
+	if err := Check(s, raftSchema()); err != nil {
 		t.Fatalf("Check: %v", err)
 	}
 
@@ -48,24 +49,24 @@ func TestCheck(t *testing.T) {
 		want   string
 	}{
 		{"unknown variable", "vote", nil,
-			"testdata/raft.yaml:12:3: variable vote is not a column of the trace (columns: node, id, term, state, commit, peers, log, progress)"},
+			"../testdata/raft.yaml:12:3: variable vote is not a column of the trace (columns: node, id, term, state, commit, peers, log, progress)"},
 		{"scalar mismatch", "term", utf8,
-			"testdata/raft.yaml:11:3: variable term: column term has type utf8, want Term (uint64)"},
+			"../testdata/raft.yaml:11:3: variable term: column term has type utf8, want Term (uint64)"},
 		{"enum mismatch", "state", arrow.PrimitiveTypes.Int64,
-			"testdata/raft.yaml:13:3: variable state: column state has type int64, want state (enum)"},
+			"../testdata/raft.yaml:13:3: variable state: column state has type int64, want state (enum)"},
 		{"list of non-list", "peers", utf8,
-			"testdata/raft.yaml:15:3: variable peers: column peers has type utf8, want set<NodeID>"},
+			"../testdata/raft.yaml:15:3: variable peers: column peers has type utf8, want set<NodeID>"},
 		{"list element", "peers", arrow.ListOf(arrow.FixedWidthTypes.Boolean),
-			"testdata/raft.yaml:15:3: variable peers: column peers has type list<item: bool, nullable>, want set<NodeID>: at peers[], bool is not NodeID (string)"},
+			"../testdata/raft.yaml:15:3: variable peers: column peers has type list<item: bool, nullable>, want set<NodeID>: at peers[], bool is not NodeID (string)"},
 		{"struct field type", "log", arrow.ListOf(arrow.StructOf(
 			arrow.Field{Name: "term", Type: u64}, arrow.Field{Name: "index", Type: utf8})),
-			"testdata/raft.yaml:16:3: variable log: column log has type list<item: struct<term: uint64, index: utf8>, nullable>, want list<Entry>: at log[].index, utf8 is not Index (uint64)"},
+			"../testdata/raft.yaml:16:3: variable log: column log has type list<item: struct<term: uint64, index: utf8>, nullable>, want list<Entry>: at log[].index, utf8 is not Index (uint64)"},
 		{"struct field missing", "log", arrow.ListOf(arrow.StructOf(arrow.Field{Name: "term", Type: u64})),
-			"testdata/raft.yaml:16:3: variable log: column log has type list<item: struct<term: uint64>, nullable>, want list<Entry>: at log[].index, no such field in struct<term: uint64>"},
+			"../testdata/raft.yaml:16:3: variable log: column log has type list<item: struct<term: uint64>, nullable>, want list<Entry>: at log[].index, no such field in struct<term: uint64>"},
 		{"map key", "progress", arrow.MapOf(arrow.PrimitiveTypes.Int64, u64),
-			"testdata/raft.yaml:17:3: variable progress: column progress has type map<int64, uint64, items_nullable>, want map<NodeID, Index>"},
+			"../testdata/raft.yaml:17:3: variable progress: column progress has type map<int64, uint64, items_nullable>, want map<NodeID, Index>"},
 		{"map value", "progress", arrow.MapOf(utf8, arrow.FixedWidthTypes.Boolean),
-			"testdata/raft.yaml:17:3: variable progress: column progress has type map<utf8, bool, items_nullable>, want map<NodeID, Index>: at progress[key], bool is not Index (uint64)"},
+			"../testdata/raft.yaml:17:3: variable progress: column progress has type map<utf8, bool, items_nullable>, want map<NodeID, Index>: at progress[key], bool is not Index (uint64)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -79,7 +80,7 @@ func TestCheck(t *testing.T) {
 				}
 				schema = append(schema, c)
 			}
-			err := s.Check(schema)
+			err := Check(s, schema)
 			var list diag.ErrorList
 			if !errors.As(err, &list) || len(list) != 1 {
 				t.Fatalf("Check: %v, want one error", err)
@@ -113,23 +114,23 @@ func TestCheckCompatibility(t *testing.T) {
 		{"{a: {b: bool}}", arrow.StructOf(arrow.Field{Name: "a", Type: arrow.StructOf(arrow.Field{Name: "b", Type: arrow.FixedWidthTypes.Boolean})}), true},
 	}
 	for _, tt := range tests {
-		typ, err := ParseType(tt.typ, nil)
+		typ, err := specs.ParseType(tt.typ, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := &Spec{Vars: []*Var{{Name: "x", Type: typ}}}
-		if err := s.Check(trace.Schema{{Name: "x", Type: tt.col}}); (err == nil) != tt.want {
+		s := &specs.Spec{Vars: []*specs.Var{{Name: "x", Type: typ}}}
+		if err := Check(s, trace.Schema{{Name: "x", Type: tt.col}}); (err == nil) != tt.want {
 			t.Errorf("%s vs column %s: %v, want compatible=%v", tt.typ, tt.col, err, tt.want)
 		}
 	}
 }
 
 func TestCheckNode(t *testing.T) {
-	s, err := Parse("node.yaml", []byte("types: {NodeID: string}\nvariables:\n  node: NodeID\n  n: int64\n"))
+	s, err := specs.Parse("node.yaml", []byte("types: {NodeID: string}\nvariables:\n  node: NodeID\n  n: int64\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = s.Check(nil)
+	err = Check(s, nil)
 	want := "node.yaml:4:3: variable n is not a column of the trace (columns: node)"
 	if err == nil || err.Error() != want {
 		t.Errorf("Check = %v, want %s", err, want)
@@ -137,15 +138,15 @@ func TestCheckNode(t *testing.T) {
 }
 
 func TestSchemaFitsCheck(t *testing.T) {
-	s, err := Load("testdata/raft.yaml")
+	s, err := specs.Load("../testdata/raft.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	schema, err := s.Schema()
+	schema, err := Schema(s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Check(schema); err != nil {
+	if err := Check(s, schema); err != nil {
 		t.Errorf("a spec does not fit its own schema: %v", err)
 	}
 }

@@ -1,0 +1,35 @@
+// Package depstest keeps packages that others link into their programs
+// small: a test lists what its package must not depend on.
+package depstest
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// Forbid fails t for each dependency of the package in the current
+// directory (go list -deps .: the package, its imports and theirs,
+// standard library included) whose import path starts with one of
+// forbidden, and returns the dependencies. It skips t when there is no go
+// command to list them with.
+func Forbid(t testing.TB, forbidden ...string) []string {
+	t.Helper()
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to list the dependencies with")
+	}
+	out, err := exec.Command(goCmd, "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	for _, d := range deps {
+		for _, f := range forbidden {
+			if strings.HasPrefix(d, f) {
+				t.Errorf("depends on %s", d)
+			}
+		}
+	}
+	return deps
+}

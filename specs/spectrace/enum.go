@@ -1,0 +1,38 @@
+package spectrace
+
+import (
+	"fmt"
+
+	"github.com/augur-dev/augur/specs"
+	"github.com/augur-dev/augur/trace"
+)
+
+// CheckEnums checks that the states of tr hold, in the variables of spec s,
+// only values of their enums. The error names the declaration of the
+// variable, and the row and node of the first state that does not.
+func CheckEnums(s *specs.Spec, tr *trace.Trace) error {
+	var cols []int // the trace columns of vars
+	var vars []*specs.Var
+	for _, v := range s.Vars {
+		if i := tr.Schema.Index(v.Name); i >= 0 && v.Type.HasEnum() {
+			cols, vars = append(cols, i), append(vars, v)
+		}
+	}
+	if len(cols) == 0 {
+		return nil
+	}
+	sr := tr.States()
+	defer sr.Close()
+	for row := range tr.NumStates() {
+		st, err := sr.State(uint32(row))
+		if err != nil {
+			return err
+		}
+		for j, i := range cols {
+			if err := vars[j].CheckEnum(st.Vars[i]); err != nil {
+				return fmt.Errorf("%s: %w, in state row %d (node %s) of the trace", vars[j].Pos, err, row, st.Node)
+			}
+		}
+	}
+	return nil
+}
