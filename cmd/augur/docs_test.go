@@ -146,6 +146,7 @@ func TestDocsFlags(t *testing.T) {
 		{"live.md", []string{"monitor", "load"}},
 		{"testbeds.md", []string{"testbed", "run"}},
 		{"steering.md", []string{"bench", "steer"}},
+		{"scaling.md", []string{"merge"}},
 	} {
 		cmd, _, err := newRootCmd().Find(c.path)
 		if err != nil {
