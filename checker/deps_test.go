@@ -7,9 +7,11 @@ import (
 )
 
 // TestDeps checks that the checker stays small enough to link into any
-// service: neither the engine over traces nor its reports.
+// service: neither the engine over traces nor its reports, nor a network
+// client.
 func TestDeps(t *testing.T) {
 	depstest.Forbid(t,
+		"net/",
 		"github.com/augur-dev/augur/evaluator",
 		"github.com/augur-dev/augur/pipeline",
 		"github.com/augur-dev/augur/reporter",

@@ -36,7 +36,7 @@
 //	{"node": "n1", "ts": 19, "heartbeat": true} progress without a change
 //	{"node": "n1", "ts": 25, "leave": true}     orderly departure
 //
-// An [HTTPSink] pushes the same lines to a monitor. A [Recorder] is for
+// Package httpsink pushes the same lines to a monitor. A [Recorder] is for
 // simulators that can pause the world: it writes global snapshots straight
 // into a trace.
 package collector

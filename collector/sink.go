@@ -191,7 +191,7 @@ func (s *JSONLSink) Write(r *Record) error {
 	if err := s.check(); err != nil {
 		return err
 	}
-	b, err := appendRecordJSON(s.buf[:0], r)
+	b, err := r.AppendJSON(s.buf[:0])
 	if err != nil {
 		return err
 	}
@@ -203,9 +203,9 @@ func (s *JSONLSink) Write(r *Record) error {
 	return s.added()
 }
 
-// appendRecordJSON appends r as one node-local JSON line, newline
-// included.
-func appendRecordJSON(b []byte, r *Record) ([]byte, error) {
+// AppendJSON appends r to b as one node-local JSON line, newline
+// included: what [JSONLSink] writes and package httpsink sends.
+func (r *Record) AppendJSON(b []byte) ([]byte, error) {
 	b = append(b, `{"node":`...)
 	b = appendJSONString(b, r.Node)
 	b = append(b, `,"ts":`...)

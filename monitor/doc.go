@@ -1,5 +1,5 @@
 // Package monitor checks a live system: its nodes push their node-local
-// records over HTTP (what collector.HTTPSink sends), the monitor builds
+// records over HTTP (what httpsink.Sink sends), the monitor builds
 // their consistent cuts as they arrive, with the cut builder of augur
 // collect ([ingest.Cutter]), checks each cut with the live checker of
 // package checker, and streams the violations. It is augur monitor.

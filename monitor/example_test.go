@@ -7,6 +7,7 @@ import (
 
 	"github.com/augur-dev/augur/checker"
 	"github.com/augur-dev/augur/collector"
+	"github.com/augur-dev/augur/collector/httpsink"
 	"github.com/augur-dev/augur/monitor"
 	"github.com/augur-dev/augur/specs"
 	"github.com/augur-dev/augur/specs/spectrace"
@@ -18,7 +19,7 @@ type state struct {
 	Role string `augur:"role"`
 }
 
-// Three nodes push their states through collector.HTTPSink to a
+// Three nodes push their states through httpsink.Sink to a
 // monitor of one check, one leader per term. n2 and n3 both stand in
 // term 2 and both win: the monitor prints the cut where they are both
 // leaders.
@@ -50,7 +51,7 @@ func Example() {
 	nodes := map[string]*collector.Node{}
 	states := map[string]*state{}
 	for _, name := range []string{"n1", "n2", "n3"} {
-		sink := collector.NewHTTPSink(srv.URL+"/v1/records", collector.PushOptions{Token: "s3cret"})
+		sink := httpsink.New(srv.URL+"/v1/records", httpsink.Options{Token: "s3cret"})
 		nodes[name] = collector.NewNode(name, sink)
 		states[name] = &state{Term: 1, Role: "follower"}
 		nodes[name].Expose(states[name])

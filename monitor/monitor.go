@@ -230,7 +230,7 @@ type PushResult struct {
 	Cuts    int `json:"cuts"`    // complete cuts checked
 }
 
-// Push ingests body, node-local JSON lines as collector.HTTPSink sends
+// Push ingests body, node-local JSON lines as httpsink.Sink sends
 // them, as a whole: it decodes and checks every line, then takes the
 // records in, makes the cuts they complete and checks them. On error
 // nothing is applied, and the error is a *PushError.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/augur-dev/augur/checker"
 	"github.com/augur-dev/augur/collector"
+	"github.com/augur-dev/augur/collector/httpsink"
 	"github.com/augur-dev/augur/ingest"
 	"github.com/augur-dev/augur/pipeline"
 	"github.com/augur-dev/augur/specs"
@@ -199,7 +200,7 @@ func canonical(t *testing.T, out string) []string {
 }
 
 // tee returns the sinks of nodes that write every record both to a JSONL
-// file in dir, whose path it appends to files, and through an HTTPSink to
+// file in dir, whose path it appends to files, and through an httpsink.Sink to
 // the monitor at url.
 func tee(dir, url string, files *[]string) func(name string) (collector.Sink, error) {
 	return func(name string) (collector.Sink, error) {
@@ -209,7 +210,7 @@ func tee(dir, url string, files *[]string) func(name string) (collector.Sink, er
 		if err != nil {
 			return nil, err
 		}
-		hs := collector.NewHTTPSink(url+"/v1/records", collector.PushOptions{
+		hs := httpsink.New(url+"/v1/records", httpsink.Options{
 			Token: token, BatchRecords: 37, FlushInterval: 5 * time.Millisecond})
 		return teeSink{js, hs}, nil
 	}
@@ -240,7 +241,7 @@ func compare(t *testing.T, m *Monitor, out *syncBuffer, checks string, files []s
 }
 
 // TestOnlineEqualsOffline runs seeded elections whose nodes write every
-// record both to a JSONL file and through an HTTPSink to a monitor, and
+// record both to a JSONL file and through an httpsink.Sink to a monitor, and
 // checks that the monitor streams exactly the violations that augur
 // collect and augur check find in the files, and records a trace on
 // which augur check finds them too.

@@ -16,7 +16,7 @@ import (
 
 // TestOnlineEqualsOfflineTestbed runs testbeds with a bug whose nodes
 // write their node-local records (testbeds.Config.Local) both to JSONL
-// files and through an HTTPSink to a monitor of the testbed's
+// files and through an httpsink.Sink to a monitor of the testbed's
 // ground-truth checks, and checks that the monitor streams exactly the
 // violations that augur collect and augur check find in the files.
 func TestOnlineEqualsOfflineTestbed(t *testing.T) {

@@ -40,7 +40,7 @@ func newMonitorLoadCmd(runF func(*monitorLoadOptions) error) *cobra.Command {
 	f.StringVar(&o.rates, "rates", "1000,10000", "states per second of all nodes together, comma-separated")
 	c := &o.sweep.Config
 	cliflag.Duration(f, &c.Duration, "duration", 5*time.Second, true, "how long the nodes expose states")
-	cliflag.Duration(f, &c.Flush, "flush", 0, false, "the sinks' flush interval (default: HTTPSink's, 200ms)")
+	cliflag.Duration(f, &c.Flush, "flush", 0, false, "the sinks' flush interval (default: httpsink.Sink's, 200ms)")
 	cliflag.Duration(f, &c.SilentAfter, "silent-after", 0, false, "node 1 stops pushing, without leaving, this far into the run")
 	cliflag.IntP(f, &c.PlantEvery, "plant-every", "", 100, 1, "a node plants a violation every this many states")
 	f.StringVar(&o.monitorFlags, "monitor-flags", "", "more flags for the monitors started, space-separated")

@@ -1,5 +1,5 @@
 // Package loadgen is augur monitor's load and fault test: simulated
-// nodes that expose states at a given rate through collector.HTTPSink to
+// nodes that expose states at a given rate through httpsink.Sink to
 // a monitor, keep their Lamport clocks together by messages, and plant
 // violations whose latency, from the exposure to the violation line on
 // GET /v1/violations, it measures.
@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/augur-dev/augur/collector"
+	"github.com/augur-dev/augur/collector/httpsink"
 	"github.com/augur-dev/augur/monitor"
 )
 
@@ -51,7 +52,7 @@ type Config struct {
 	Rate       int           // states per second, all nodes together
 	Duration   time.Duration // of the exposing
 	PlantEvery int           // a node plants a violation every PlantEvery states; 0 means 1000
-	Flush      time.Duration // collector.PushOptions.FlushInterval; 0 means its default
+	Flush      time.Duration // httpsink.Options.FlushInterval; 0 means its default
 	// SilentAfter, if positive, makes node n1 stop pushing, without
 	// leaving, that long into the run.
 	SilentAfter time.Duration
@@ -159,12 +160,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	// The nodes.
 	type simNode struct {
 		node *collector.Node
-		sink *collector.HTTPSink
+		sink *httpsink.Sink
 		st   state
 	}
 	nodes := make([]*simNode, cfg.Nodes)
 	for i := range nodes {
-		sink := collector.NewHTTPSink(base+"/v1/records", collector.PushOptions{Token: cfg.Token, FlushInterval: cfg.Flush})
+		sink := httpsink.New(base+"/v1/records", httpsink.Options{Token: cfg.Token, FlushInterval: cfg.Flush})
 		nodes[i] = &simNode{node: collector.NewNode(fmt.Sprintf("load%d", i+1), sink), sink: sink}
 	}
 	var exposed, planted atomic.Int64

@@ -1,4 +1,7 @@
-package collector
+// Package httpsink pushes a node's records to augur monitor over HTTP.
+// It is a sink of its own, so that a process that records through
+// package collector without pushing does not link net/http.
+package httpsink
 
 import (
 	"bytes"
@@ -9,10 +12,12 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/augur-dev/augur/collector"
 )
 
-// PushOptions configure an [HTTPSink].
-type PushOptions struct {
+// Options configure a [Sink].
+type Options struct {
 	// Token is sent as "Authorization: Bearer Token"; empty sends none.
 	Token string
 	// BatchRecords is the most records sent in one request; 0 means 256.
@@ -22,7 +27,7 @@ type PushOptions struct {
 	FlushInterval time.Duration
 	// MaxBuffered bounds the records held while the monitor cannot be
 	// reached; 0 means 65536. Beyond it the oldest records are dropped
-	// and counted (see [HTTPSink.Dropped]): a node must not run out of
+	// and counted (see [Sink.Dropped]): a node must not run out of
 	// memory because its monitor is down.
 	MaxBuffered int
 	// MaxBackoff caps the delay between retries of a failed request
@@ -36,7 +41,7 @@ type PushOptions struct {
 	Client *http.Client
 }
 
-func (o PushOptions) withDefaults() PushOptions {
+func (o Options) withDefaults() Options {
 	if o.BatchRecords <= 0 {
 		o.BatchRecords = 256
 	}
@@ -58,20 +63,20 @@ func (o PushOptions) withDefaults() PushOptions {
 	return o
 }
 
-// An HTTPSink pushes records to a monitor over HTTP: batches of
-// node-local JSON lines (the format of [JSONLSink]) in POST requests with
+// A Sink pushes records to a monitor over HTTP: batches of node-local
+// JSON lines (the format of [collector.JSONLSink]) in POST requests with
 // Content-Type application/x-ndjson. A goroutine sends them in order and
 // retries failed requests with exponential backoff; Write never waits for
 // the network. It is safe for concurrent use.
 //
 // A batch the monitor refuses with a 4xx status other than 408 (Request
 // Timeout) and 429 (Too Many Requests) would be refused again: the sink
-// drops its records, counts them (see [HTTPSink.Rejected]), reports a
+// drops its records, counts them (see [Sink.Rejected]), reports a
 // [*RejectedError] by the next Flush or Close, and goes on with the next
 // batch.
-type HTTPSink struct {
+type Sink struct {
 	url  string
-	opts PushOptions
+	opts Options
 
 	mu       sync.Mutex
 	cond     *sync.Cond // signalled when lines are sent or a request fails
@@ -91,10 +96,10 @@ type HTTPSink struct {
 	done   chan struct{}
 }
 
-// NewHTTPSink returns a sink that pushes records to url.
-func NewHTTPSink(url string, opts PushOptions) *HTTPSink {
+// New returns a sink that pushes records to url.
+func New(url string, opts Options) *Sink {
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &HTTPSink{
+	s := &Sink{
 		url:    url,
 		opts:   opts.withDefaults(),
 		wake:   make(chan struct{}, 1),
@@ -108,13 +113,13 @@ func NewHTTPSink(url string, opts PushOptions) *HTTPSink {
 
 // Write queues the record for sending. When MaxBuffered records are
 // already waiting, the oldest is dropped.
-func (s *HTTPSink) Write(r *Record) error {
+func (s *Sink) Write(r *collector.Record) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return ErrClosed
+		return collector.ErrClosed
 	}
-	b, err := appendRecordJSON(s.buf[:0], r)
+	b, err := r.AppendJSON(s.buf[:0])
 	if err != nil {
 		return err
 	}
@@ -134,7 +139,7 @@ func (s *HTTPSink) Write(r *Record) error {
 }
 
 // poke wakes the sender without blocking.
-func (s *HTTPSink) poke() {
+func (s *Sink) poke() {
 	select {
 	case s.wake <- struct{}{}:
 	default:
@@ -142,9 +147,9 @@ func (s *HTTPSink) poke() {
 }
 
 // Dropped returns the number of records never delivered: dropped because
-// the buffer was full, refused by the monitor (see [HTTPSink.Rejected]),
+// the buffer was full, refused by the monitor (see [Sink.Rejected]),
 // or left unsent by Close.
-func (s *HTTPSink) Dropped() int64 {
+func (s *Sink) Dropped() int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.dropped
@@ -152,7 +157,7 @@ func (s *HTTPSink) Dropped() int64 {
 
 // Rejected returns the number of records dropped because the monitor
 // refused their batch with a 4xx status that a retry would not change.
-func (s *HTTPSink) Rejected() int64 {
+func (s *Sink) Rejected() int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.rejected
@@ -162,11 +167,11 @@ func (s *HTTPSink) Rejected() int64 {
 // delivered, or until a request fails, whose error it returns. When the
 // monitor refused a batch since the last Flush, every record is sent or
 // dropped and the refusal, a [*RejectedError], is returned.
-func (s *HTTPSink) Flush() error {
+func (s *Sink) Flush() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return ErrClosed
+		return collector.ErrClosed
 	}
 	if err := s.waitLocked(s.next); err != nil {
 		return err
@@ -176,7 +181,7 @@ func (s *HTTPSink) Flush() error {
 
 // takeRefusal returns the refusal not yet reported and forgets it. mu is
 // held.
-func (s *HTTPSink) takeRefusal() error {
+func (s *Sink) takeRefusal() error {
 	err := s.refusal
 	s.refusal = nil
 	return err
@@ -184,7 +189,7 @@ func (s *HTTPSink) takeRefusal() error {
 
 // waitLocked waits until every record before seq is sent or dropped, or a
 // request fails. mu is held.
-func (s *HTTPSink) waitLocked(seq uint64) error {
+func (s *Sink) waitLocked(seq uint64) error {
 	fails := s.fails
 	s.poke()
 	for s.first < seq && s.fails == fails {
@@ -200,11 +205,11 @@ func (s *HTTPSink) waitLocked(seq uint64) error {
 // sender. Records it could not send are counted as dropped, and the last
 // request error is returned; else a refusal of the monitor not yet
 // reported by Flush, a [*RejectedError].
-func (s *HTTPSink) Close() error {
+func (s *Sink) Close() error {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		return ErrClosed
+		return collector.ErrClosed
 	}
 	s.closed = true
 	deadline := time.Now().Add(s.opts.CloseTimeout)
@@ -228,7 +233,7 @@ func (s *HTTPSink) Close() error {
 
 // send is the sender goroutine: it posts batches in order, retrying a
 // failed batch after a growing delay.
-func (s *HTTPSink) send(ctx context.Context) {
+func (s *Sink) send(ctx context.Context) {
 	defer close(s.done)
 	ticker := time.NewTicker(s.opts.FlushInterval)
 	defer ticker.Stop()
@@ -305,7 +310,7 @@ func retryable(code int) bool {
 }
 
 // post sends one batch.
-func (s *HTTPSink) post(ctx context.Context, batch []byte) error {
+func (s *Sink) post(ctx context.Context, batch []byte) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.url, bytes.NewReader(batch))
 	if err != nil {
 		return err
@@ -330,6 +335,6 @@ func (s *HTTPSink) post(ctx context.Context, batch []byte) error {
 }
 
 var _ interface {
-	Sink
-	Flusher
-} = (*HTTPSink)(nil)
+	collector.Sink
+	collector.Flusher
+} = (*Sink)(nil)

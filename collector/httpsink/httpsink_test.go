@@ -1,4 +1,4 @@
-package collector
+package httpsink
 
 import (
 	"bufio"
@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/augur-dev/augur/collector"
 )
 
 // monitor is a test server that records the lines pushed to it. While
@@ -70,12 +72,12 @@ type pushState struct {
 	Term int64 `augur:"term"`
 }
 
-func TestHTTPSink(t *testing.T) {
+func TestSink(t *testing.T) {
 	m := &monitor{}
 	srv := httptest.NewServer(m)
 	defer srv.Close()
-	sink := NewHTTPSink(srv.URL, PushOptions{Token: "secret", BatchRecords: 4, FlushInterval: time.Millisecond})
-	node := NewNode("n1", sink)
+	sink := New(srv.URL, Options{Token: "secret", BatchRecords: 4, FlushInterval: time.Millisecond})
+	node := collector.NewNode("n1", sink)
 	for i := range 10 {
 		if err := node.Expose(&pushState{Term: int64(i)}); err != nil {
 			t.Fatal(err)
@@ -109,14 +111,14 @@ func TestHTTPSink(t *testing.T) {
 	}
 }
 
-// TestHTTPSinkRetry checks that records written while the monitor fails
+// TestSinkRetry checks that records written while the monitor fails
 // are delivered, in order, once it recovers.
-func TestHTTPSinkRetry(t *testing.T) {
+func TestSinkRetry(t *testing.T) {
 	m := &monitor{failing: true}
 	srv := httptest.NewServer(m)
 	defer srv.Close()
-	sink := NewHTTPSink(srv.URL, PushOptions{FlushInterval: time.Millisecond, MaxBackoff: 5 * time.Millisecond})
-	node := NewNode("n1", sink)
+	sink := New(srv.URL, Options{FlushInterval: time.Millisecond, MaxBackoff: 5 * time.Millisecond})
+	node := collector.NewNode("n1", sink)
 	for i := range 5 {
 		node.Expose(&pushState{Term: int64(i)})
 	}
@@ -136,14 +138,14 @@ func TestHTTPSinkRetry(t *testing.T) {
 	}
 }
 
-// TestHTTPSinkBounded checks that an unreachable monitor costs bounded
+// TestSinkBounded checks that an unreachable monitor costs bounded
 // memory: the oldest records are dropped and counted.
-func TestHTTPSinkBounded(t *testing.T) {
+func TestSinkBounded(t *testing.T) {
 	m := &monitor{failing: true}
 	srv := httptest.NewServer(m)
 	defer srv.Close()
-	sink := NewHTTPSink(srv.URL, PushOptions{MaxBuffered: 10, FlushInterval: time.Millisecond, MaxBackoff: 5 * time.Millisecond, CloseTimeout: time.Second})
-	node := NewNode("n1", sink)
+	sink := New(srv.URL, Options{MaxBuffered: 10, FlushInterval: time.Millisecond, MaxBackoff: 5 * time.Millisecond, CloseTimeout: time.Second})
+	node := collector.NewNode("n1", sink)
 	for i := range 25 {
 		node.Expose(&pushState{Term: int64(i)})
 	}
@@ -172,12 +174,12 @@ func TestHTTPSinkBounded(t *testing.T) {
 	}
 }
 
-// TestHTTPSinkStatus checks what the sink does with each kind of failed
+// TestSinkStatus checks what the sink does with each kind of failed
 // request: a batch refused with a 4xx other than 408 and 429 is dropped,
 // counted and reported once, and the next batch goes through; network
 // errors, 5xx, 408 and 429 are retried, after a delay bounded by
 // MaxBackoff, until the batch is delivered.
-func TestHTTPSinkStatus(t *testing.T) {
+func TestSinkStatus(t *testing.T) {
 	for _, tt := range []struct {
 		status, refuse int
 		rejected       bool
@@ -196,9 +198,9 @@ func TestHTTPSinkStatus(t *testing.T) {
 			m := &monitor{status: tt.status, refuse: tt.refuse}
 			srv := httptest.NewServer(m)
 			defer srv.Close()
-			sink := NewHTTPSink(srv.URL, PushOptions{BatchRecords: 3, FlushInterval: time.Millisecond,
+			sink := New(srv.URL, Options{BatchRecords: 3, FlushInterval: time.Millisecond,
 				MaxBackoff: 2 * time.Millisecond, CloseTimeout: 2 * time.Second})
-			node := NewNode("n1", sink)
+			node := collector.NewNode("n1", sink)
 			for i := range 3 {
 				node.Expose(&pushState{Term: int64(i)})
 			}
@@ -242,14 +244,14 @@ func TestHTTPSinkStatus(t *testing.T) {
 	}
 }
 
-// TestHTTPSinkCloseReportsRefusal checks that a refusal Flush has not
+// TestSinkCloseReportsRefusal checks that a refusal Flush has not
 // reported is Close's error.
-func TestHTTPSinkCloseReportsRefusal(t *testing.T) {
+func TestSinkCloseReportsRefusal(t *testing.T) {
 	m := &monitor{status: http.StatusBadRequest, refuse: 1}
 	srv := httptest.NewServer(m)
 	defer srv.Close()
-	sink := NewHTTPSink(srv.URL, PushOptions{FlushInterval: time.Millisecond})
-	node := NewNode("n1", sink)
+	sink := New(srv.URL, Options{FlushInterval: time.Millisecond})
+	node := collector.NewNode("n1", sink)
 	node.Expose(&pushState{Term: 1})
 	var re *RejectedError
 	if err := node.Close(); !errors.As(err, &re) || re.Records != 1 {
