@@ -55,5 +55,6 @@
 // structs, or as decoded states; derived variables and spec predicates
 // allocate (expr-lang takes Go values), and so do []byte fields, maps
 // and fields tagged augur:",string" of a struct state. The package links
-// neither the reporter nor gonum nor html/template.
+// neither the evaluator nor the reporter, gonum, html/template or an HTTP
+// client (TestDeps).
 package checker
