@@ -113,10 +113,6 @@ type Anomaly struct {
 	// where the representative fails: such anomalies rank after the
 	// others.
 	BaselineViolatingSnapshots int64 `json:"baseline_violating_snapshots,omitempty"`
-	// ShownBy is, when the anomaly ranks after the others for failing
-	// only at moments that anomalies ranked above it show, the
-	// representative of the first of those.
-	ShownBy string `json:"shown_by,omitempty"`
 }
 
 // Explain tells where the property propertyText stands in the report of
@@ -198,9 +194,6 @@ func (x *Explanation) fate(f *reporter.Fate, n int) {
 	}
 	if f.Anomaly != nil {
 		x.Anomaly = &Anomaly{Representative: f.Anomaly.Text, ID: f.Anomaly.ID, Role: f.Role, BaselineViolatingSnapshots: f.Anomaly.BaselineViolatingSnapshots}
-		if f.ShownBy != nil {
-			x.Anomaly.ShownBy = f.ShownBy.Text
-		}
 	}
 	if f.Broken != nil {
 		x.Broken = &Broken{ViolatingSnapshots: f.Broken.ViolatingSnapshots, Representative: f.BrokenRep.Text, Rank: f.BrokenRank}
@@ -834,9 +827,6 @@ func (x *Explanation) WriteText(w io.Writer) error {
 		}
 		if n := a.BaselineViolatingSnapshots; n > 0 {
 			more("the representative fails at %s of the baseline: ranked after the anomalies that do not", count(n, "snapshot"))
-		}
-		if a.ShownBy != "" {
-			more("it fails only at moments that anomalies ranked above it show, first %s: ranked after those that show other moments", a.ShownBy)
 		}
 	}
 	if x.Rank > 0 {

@@ -381,64 +381,6 @@ func byScore(a, b *Entry) int {
 	)
 }
 
-// novelFirst moves after the others each entry whose violation episodes
-// all (within, a share of them) touch moments that the entries ranked
-// before it already show, keeping each group in rank order, and returns
-// each entry it moved with the first entry above that shows one of its
-// moments. Anomalies failing at the same moments are most likely one
-// event of the run seen through different properties: a failover that a
-// dozen conditional properties each fail at in their own way, say.
-// Grouping joins those whose violating snapshots nearly coincide;
-// novelFirst ranks the others lower, without hiding them, when they fail
-// only where entries above them fail, so that the first entries of a
-// report point at as many different moments of the run as it holds. Only
-// entries that stand out at holdRatio show moments: the plain report
-// lists no others.
-func novelFirst(es []*Entry, moments func(*Entry) []uint64, within, holdRatio float64) map[*Entry]*Entry {
-	shown := map[uint64]*Entry{} // the first entry showing each moment
-	shownBy := map[*Entry]*Entry{}
-	var later []*Entry
-	novel := es[:0]
-	for _, e := range es {
-		ms := moments(e)
-		var by *Entry
-		n, seen, hit := 0, 0, false
-		for i, m := range ms {
-			if i == 0 || m != ms[i-1]+1 { // a new episode
-				if hit {
-					seen++
-				}
-				n++
-				hit = false
-			}
-			if s, ok := shown[m]; ok {
-				hit = true
-				if by == nil {
-					by = s
-				}
-			}
-		}
-		if hit {
-			seen++
-		}
-		if n > 0 && float64(seen) >= within*float64(n) {
-			later = append(later, e)
-			shownBy[e] = by
-			continue
-		}
-		novel = append(novel, e)
-		if standsOut(e, holdRatio) {
-			for _, m := range ms {
-				if _, ok := shown[m]; !ok {
-					shown[m] = e
-				}
-			}
-		}
-	}
-	copy(es[len(novel):], later)
-	return shownBy
-}
-
 // steadyFirst orders the entries seen in steady state before those seen
 // only in transients, keeping each group in order.
 func steadyFirst(es []*Entry) {

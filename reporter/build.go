@@ -275,12 +275,11 @@ func Build(in Input, opts Options) (*Report, error) {
 		trail.anomaly(a, moments)
 	}
 	slices.SortStableFunc(r.AlmostInvariants, byScore)
-	shownBy := novelFirst(r.AlmostInvariants, func(e *Entry) []uint64 { return moments[e] }, th.Grouping.Within, opts.HoldRatio)
 	if opts.SteadyTag != "" {
 		steadyFirst(r.AlmostInvariants)
 	}
 	r.Candidates.AlmostInvariants = len(r.AlmostInvariants)
-	trail.ranked(r.AlmostInvariants, shownBy)
+	trail.ranked(r.AlmostInvariants)
 	if !opts.All {
 		r.AlmostInvariants, r.Candidates.NotStandingOut = listed(r.AlmostInvariants, opts.HoldRatio)
 	}

@@ -27,9 +27,6 @@
 //     snapshots first, and of two equally rare, the simpler, of which
 //     fewer were tried; a run of consecutive violating snapshots is one
 //     event, or one per Thresholds.EpisodeShare of the run it lasts.
-//     An anomaly failing only at moments that listed anomalies ranked
-//     above it show comes after those that show other moments: the
-//     first entries point at as many different moments as the run holds.
 //     With a steady tag asked for (Options.SteadyTag), anomalies seen in
 //     steady state come first, as the Avenger paper looked at
 //     steady-state violations;

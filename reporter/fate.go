@@ -33,10 +33,6 @@ type Fate struct {
 	// Order is its anomaly's place among all the anomalies, ranked (its
 	// rank under augur infer --all), from 1; 0 when it has none.
 	Order int
-	// ShownBy is, when its anomaly ranks after the others for failing
-	// only at moments the anomalies ranked above it show, the first of
-	// those; nil otherwise.
-	ShownBy *Entry
 	// Rank is the rank at which the report lists it, or its anomaly's
 	// representative: among the almost-invariants, or among the
 	// invariants when Entry is one; 0 when the report does not list it.
@@ -130,14 +126,11 @@ func (t *trail) anomaly(a *anomaly, moments map[*Entry][]uint64) {
 	}
 }
 
-// ranked records the order of the anomalies, by their representatives,
-// and which ranked after the others for failing at moments shown above
-// (novelFirst).
-func (t *trail) ranked(reps []*Entry, shownBy map[*Entry]*Entry) {
+// ranked records the order of the anomalies, by their representatives.
+func (t *trail) ranked(reps []*Entry) {
 	for _, f := range t.byEntry {
 		if f.Anomaly != nil {
 			f.Order = slices.Index(reps, f.Anomaly) + 1
-			f.ShownBy = shownBy[f.Anomaly]
 		}
 	}
 }
