@@ -38,6 +38,7 @@ func (m *Monitor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	case "/healthz":
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
 			m.refuse(w, http.StatusMethodNotAllowed, "method", "use GET")
 			return
 		}

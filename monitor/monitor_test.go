@@ -230,3 +230,24 @@ func TestSlowSubscriber(t *testing.T) {
 	}
 	m.Close()
 }
+
+// TestMethodNotAllowed checks that every endpoint answers a wrong method
+// with 405 and the methods it takes in the Allow header (RFC 9110 §15.5.6).
+func TestMethodNotAllowed(t *testing.T) {
+	m := newTest(t, Options{})
+	defer m.Close()
+	for _, tt := range []struct{ method, path, allow string }{
+		{"GET", "/v1/records", "POST"},
+		{"POST", "/v1/violations", "GET"},
+		{"DELETE", "/metrics", "GET"},
+		{"POST", "/healthz", "GET, HEAD"},
+	} {
+		req := httptest.NewRequest(tt.method, tt.path, nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		rec := httptest.NewRecorder()
+		m.ServeHTTP(rec, req)
+		if rec.Code != http.StatusMethodNotAllowed || rec.Header().Get("Allow") != tt.allow {
+			t.Errorf("%s %s: %d, Allow %q; want 405, Allow %q", tt.method, tt.path, rec.Code, rec.Header().Get("Allow"), tt.allow)
+		}
+	}
+}
