@@ -151,7 +151,7 @@ func newInferCmd(runF func(*inferOptions) error) *cobra.Command {
 func runInfer(ctx context.Context, o *inferOptions) error {
 	if o.sharded || o.stats != "" && len(o.outputs) == 0 {
 		if o.po.Baseline != "" {
-			return fmt.Errorf("--baseline does not apply to shards: use it with augur report")
+			return fmt.Errorf("--baseline does not apply to shards: a report made from merged stats has no baseline section; run augur infer on the whole trace with --baseline")
 		}
 		return runShard(ctx, o)
 	}
