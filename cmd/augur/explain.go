@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/augur-dev/augur/evaluator"
 	"github.com/augur-dev/augur/internal/cliflag"
 	"github.com/augur-dev/augur/internal/progress"
 	"github.com/augur-dev/augur/pipeline"
@@ -17,9 +16,8 @@ import (
 type explainOptions struct {
 	spec, trace, property string
 	format                string
-	evaluator             string
 	quiet                 bool
-	po                    pipeline.Options // but Evaluator and Progress
+	po                    pipeline.Options // but Progress
 
 	stdout, stderr io.Writer
 }
@@ -40,7 +38,7 @@ func newExplainCmd(runF func(*explainOptions) error) *cobra.Command {
 	f, po := cmd.Flags(), &o.po
 	f.StringVar(&o.format, "format", "text", "output format: text or json")
 	cliflag.IntP(f, &po.Top, "top", "", 0, 0, "entries per list of the report the rank is in (default: the spec's report.size)")
-	f.StringVar(&o.evaluator, "evaluator", "fast", "evaluator: fast or reference")
+	evaluatorFlag(f, &po.Evaluator)
 	cliflag.Workers(f, &po.Workers)
 	f.BoolVar(&po.NoFilter, "no-filter", false, "evaluate every property on every snapshot (no pruning)")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress on stderr")
@@ -55,12 +53,7 @@ func runExplain(ctx context.Context, o *explainOptions) error {
 	if o.format != "text" && o.format != "json" {
 		return fmt.Errorf("unknown format %q (want text or json)", o.format)
 	}
-	kind, err := evaluator.ParseKind(o.evaluator)
-	if err != nil {
-		return err
-	}
 	po := o.po
-	po.Evaluator = kind
 	if !o.quiet {
 		po.Progress = progress.New(o.stderr)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/augur-dev/augur/cluster"
+	"github.com/augur-dev/augur/evaluator"
 	"github.com/augur-dev/augur/learn"
 	"github.com/augur-dev/augur/pipeline"
 	"github.com/augur-dev/augur/testbeds"
@@ -32,27 +33,27 @@ func TestInferFlags(t *testing.T) {
 	}{
 		{
 			[]string{"s.yaml", "r.trace"},
-			inferOptions{spec: "s.yaml", trace: "r.trace", format: "text", evaluator: "fast", selector: cluster.Selector{Block: 1024}},
+			inferOptions{spec: "s.yaml", trace: "r.trace", format: "text", po: pipeline.Options{Evaluator: evaluator.Fast}, selector: cluster.Selector{Block: 1024}},
 		},
 		{
 			[]string{"s.yaml", "r.trace", "--format", "json", "-o", "rep.json", "--top", "20", "--no-filter", "-q", "--baseline", "good.trace", "--evaluator", "reference", "--workers", "3", "--all"},
-			inferOptions{spec: "s.yaml", trace: "r.trace", format: "json", formatSet: true, outputs: []string{"rep.json"}, quiet: true, evaluator: "reference", selector: cluster.Selector{Block: 1024},
-				po: pipeline.Options{Top: 20, NoFilter: true, Baseline: "good.trace", Workers: 3, All: true}},
+			inferOptions{spec: "s.yaml", trace: "r.trace", format: "json", formatSet: true, outputs: []string{"rep.json"}, quiet: true, selector: cluster.Selector{Block: 1024},
+				po: pipeline.Options{Evaluator: evaluator.Reference, Top: 20, NoFilter: true, Baseline: "good.trace", Workers: 3, All: true}},
 		},
 		{
 			[]string{"s.yaml", "r.trace", "-o", "rep.json", "--output", "rep.html", "--stats", "run.stats"},
-			inferOptions{spec: "s.yaml", trace: "r.trace", format: "text", outputs: []string{"rep.json", "rep.html"}, evaluator: "fast", selector: cluster.Selector{Block: 1024}, stats: "run.stats"},
+			inferOptions{spec: "s.yaml", trace: "r.trace", format: "text", outputs: []string{"rep.json", "rep.html"}, po: pipeline.Options{Evaluator: evaluator.Fast}, selector: cluster.Selector{Block: 1024}, stats: "run.stats"},
 		},
 		{
 			[]string{"s.yaml", "r.trace", "--shard", "1/4", "--block", "7", "--stats", "p1.arrow"},
-			inferOptions{spec: "s.yaml", trace: "r.trace", format: "text", evaluator: "fast", sharded: true,
+			inferOptions{spec: "s.yaml", trace: "r.trace", format: "text", po: pipeline.Options{Evaluator: evaluator.Fast}, sharded: true,
 				selector: cluster.Selector{Shard: "1/4", Block: 7}, stats: "p1.arrow"},
 		},
 		{
 			// --shards N leaves the index to $JOB_COMPLETION_INDEX, read
 			// when the command runs, not when its flags are parsed.
 			[]string{"s.yaml", "r.trace", "--shards", "3"},
-			inferOptions{spec: "s.yaml", trace: "r.trace", format: "text", evaluator: "fast", sharded: true,
+			inferOptions{spec: "s.yaml", trace: "r.trace", format: "text", po: pipeline.Options{Evaluator: evaluator.Fast}, sharded: true,
 				selector: cluster.Selector{Shards: 3, Block: 1024}},
 		},
 	}
@@ -122,7 +123,7 @@ func TestLearnFlags(t *testing.T) {
 		"--vet", "x.trace,y.trace", "--min-support", "0.5", "--almost", "0.01", "--evaluator", "reference", "--workers", "2", "-q")
 	got.stdout, got.stderr = nil, nil
 	want := learnOptions{spec: "s.yaml", traces: []string{"a.trace", "b.trace"}, output: "c.yaml", vet: []string{"x.trace", "y.trace"},
-		evaluator: "reference", quiet: true, lo: learn.Options{MinSupport: 0.5, Almost: 0.01, Workers: 2}}
+		quiet: true, lo: learn.Options{Evaluator: evaluator.Reference, MinSupport: 0.5, Almost: 0.01, Workers: 2}}
 	if !reflect.DeepEqual(*got, want) {
 		t.Errorf("got %+v\nwant %+v", *got, want)
 	}

@@ -26,9 +26,8 @@ type inferOptions struct {
 	format      string
 	formatSet   bool     // --format was given: every output takes it
 	outputs     []string // -o, each in the format of its extension unless --format is given
-	evaluator   string
 	quiet       bool
-	po          pipeline.Options // but Output, Evaluator, Timeline and Progress
+	po          pipeline.Options // but Output, Timeline and Progress
 
 	// Sharded evaluation into partial stats.
 	sharded  bool // a sharding flag was given
@@ -42,7 +41,7 @@ func (o *inferOptions) addFlags(cmd *cobra.Command) {
 	f, po := cmd.Flags(), &o.po
 	o.reportFlags(f)
 	cliflag.IntP(f, &po.Top, "top", "", 0, 0, "entries per list (default: the spec's report.size)")
-	f.StringVar(&o.evaluator, "evaluator", "fast", "evaluator: fast or reference")
+	evaluatorFlag(f, &po.Evaluator)
 	cliflag.Workers(f, &po.Workers)
 	f.BoolVar(&po.NoFilter, "no-filter", false, "evaluate every property on every snapshot (no pruning)")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress on stderr")
@@ -83,12 +82,7 @@ func (o *inferOptions) pipelineOptions() (pipeline.Options, error) {
 			return pipeline.Options{}, fmt.Errorf("-o %s is given twice", out)
 		}
 	}
-	kind, err := evaluator.ParseKind(o.evaluator)
-	if err != nil {
-		return pipeline.Options{}, err
-	}
 	po := o.po
-	po.Evaluator = kind
 	if len(o.outputs) > 0 {
 		po.Output = o.outputs[0]
 	}

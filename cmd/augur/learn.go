@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/augur-dev/augur/evaluator"
 	"github.com/augur-dev/augur/internal/cliflag"
 	"github.com/augur-dev/augur/internal/progress"
 	"github.com/augur-dev/augur/learn"
@@ -15,13 +14,12 @@ import (
 
 // learnOptions are augur learn's arguments and flags.
 type learnOptions struct {
-	spec      string
-	traces    []string
-	output    string
-	vet       []string
-	evaluator string
-	quiet     bool
-	lo        learn.Options // but Evaluator and Progress
+	spec   string
+	traces []string
+	output string
+	vet    []string
+	quiet  bool
+	lo     learn.Options // but Progress
 
 	stdout, stderr io.Writer
 }
@@ -44,7 +42,7 @@ func newLearnCmd(runF func(*learnOptions) error) *cobra.Command {
 	f.StringSliceVar(&o.vet, "vet", nil, "runs believed good, held out from learning: drop the checks that would refuse one of their changes")
 	f.Float64Var(&o.lo.MinSupport, "min-support", learn.DefaultMinSupport, "least share of each run's snapshots at which a property is non-vacuous")
 	f.Float64Var(&o.lo.Almost, "almost", 0, "also learn the properties violated in at most this share of each run's non-vacuous snapshots")
-	f.StringVar(&o.evaluator, "evaluator", "fast", "evaluator: fast or reference")
+	evaluatorFlag(f, &o.lo.Evaluator)
 	cliflag.Workers(f, &o.lo.Workers)
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress on stderr")
 	return cmd
@@ -55,12 +53,7 @@ func runLearn(ctx context.Context, o *learnOptions) error {
 	if o.output == "" {
 		return fmt.Errorf("learn: -o CHECKS.yaml is required")
 	}
-	kind, err := evaluator.ParseKind(o.evaluator)
-	if err != nil {
-		return err
-	}
 	lo := o.lo
-	lo.Evaluator = kind
 	if !o.quiet {
 		lo.Progress = progress.New(o.stderr)
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/augur-dev/augur/cluster"
+	"github.com/augur-dev/augur/evaluator"
 	"github.com/augur-dev/augur/internal/cliflag"
 	"github.com/augur-dev/augur/pipeline"
 )
@@ -38,7 +39,7 @@ func newReportCmd(runF func(*reportOptions) error) *cobra.Command {
 }
 
 func runReport(ctx context.Context, o *reportOptions) error {
-	o.infer.evaluator, o.infer.quiet = "fast", true
+	o.infer.po.Evaluator, o.infer.quiet = evaluator.Fast, true
 	po, err := o.infer.pipelineOptions()
 	if err != nil {
 		return err
