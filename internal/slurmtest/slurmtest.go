@@ -14,11 +14,13 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -31,6 +33,9 @@ const (
 	stopTimeout  = 10 * time.Second // per daemon, after SIGTERM; then SIGKILL
 	drainTimeout = 15 * time.Second // jobs left at the end cancelled and gone
 )
+
+// minJobAge is how long, in seconds, slurmctld keeps a finished job.
+const minJobAge = 3600
 
 // NodeName and Partition name the cluster's only node and partition.
 const (
@@ -196,9 +201,11 @@ func (c *Cluster) path(name string) string { return filepath.Join(c.Dir, name) }
 
 // config returns slurm.conf: one node with the CPUs and memory slurmd
 // finds, no accounting, no cgroups, and a scheduler that starts a job as
-// soon as it can (batch_sched_delay=0). MinJobAge=5 keeps sbatch --wait
-// polling every 2 seconds (it backs off to 8 and 32 when finished jobs are
-// kept longer) while keeping a finished job long enough for it to see.
+// soon as it can (batch_sched_delay=0). MinJobAge keeps a finished job in
+// slurmctld for an hour, longer than any test runs, so that Wait and Jobs
+// see every job a test submitted however slow the machine: with no
+// accounting, slurmctld is the only place that knows a job, and once it
+// purges one, scontrol says "Invalid job id specified".
 func (c *Cluster) config() ([]byte, error) {
 	hw, err := hardware()
 	if err != nil {
@@ -236,7 +243,7 @@ func (c *Cluster) config() ([]byte, error) {
 		{"AccountingStorageType", "accounting_storage/none"},
 		{"MailProg", "/bin/true"},
 		{"ReturnToService", 2},
-		{"MinJobAge", 5},
+		{"MinJobAge", minJobAge},
 		{"KillWait", 2},
 		{"NodeName", NodeName + " NodeAddr=127.0.0.1 " + hw + " State=UNKNOWN"},
 		{"PartitionName", Partition + " Nodes=" + NodeName + " Default=YES MaxTime=INFINITE State=UP"},
@@ -417,10 +424,103 @@ type Job struct {
 	ExitCode string // ExitCode, status:signal
 }
 
+// Ended reports whether j has ended, whether it succeeded or not.
+func (j Job) Ended() bool {
+	switch j.State {
+	case "COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "PREEMPTED",
+		"BOOT_FAIL", "DEADLINE", "OUT_OF_MEMORY":
+		return true
+	}
+	return false // PENDING, RUNNING, COMPLETING, CONFIGURING, SUSPENDED, REQUEUED…
+}
+
+// String returns j as "job 3 task 1: FAILED (NonZeroExitCode), exit 1:0".
+func (j Job) String() string {
+	s := "job " + j.ID
+	if j.Task != "" {
+		s += " task " + j.Task
+	}
+	s += ": " + j.State
+	if j.Reason != "" && j.Reason != "None" {
+		s += " (" + j.Reason + ")"
+	}
+	return s + ", exit " + j.ExitCode
+}
+
+// ErrUnknownJob is returned by Jobs and Wait for a job that slurmctld does
+// not know (scontrol: "Invalid job id specified"): since the cluster keeps
+// finished jobs for an hour (MinJobAge), one it never had.
+var ErrUnknownJob = errors.New("slurmctld does not know the job")
+
+// pollInterval is how often Wait asks slurmctld for the jobs' states.
+const pollInterval = 250 * time.Millisecond
+
+// Wait polls the jobs ids, or the tasks of job arrays, until every one has
+// ended (Job.Ended), and returns them in the order of ids. A failing
+// scontrol is asked again at the next poll, unless it says the job is
+// unknown (ErrUnknownJob). If ctx ends first, Wait's error gives the
+// states last seen and scontrol's last failure, if any.
+func (c *Cluster) Wait(ctx context.Context, ids ...string) ([]Job, error) {
+	tick := time.NewTicker(pollInterval)
+	defer tick.Stop()
+	start := time.Now()
+	var seen []Job   // the last poll answered
+	var failed error // the last poll failed, before ctx ended
+	for polls := 1; ; polls++ {
+		all, err := c.jobs(ctx, ids)
+		switch {
+		case errors.Is(err, ErrUnknownJob):
+			return nil, err
+		case err != nil:
+			if ctx.Err() == nil {
+				failed = err
+			}
+		case !slices.ContainsFunc(all, func(j Job) bool { return !j.Ended() }):
+			return all, nil
+		default:
+			seen, failed = all, nil
+		}
+		select {
+		case <-ctx.Done():
+			var b strings.Builder
+			fmt.Fprintf(&b, "jobs %s not ended after %v (%d polls)", strings.Join(ids, ", "), time.Since(start).Round(time.Millisecond), polls)
+			if seen == nil {
+				b.WriteString("; scontrol never answered")
+			} else {
+				b.WriteString("; last seen:")
+				for _, j := range seen {
+					fmt.Fprintf(&b, "\n\t%v", j)
+				}
+			}
+			if failed != nil {
+				fmt.Fprintf(&b, "\nthen %v", failed)
+			}
+			return nil, errors.New(b.String())
+		case <-tick.C:
+		}
+	}
+}
+
+// jobs returns the jobs or array tasks of ids, in their order.
+func (c *Cluster) jobs(ctx context.Context, ids []string) ([]Job, error) {
+	var all []Job
+	for _, id := range ids {
+		js, err := c.Jobs(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, js...)
+	}
+	return all, nil
+}
+
 // Jobs returns job id, or the tasks of job array id.
 func (c *Cluster) Jobs(ctx context.Context, id string) ([]Job, error) {
 	out, err := c.Command(ctx, "scontrol", "--oneliner", "show", "job", id).CombinedOutput()
 	if err != nil {
+		if bytes.Contains(out, []byte("Invalid job id specified")) {
+			return nil, fmt.Errorf("scontrol show job %s: %w (MinJobAge=%d s): %s", id, ErrUnknownJob, minJobAge, bytes.TrimSpace(out))
+		}
 		return nil, fmt.Errorf("scontrol show job %s: %v: %s", id, err, out)
 	}
 	var jobs []Job
