@@ -79,7 +79,9 @@ func runBenchSteer(ctx context.Context, o *benchSteerOptions) error {
 		}
 		modes = append(modes, m)
 	}
-	pr := progress.New(o.stderr)
+	// The runs take minutes: how far they are shows on a terminal only,
+	// so that a log keeps the table alone.
+	pr := progress.OnTerminal(o.stderr)
 	pr.Start("runs", 0)
 	runs, err := avoid.RunAll(ctx, avoid.Options{Seeds: seeds, Testbeds: o.testbeds, Steps: o.steps, Checks: o.checks,
 		Promoted: promoted, Modes: modes, PredictEvery: o.predictEvery, Budget: o.budget, Workers: o.workers, Progress: pr.Update})

@@ -66,7 +66,9 @@ func runBenchTestbeds(ctx context.Context, o *benchTestbedsOptions) error {
 	if err != nil {
 		return err
 	}
-	pr := progress.New(o.stderr)
+	// The runs take minutes: how far they are shows on a terminal only,
+	// so that a log keeps the table alone.
+	pr := progress.OnTerminal(o.stderr)
 	pr.Start("runs", 0)
 	sum, err := bugs.Run(ctx, bugs.Options{
 		Seeds: seeds, Testbeds: o.testbeds, Steps: o.steps, Workers: o.workers, Keep: keep, Reuse: o.reuse != "",

@@ -54,8 +54,10 @@ func runLearn(ctx context.Context, o *learnOptions) error {
 		return fmt.Errorf("learn: -o CHECKS.yaml is required")
 	}
 	lo := o.lo
-	if !o.quiet {
-		lo.Progress = progress.New(o.stderr)
+	// How far evaluation is shows on a terminal only, so that a log keeps
+	// the counts alone.
+	if pr := progress.OnTerminal(o.stderr); pr != nil && !o.quiet {
+		lo.Progress = pr
 	}
 	r, err := learn.Learn(ctx, o.spec, o.traces, lo)
 	if err != nil {

@@ -1,6 +1,7 @@
 // Package progress shows how far a long run is: a bar when the output is a
-// terminal, otherwise a plain line every few seconds, so that CI logs stay
-// readable.
+// terminal, otherwise (New) a plain line every few seconds, so that CI logs
+// stay readable, or (OnTerminal) nothing, so that a log keeps a command's
+// result alone.
 package progress
 
 import (
@@ -14,14 +15,16 @@ import (
 	"golang.org/x/term"
 )
 
-// A Progress reports how far a long run is; it is a pipeline.Progress.
+// A Progress reports how far a long run is; it is a pipeline.Progress. A
+// nil *Progress reports nothing.
 type Progress struct {
-	w    io.Writer
-	tty  bool
-	p    *mpb.Progress
-	bar  *mpb.Bar
-	what string
-	last time.Time
+	w     io.Writer
+	tty   bool
+	p     *mpb.Progress
+	bar   *mpb.Bar
+	total int // the bar's
+	what  string
+	last  time.Time
 }
 
 // New returns a Progress that writes to w, drawing a bar when w is a
@@ -31,12 +34,25 @@ func New(w io.Writer) *Progress {
 	return &Progress{w: w, tty: ok && term.IsTerminal(int(f.Fd()))}
 }
 
-// Terminal reports whether pr draws a bar, its output being a terminal.
-func (pr *Progress) Terminal() bool { return pr.tty }
+// OnTerminal returns a Progress that draws a bar when w is a terminal, and
+// nil, which reports nothing, when it is not.
+func OnTerminal(w io.Writer) *Progress {
+	if pr := New(w); pr.tty {
+		return pr
+	}
+	return nil
+}
 
-// Start begins reporting total units of what.
+// Terminal reports whether pr draws a bar, its output being a terminal.
+func (pr *Progress) Terminal() bool { return pr != nil && pr.tty }
+
+// Start begins reporting total units of what; a total of 0 is taken from
+// the first Update.
 func (pr *Progress) Start(what string, total int) {
-	pr.what, pr.last = what, time.Now()
+	if pr == nil {
+		return
+	}
+	pr.what, pr.last, pr.total = what, time.Now(), total
 	if pr.tty {
 		pr.p = mpb.New(mpb.WithOutput(pr.w), mpb.WithWidth(40))
 		pr.bar = pr.p.AddBar(int64(total),
@@ -48,7 +64,14 @@ func (pr *Progress) Start(what string, total int) {
 
 // Update records that done of total units are finished.
 func (pr *Progress) Update(done, total int) {
+	if pr == nil {
+		return
+	}
 	if pr.bar != nil {
+		if total != pr.total {
+			pr.total = total
+			pr.bar.SetTotal(int64(total), false)
+		}
 		pr.bar.SetCurrent(int64(done))
 		return
 	}
@@ -60,7 +83,7 @@ func (pr *Progress) Update(done, total int) {
 
 // Stop ends the bar.
 func (pr *Progress) Stop() {
-	if pr.p == nil {
+	if pr == nil || pr.p == nil {
 		return
 	}
 	pr.bar.Abort(false)
