@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/augur-dev/augur/evaluator"
-	"github.com/augur-dev/augur/grammar"
 )
 
 // keepAll is a Pruner that prunes nothing, every n snapshots: it makes
@@ -25,14 +25,7 @@ func TestRunCanceled(t *testing.T) {
 		snaps = append(snaps, snap{"a": {"x": int64(i % 5)}, "b": {"x": int64(i % 3)}})
 	}
 	tr := writeTiny(t, snaps)
-	p, err := grammar.Parse("forall n0, n1 in nodes: n0.x <= n1.x")
-	if err != nil {
-		t.Fatal(err)
-	}
-	prog, err := evaluator.Compile(mustSpec(t), []*grammar.Property{p})
-	if err != nil {
-		t.Fatal(err)
-	}
+	prog := compileTiny(t, "forall n0, n1 in nodes: n0.x <= n1.x")
 	for _, kind := range []evaluator.Kind{evaluator.Reference, evaluator.Fast} {
 		t.Run(kind.String()+"/before", func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
@@ -61,5 +54,37 @@ func TestRunCanceled(t *testing.T) {
 	}
 	if _, err := evaluator.Run(context.Background(), tr, prog, evaluator.Options{Kind: 9}); err == nil {
 		t.Error("Run with an unknown evaluator kind: no error")
+	}
+}
+
+// TestRunCanceledInSnapshot checks that both evaluators stop within a
+// fraction of a second when the context is canceled in the middle of one
+// snapshot of a billion bindings (three nodes of 1,000, under
+// MaxBindings): they look at the context every few thousand bindings,
+// not only between snapshots.
+func TestRunCanceledInSnapshot(t *testing.T) {
+	tr := manyNodes(t, 1000, 1)
+	for _, src := range []string{
+		"forall n0, n1, n2 in nodes: n0.x != n1.x or n1.y <= n2.y",
+		// quantifiers inside the prefix's, which the fast evaluator leaves
+		// to the reference
+		"forall n0 in nodes: exists n1, n2 in nodes: n1.x == n2.x or n0.x < 0",
+	} {
+		prog := compileTiny(t, src)
+		for _, kind := range []evaluator.Kind{evaluator.Reference, evaluator.Fast} {
+			t.Run(kind.String(), func(t *testing.T) {
+				ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+				defer cancel()
+				start := time.Now()
+				res, err := evaluator.Run(ctx, tr, prog, evaluator.Options{Kind: kind, Workers: 1})
+				took := time.Since(start)
+				if !errors.Is(err, context.DeadlineExceeded) || res != nil {
+					t.Fatalf("%s: Run = %v, %v; want nil, context.DeadlineExceeded", src, res, err)
+				}
+				if took > 2*time.Second {
+					t.Errorf("%s: Run returned %v after it began, canceled at 0.1 s", src, took.Round(time.Millisecond))
+				}
+			})
+		}
 	}
 }

@@ -84,7 +84,8 @@ func mustSpec(t testing.TB) *specs.Spec {
 	return s
 }
 
-func evaluate(t testing.TB, tr *trace.Trace, opts evaluator.Options, props ...string) []evaluator.Stats {
+// compileTiny parses props and compiles them against tinySpec.
+func compileTiny(t testing.TB, props ...string) *evaluator.Program {
 	t.Helper()
 	var ps []*grammar.Property
 	for _, s := range props {
@@ -98,7 +99,12 @@ func evaluate(t testing.TB, tr *trace.Trace, opts evaluator.Options, props ...st
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := evaluator.Run(context.Background(), tr, prog, opts)
+	return prog
+}
+
+func evaluate(t testing.TB, tr *trace.Trace, opts evaluator.Options, props ...string) []evaluator.Stats {
+	t.Helper()
+	res, err := evaluator.Run(context.Background(), tr, compileTiny(t, props...), opts)
 	if err != nil {
 		t.Fatal(err)
 	}

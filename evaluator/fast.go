@@ -368,12 +368,12 @@ func (e *fast) evalSnapshot(s *trace.Snapshot) error {
 			return nil
 		}
 		e.refNodes()
-		for i := t.lo; i < t.hi; i++ {
+		for i := t.lo; i < t.hi && e.ref.err == nil; i++ {
 			if t.active[i] {
 				e.ref.evalProp(e.pl.prog.Props[i], s, &t.acc[i], t.wits)
 			}
 		}
-		return nil
+		return e.ref.err
 	}
 	for k, sc := range e.pl.scopes {
 		if sr := &e.scopes[k]; len(sr.props) > 0 {
@@ -385,7 +385,9 @@ func (e *fast) evalSnapshot(s *trace.Snapshot) error {
 	if len(e.fallback) > 0 {
 		e.refNodes()
 		for _, i := range e.fallback {
-			e.ref.evalProp(e.pl.prog.Props[i], s, &t.acc[i], t.wits)
+			if e.ref.evalProp(e.pl.prog.Props[i], s, &t.acc[i], t.wits); e.ref.err != nil {
+				return e.ref.err
+			}
 		}
 	}
 	return nil
@@ -652,7 +654,9 @@ func (e *fast) atomAt(a *fatom, bnd []int32) bool {
 	return test(a, x, y)
 }
 
-// evalScope evaluates the task's properties of one scope on s.
+// evalScope evaluates the task's properties of one scope on s. It stops
+// part way with the context's error when the task's is done (see
+// reference.halt); the engine is then only good to close.
 func (e *fast) evalScope(sc *scope, sr *scopeRun, s *trace.Snapshot) error {
 	var tb, old *nodeTable
 	remap := false // the number of nodes changed, the bitsets over old's bindings valid
@@ -663,7 +667,9 @@ func (e *fast) evalScope(sc *scope, sr *scopeRun, s *trace.Snapshot) error {
 		case !ok:
 			return fmt.Errorf("evaluator: %d nodes give more than 2^62 bindings per snapshot to %s", len(e.rows), e.pl.prog.Props[sc.props[0].index].Text)
 		case nb > limit:
-			e.walkBindings(sc, sr, limit)
+			if e.walkBindings(sc, sr, limit); e.ref.err != nil {
+				return e.ref.err
+			}
 			e.endBlocks(sc, sr, s)
 			return nil
 		}
@@ -678,7 +684,11 @@ func (e *fast) evalScope(sc *scope, sr *scopeRun, s *trace.Snapshot) error {
 		// Bindings that differ from the previous snapshot's come from
 		// rows that changed, so that moved is not 0 and every atom is
 		// evaluated again; only their number matters here.
-		if e.walkBindings(sc, sr, limit) {
+		blocked := e.walkBindings(sc, sr, limit)
+		if e.ref.err != nil {
+			return e.ref.err
+		}
+		if blocked {
 			e.endBlocks(sc, sr, s)
 			return nil
 		}
@@ -707,6 +717,9 @@ func (e *fast) evalScope(sc *scope, sr *scopeRun, s *trace.Snapshot) error {
 	default:
 		e.evalChanged(sc, sr)
 		e.recountDirty(sc, sr)
+	}
+	if e.ref.err != nil {
+		return e.ref.err
 	}
 	sr.valid = true
 	e.witnesses(sc, sr, s)
@@ -745,20 +758,24 @@ func nodeBindings(sc *scope, n int) (int, bool) {
 // walkBindings enumerates the bindings of sc into sr.own, keeping those
 // of the previous snapshot in sr.last. If there are more than limit, it
 // evaluates them in blocks of limit as it goes instead (to be completed
-// by endBlocks) and reports true.
+// by endBlocks) and reports true. It stops between two blocks when the
+// task's context is done (e.ref.err).
 func (e *fast) walkBindings(sc *scope, sr *scopeRun, limit int) bool {
 	ns := sc.nslots
 	buf := sr.last[:0]
 	sr.blocked = false
-	e.walk(sc, 0, e.cur[:ns], func(b []int32) {
+	e.walk(sc, 0, e.cur[:ns], func(b []int32) bool {
 		if len(buf) == limit*ns {
 			if !sr.blocked {
 				e.startBlocks(sc, sr)
 			}
-			e.block(sc, sr, buf)
+			if e.block(sc, sr, buf); e.ref.err != nil {
+				return false
+			}
 			buf = buf[:0]
 		}
 		buf = append(buf, b...)
+		return true
 	})
 	if sr.blocked {
 		e.block(sc, sr, buf)
@@ -795,6 +812,9 @@ func (e *fast) block(sc *scope, sr *scopeRun, bind []int32) {
 	sr.allMod = e.gen
 	sr.sizeBits(sc)
 	for _, a := range sr.atoms {
+		if e.ref.halt(nb) {
+			return
+		}
 		e.evalAtom(sc, sr, &sc.atoms[a], sr.bits[int(a)*sr.nw:][:sr.nw])
 	}
 	for _, j := range sr.props {
@@ -857,6 +877,9 @@ func (e *fast) evalAll(sc *scope, sr *scopeRun) {
 	sr.allMod = e.gen
 	sr.sizeBits(sc)
 	for _, a := range sr.atoms {
+		if e.ref.halt(sr.nb) {
+			return
+		}
 		e.evalAtom(sc, sr, &sc.atoms[a], sr.bits[int(a)*sr.nw:][:sr.nw])
 	}
 }
@@ -869,6 +892,9 @@ func (e *fast) evalChanged(sc *scope, sr *scopeRun) {
 	}
 	tmp := sr.tmp[:sr.nw]
 	for _, a := range sr.atoms {
+		if e.ref.halt(sr.nb) {
+			return
+		}
 		e.evalAtom(sc, sr, &sc.atoms[a], tmp)
 		old := sr.bits[int(a)*sr.nw:][:sr.nw]
 		if !slices.Equal(tmp, old) {
@@ -1078,7 +1104,7 @@ func (e *fast) table(sc *scope, sr *scopeRun) *nodeTable {
 func (e *fast) newTable(sc *scope, n int) *nodeTable {
 	ns := sc.nslots
 	var bind []int32
-	e.walk(sc, 0, e.cur[:ns], func(b []int32) { bind = append(bind, b...) })
+	e.walk(sc, 0, e.cur[:ns], func(b []int32) bool { bind = append(bind, b...); return true })
 	tb := &nodeTable{n: n, nb: len(bind) / ns, bind: bind}
 	if n > maxMasked {
 		return tb
@@ -1095,30 +1121,31 @@ func (e *fast) newTable(sc *scope, n int) *nodeTable {
 }
 
 // walk calls visit with each binding of quantifiers q…, in the order of
-// the reference evaluator, cur holding the slots bound so far.
-func (e *fast) walk(sc *scope, q int, cur []int32, visit func([]int32)) {
+// the reference evaluator, cur holding the slots bound so far, until
+// visit returns false; it reports whether visit never did.
+func (e *fast) walk(sc *scope, q int, cur []int32, visit func([]int32) bool) bool {
 	if q == len(sc.quants) {
-		visit(cur)
-		return
+		return visit(cur)
 	}
 	pq := &sc.quants[q]
 	if pq.dom < 0 {
-		e.assign(sc, q, 0, cur, visit)
-		return
+		return e.assign(sc, q, 0, cur, visit)
 	}
 	n := len(e.rows[cur[pq.owner]].doms[pq.dom].vals)
 	for j := range n {
 		cur[pq.slot] = int32(j)
-		e.walk(sc, q+1, cur, visit)
+		if !e.walk(sc, q+1, cur, visit) {
+			return false
+		}
 	}
+	return true
 }
 
-// assign binds the slots k… of node group q to distinct nodes.
-func (e *fast) assign(sc *scope, q, k int, cur []int32, visit func([]int32)) {
+// assign binds the slots k… of node group q to distinct nodes, as walk.
+func (e *fast) assign(sc *scope, q, k int, cur []int32, visit func([]int32) bool) bool {
 	g := sc.quants[q].group
 	if k == len(g) {
-		e.walk(sc, q+1, cur, visit)
-		return
+		return e.walk(sc, q+1, cur, visit)
 	}
 next:
 	for p := range e.rows {
@@ -1128,8 +1155,11 @@ next:
 			}
 		}
 		cur[g[k]] = int32(p)
-		e.assign(sc, q, k+1, cur, visit)
+		if !e.assign(sc, q, k+1, cur, visit) {
+			return false
+		}
 	}
+	return true
 }
 
 // evalAtom evaluates a at every binding of the scope into out.

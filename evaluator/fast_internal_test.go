@@ -1,6 +1,7 @@
 package evaluator
 
 import (
+	"context"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -89,7 +90,7 @@ variables:
 	}
 	defer e.close()
 	n := len(prog.Props)
-	tk := &task{active: make([]bool, n), acc: make([]Stats, n), hi: n, wits: 1, moments: MaxMoments}
+	tk := &task{ctx: context.Background(), active: make([]bool, n), acc: make([]Stats, n), hi: n, wits: 1, moments: MaxMoments}
 	for i := range tk.active {
 		tk.active[i] = true
 	}
@@ -206,7 +207,7 @@ func TestFastDuplicateMembers(t *testing.T) {
 	var got [2][]Stats
 	for k, e := range []engine{ref, fa} {
 		n := len(prog.Props)
-		tk := &task{active: make([]bool, n), acc: make([]Stats, n), hi: n, moments: MaxMoments}
+		tk := &task{ctx: context.Background(), active: make([]bool, n), acc: make([]Stats, n), hi: n, moments: MaxMoments}
 		for i := range tk.active {
 			tk.active[i] = true
 		}

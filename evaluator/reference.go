@@ -26,6 +26,28 @@ type reference struct {
 	derivedOK []bool   // derived variables that succeeded once, by index
 	predOK    map[*specs.Predicate]bool
 	snap      uint64 // ID of the snapshot being evaluated
+
+	steps int   // bindings evaluated since halt last looked at the context
+	err   error // the task's context's error, once halt saw it
+}
+
+// stopEvery is the number of bindings an engine evaluates between two
+// looks at its task's context. One snapshot may have up to MaxBindings
+// of them, a minute of work, and a canceled run must stop within a
+// second; at 4096 the look costs nothing measurable against the
+// bindings (BenchmarkManyBindings) and comes within a millisecond.
+const stopEvery = 1 << 12
+
+// halt counts n bindings evaluated and reports whether the run is to
+// stop: the task's context was done when halt last looked at it, which
+// it does once stopEvery bindings have gone by. The fast engine counts
+// its bindings here too.
+func (r *reference) halt(n int) bool {
+	if r.steps += n; r.steps >= stopEvery && r.err == nil {
+		r.steps = 0
+		r.err = r.task.ctx.Err()
+	}
+	return r.err != nil
 }
 
 // nodeState is a decoded state: the values of the spec's variables, then
@@ -137,15 +159,17 @@ func (r *reference) eval(s *trace.Snapshot) error {
 		return err
 	}
 	t := r.task
-	for i := t.lo; i < t.hi; i++ {
+	for i := t.lo; i < t.hi && r.err == nil; i++ {
 		if t.active[i] {
 			r.evalProp(r.prog.Props[i], s, &t.acc[i], t.wits)
 		}
 	}
-	return nil
+	return r.err
 }
 
 // evalProp evaluates p on s into st, keeping at most maxWit witnesses.
+// When the task's context is done it stops part way (r.err says so),
+// and st is only good to drop.
 func (r *reference) evalProp(p *Prop, s *trace.Snapshot, st *Stats, maxWit int) {
 	if len(r.nodes) == 0 {
 		return // no live node: vacuous for every property, exists included
@@ -175,7 +199,7 @@ func (r *reference) evalProp(p *Prop, s *trace.Snapshot, st *Stats, maxWit int) 
 		}
 		return true
 	})
-	if bindings == 0 {
+	if bindings == 0 || r.err != nil {
 		return
 	}
 	st.Support++
@@ -192,10 +216,11 @@ func (r *reference) evalProp(p *Prop, s *trace.Snapshot, st *Stats, maxWit int) 
 }
 
 // each enumerates the bindings of quantifiers [i, end) of p, calling fn
-// for each until fn returns false. It reports whether fn never did.
+// for each until fn returns false or the run is to stop (r.err). It
+// reports whether neither happened.
 func (r *reference) each(p *Prop, i, end int, fn func() bool) bool {
 	if i == end {
-		return fn()
+		return !r.halt(1) && fn()
 	}
 	q := &p.ir.Quants[i]
 	if q.Domain == nil {

@@ -189,6 +189,7 @@ type engine interface {
 // task is the work of one engine on one chunk: the active properties
 // lo ≤ i < hi, accumulated into acc[i].
 type task struct {
+	ctx      context.Context // the run's: engines stop when it is done (see stopEvery)
 	active   []bool
 	acc      []Stats
 	lo, hi   int
@@ -281,6 +282,7 @@ func Run(ctx context.Context, tr *trace.Trace, prog *Program, opts Options) (*Re
 		g.SetLimit(opts.Workers)
 		took := make([]time.Duration, len(engines))
 		for k, e := range engines {
+			tasks[k].ctx = gctx
 			g.Go(func() error {
 				t0 := time.Now()
 				defer func() { took[k] = time.Since(t0) }()
