@@ -55,6 +55,8 @@
 // structs, or as decoded states; derived variables and spec predicates
 // allocate (expr-lang takes Go values), and so do []byte fields, maps
 // and fields tagged augur:",string" of a struct state. The package links
-// neither the evaluator nor the reporter, gonum, html/template or an HTTP
-// client (TestDeps).
+// nothing that reads or writes traces (Arrow and its codecs), no
+// compression and no network client, neither the evaluator nor the
+// reporter: at most 140 packages with the standard library, most of them
+// the spec's expr-lang and YAML (TestDeps).
 package checker

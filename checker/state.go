@@ -9,7 +9,6 @@ import (
 
 	"github.com/augur-dev/augur/collector"
 	"github.com/augur-dev/augur/specs"
-	"github.com/augur-dev/augur/specs/spectrace"
 )
 
 // A State is one node's state prepared for checking: the values of the
@@ -102,7 +101,7 @@ func (c *Checker) buildPlan(t reflect.Type) *typePlan {
 		p.cols = append(p.cols, schema.Index(v.Name))
 		p.vars = append(p.vars, i)
 	}
-	if err := spectrace.Check(read, schema); err != nil {
+	if err := read.CheckColumns(schema); err != nil {
 		return &typePlan{err: fmt.Errorf("%s does not fit spec %s: %w", t, c.spec.File, err)}
 	}
 	return p

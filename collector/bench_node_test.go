@@ -1,10 +1,13 @@
-package collector
+package collector_test
 
 import (
 	"fmt"
 	"io"
 	"path/filepath"
 	"testing"
+
+	"github.com/augur-dev/augur/collector"
+	"github.com/augur-dev/augur/collector/arrowsink"
 )
 
 // kbState is a node state of about 1 KB (as JSON): raft-like scalars, a
@@ -54,25 +57,26 @@ func newKBState(withMap bool) *kbState {
 	return s
 }
 
-// BenchmarkExpose measures one Expose of a 1 KB state through each sink,
-// the sink writing to io.Discard.
+// BenchmarkExpose measures one Expose of a 1 KB state through the JSONL
+// sink and the Arrow sink of package arrowsink, the sink writing to
+// io.Discard.
 //
 //	go test -run - -bench Expose -benchmem ./collector
 func BenchmarkExpose(b *testing.B) {
 	for _, withMap := range []bool{false, true} {
 		st := newKBState(withMap)
-		v, p, _ := stateValue(st)
-		js, _ := State{p, v}.AppendJSON(nil)
+		cs, _ := collector.StateOf(st)
+		js, _ := cs.AppendJSON(nil)
 		for _, sink := range []string{"arrow", "jsonl"} {
 			b.Run(fmt.Sprintf("sink=%s/map=%v", sink, withMap), func(b *testing.B) {
-				var s Sink
-				opts := SinkOptions{FlushRecords: 64, FlushInterval: -1}
+				var s collector.Sink
+				opts := collector.SinkOptions{FlushRecords: 64, FlushInterval: -1}
 				if sink == "arrow" {
-					s = NewArrowSink(io.Discard, opts)
+					s = arrowsink.New(io.Discard, arrowsink.Options{SinkOptions: opts})
 				} else {
-					s = NewJSONLSink(io.Discard, opts)
+					s = collector.NewJSONLSink(io.Discard, opts)
 				}
-				n := NewNode("node-7", s)
+				n := collector.NewNode("node-7", s)
 				defer n.Close()
 				b.SetBytes(int64(len(js)))
 				b.ReportAllocs()
@@ -93,11 +97,12 @@ func BenchmarkExpose(b *testing.B) {
 //
 //	go test -run - -bench ArrowSink -benchmem ./collector
 func BenchmarkArrowSink(b *testing.B) {
-	sink, err := CreateArrowSink(filepath.Join(b.TempDir(), "n.arrow"), SinkOptions{FlushRecords: 64, FlushInterval: -1})
+	opts := arrowsink.Options{SinkOptions: collector.SinkOptions{FlushRecords: 64, FlushInterval: -1}}
+	sink, err := arrowsink.Create(filepath.Join(b.TempDir(), "n.arrow"), opts)
 	if err != nil {
 		b.Fatal(err)
 	}
-	n := NewNode("node-7", sink)
+	n := collector.NewNode("node-7", sink)
 	defer n.Close()
 	st := newKBState(false)
 	b.ReportAllocs()

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/augur-dev/augur/collector"
+	"github.com/augur-dev/augur/collector/arrowsink"
 	"github.com/augur-dev/augur/ingest"
 	"github.com/augur-dev/augur/trace"
 )
@@ -44,7 +45,7 @@ func Example_messagePassing() {
 	for i, name := range names {
 		path := filepath.Join(dir, name+".arrow")
 		files = append(files, path)
-		sink, err := collector.CreateArrowSink(path, collector.SinkOptions{})
+		sink, err := arrowsink.Create(path, arrowsink.Options{})
 		if err != nil {
 			log.Fatal(err)
 		}

@@ -1,17 +1,23 @@
 package collector
 
 import (
-	"errors"
 	"fmt"
 	"reflect"
 	"sync"
 
-	"github.com/augur-dev/augur/trace"
+	"github.com/augur-dev/augur/collector/internal/batch"
+	"github.com/augur-dev/augur/coltype"
 )
 
 // ErrClosed is returned by the methods of a [Node] after Close, and by
 // sinks written to after Close.
-var ErrClosed = errors.New("collector: closed")
+var ErrClosed = batch.ErrClosed
+
+// EventColumn is the column of an Arrow stream of node-local records
+// (written by package arrowsink), after node and ts, that holds the
+// [Event] of a record (utf8: state, heartbeat or leave). No state
+// variable may take its name.
+const EventColumn = "@event"
 
 // Event is the kind of a node-local record.
 type Event uint8
@@ -50,9 +56,24 @@ type State struct {
 	v reflect.Value
 }
 
+// StateOf returns state, a struct or a pointer to one, as [Node.Expose]
+// records it, for sinks and recorders of their own. The State refers to
+// state. The error is a [*TypeError] when its type cannot be exposed.
+func StateOf(state any) (State, error) {
+	v, p, err := stateValue(state)
+	if err != nil {
+		return State{}, err
+	}
+	return State{p, v}, nil
+}
+
+// Type returns the Go struct type of the state: states of one type have
+// one schema.
+func (s State) Type() reflect.Type { return s.p.typ }
+
 // Schema returns the state variables: the exported fields of the state's
 // type, in field order.
-func (s State) Schema() trace.Schema { return s.p.schema }
+func (s State) Schema() coltype.Schema { return s.p.schema }
 
 // Values returns one value per Schema column, in the representation of
 // package trace (nil, bool, int64, uint64, float64, string, []any,
@@ -66,6 +87,15 @@ func (s State) Values() []any {
 	return vals
 }
 
+// Visit passes the values of the state variables to v, in Schema order,
+// as [VisitState] does, allocating as little.
+func (s State) Visit(v Visitor) {
+	for i := range s.p.root.fields {
+		f := &s.p.root.fields[i]
+		f.c.visit(f.field(s.v), v)
+	}
+}
+
 // AppendJSON appends the state as a JSON object whose keys are the state
 // variables. Floats keep a fraction or an exponent, so that they read back
 // as floats. A NaN or an infinity is an error naming the field.
@@ -73,9 +103,10 @@ func (s State) AppendJSON(b []byte) ([]byte, error) {
 	return s.p.root.appendJSON(b, s.v, false)
 }
 
-// appendKey appends an encoding of the state that is equal for equal
-// states and differs for different ones.
-func (s State) appendKey(b []byte) []byte {
+// AppendKey appends an encoding of the state that is equal for equal
+// states and differs for different ones: its JSON, with NaN and the
+// infinities as strings.
+func (s State) AppendKey(b []byte) []byte {
 	b, _ = s.p.root.appendJSON(b, s.v, true)
 	return b
 }

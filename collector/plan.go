@@ -8,9 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
-
-	"github.com/augur-dev/augur/trace"
+	"github.com/augur-dev/augur/coltype"
 )
 
 // A TypeError reports a Go type that cannot be exposed as a state.
@@ -52,7 +50,7 @@ const (
 // immutable once built and shared by all goroutines.
 type codec struct {
 	kind   codecKind
-	typ    arrow.DataType
+	typ    *coltype.Type
 	elem   *codec        // codecPtr, codecList, codecMap: the element or item
 	keyInt bool          // codecMap: integer keys, written in decimal
 	fields []structField // codecStruct
@@ -71,7 +69,7 @@ type structField struct {
 type plan struct {
 	typ    reflect.Type
 	root   *codec
-	schema trace.Schema
+	schema coltype.Schema
 }
 
 var (
@@ -124,7 +122,7 @@ func buildPlan(t reflect.Type) (*plan, error) {
 	}
 	p := &plan{typ: t, root: root}
 	for _, f := range root.fields {
-		p.schema = append(p.schema, trace.Column{Name: f.name, Type: f.c.typ})
+		p.schema = append(p.schema, coltype.Column{Name: f.name, Type: f.c.typ})
 	}
 	return p, nil
 }
@@ -141,21 +139,21 @@ func (pb *planBuilder) errorf(field, format string, args ...any) error {
 // codec builds the codec of t, found at field path path.
 func (pb *planBuilder) codec(t reflect.Type, path string) (*codec, error) {
 	if t == timeType {
-		return &codec{kind: codecTime, typ: arrow.PrimitiveTypes.Int64}, nil
+		return &codec{kind: codecTime, typ: coltype.Int64Type}, nil
 	}
 	switch t.Kind() {
 	case reflect.Bool:
-		return &codec{kind: codecBool, typ: arrow.FixedWidthTypes.Boolean}, nil
+		return &codec{kind: codecBool, typ: coltype.BoolType}, nil
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return &codec{kind: codecInt, typ: arrow.PrimitiveTypes.Int64}, nil
+		return &codec{kind: codecInt, typ: coltype.Int64Type}, nil
 	case reflect.Uint8, reflect.Uint16, reflect.Uint32:
-		return &codec{kind: codecSmallUint, typ: arrow.PrimitiveTypes.Int64}, nil
+		return &codec{kind: codecSmallUint, typ: coltype.Int64Type}, nil
 	case reflect.Uint, reflect.Uint64, reflect.Uintptr:
-		return &codec{kind: codecUint, typ: arrow.PrimitiveTypes.Uint64}, nil
+		return &codec{kind: codecUint, typ: coltype.Uint64Type}, nil
 	case reflect.Float32, reflect.Float64:
-		return &codec{kind: codecFloat, typ: arrow.PrimitiveTypes.Float64}, nil
+		return &codec{kind: codecFloat, typ: coltype.Float64Type}, nil
 	case reflect.String:
-		return &codec{kind: codecString, typ: arrow.BinaryTypes.String}, nil
+		return &codec{kind: codecString, typ: coltype.StringType}, nil
 	case reflect.Pointer:
 		if t.Elem().Kind() == reflect.Pointer {
 			return nil, pb.errorf(path, "pointer to pointer %s is not supported", t)
@@ -167,13 +165,13 @@ func (pb *planBuilder) codec(t reflect.Type, path string) (*codec, error) {
 		return &codec{kind: codecPtr, typ: elem.typ, elem: elem}, nil
 	case reflect.Slice, reflect.Array:
 		if t.Elem().Kind() == reflect.Uint8 {
-			return &codec{kind: codecBytes, typ: arrow.BinaryTypes.String}, nil
+			return &codec{kind: codecBytes, typ: coltype.StringType}, nil
 		}
 		elem, err := pb.codec(t.Elem(), path+"[]")
 		if err != nil {
 			return nil, err
 		}
-		return &codec{kind: codecList, typ: arrow.ListOf(elem.typ), elem: elem}, nil
+		return &codec{kind: codecList, typ: coltype.ListOf(elem.typ), elem: elem}, nil
 	case reflect.Map:
 		c := &codec{kind: codecMap}
 		switch t.Key().Kind() {
@@ -188,7 +186,7 @@ func (pb *planBuilder) codec(t reflect.Type, path string) (*codec, error) {
 		if err != nil {
 			return nil, err
 		}
-		c.elem, c.typ = elem, arrow.MapOf(arrow.BinaryTypes.String, elem.typ)
+		c.elem, c.typ = elem, coltype.MapOf(coltype.StringType, elem.typ)
 		return c, nil
 	case reflect.Struct:
 		return pb.structCodec(t, path, false)
@@ -214,11 +212,11 @@ func (pb *planBuilder) structCodec(t reflect.Type, path string, top bool) (*code
 	if !top && len(c.fields) == 0 {
 		return nil, pb.errorf(path, "struct %s has no exported fields", t)
 	}
-	var afs []arrow.Field
+	var cfs []coltype.Field
 	for _, f := range c.fields {
-		afs = append(afs, arrow.Field{Name: f.name, Type: f.c.typ, Nullable: true})
+		cfs = append(cfs, coltype.Field{Name: f.name, Type: f.c.typ})
 	}
-	c.typ = arrow.StructOf(afs...)
+	c.typ = coltype.StructOf(cfs...)
 	return c, nil
 }
 
@@ -271,7 +269,7 @@ func (pb *planBuilder) fields(t reflect.Type, path string, index []int, top bool
 			if !f.Type.Implements(stringerIf) {
 				return pb.errorf(fpath, "tagged augur:\",string\" but %s has no String method", f.Type)
 			}
-			fc = &codec{kind: codecStringer, typ: arrow.BinaryTypes.String}
+			fc = &codec{kind: codecStringer, typ: coltype.StringType}
 		default:
 			return pb.errorf(fpath, "unknown augur tag option %q (want \"string\")", opts)
 		}

@@ -11,8 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow/memory"
-
+	"github.com/augur-dev/augur/trace"
 	"github.com/augur-dev/augur/trace/tracetest"
 )
 
@@ -83,7 +82,11 @@ func TestExposeTypes(t *testing.T) {
 	const wantSchema = "epoch:int64 term:uint64 role:utf8 applied:int64 small:int64 load:float64 up:bool " +
 		"log:list<struct<term:uint64 cmd:utf8>> peers:list<utf8> match:map<utf8,int64> labels:map<utf8,bool> " +
 		"lead:utf8 last:struct<term:uint64 cmd:utf8> hash:utf8 raw:utf8 since:int64 never:int64 Untagged:utf8"
-	if got := tracetest.SchemaString(p.schema); got != wantSchema {
+	var schema trace.Schema
+	for _, c := range p.schema {
+		schema = append(schema, trace.Column{Name: c.Name, Type: trace.ArrowType(c.Type)})
+	}
+	if got := tracetest.SchemaString(schema); got != wantSchema {
 		t.Errorf("schema\n%s\nwant\n%s", got, wantSchema)
 	}
 	st := State{p, v}
@@ -101,25 +104,6 @@ func TestExposeTypes(t *testing.T) {
 	}
 	if string(b) != wantJSON {
 		t.Errorf("JSON\n%s\nwant\n%s", b, wantJSON)
-	}
-
-	// The Arrow sink writes the same values.
-	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
-	defer mem.AssertSize(t, 0)
-	var buf bytes.Buffer
-	n := NewNode("n1", NewArrowSink(&buf, SinkOptions{Allocator: mem}))
-	if err := n.Expose(newRichState()); err != nil {
-		t.Fatal(err)
-	}
-	if err := n.Close(); err != nil {
-		t.Fatal(err)
-	}
-	recs := readVars(t, buf.Bytes(), mem)
-	if len(recs) != 1 {
-		t.Fatalf("read back: %d records", len(recs))
-	}
-	if got := fmt.Sprint(recs[0]); got != wantValues {
-		t.Errorf("Arrow values\n%s\nwant\n%s", got, wantValues)
 	}
 }
 
@@ -145,7 +129,7 @@ func TestExposeFloats(t *testing.T) {
 	if string(b) != `{"A":3.0,"B":1e+21,"In":{"F":-0.25}}` || err != nil {
 		t.Errorf("JSON %s, %v", b, err)
 	}
-	key := State{p, reflect.ValueOf(s{A: math.Inf(1)})}.appendKey(nil)
+	key := State{p, reflect.ValueOf(s{A: math.Inf(1)})}.AppendKey(nil)
 	if string(key) != `{"A":"+Inf","B":0.0,"In":{"F":0.0}}` {
 		t.Errorf("key %s", key)
 	}
@@ -248,40 +232,6 @@ func TestPlanCached(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-}
-
-// flatState is the shape of a typical node state without maps: Expose
-// through the Arrow sink allocates nothing once the builders have grown.
-type flatState struct {
-	Term    uint64
-	Commit  int64
-	Role    string
-	Leader  bool
-	Load    float64
-	Peers   []string
-	Log     []entry
-	Pending *entry
-}
-
-func TestExposeAllocs(t *testing.T) {
-	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
-	defer mem.AssertSize(t, 0)
-	var buf bytes.Buffer
-	n := NewNode("n1", NewArrowSink(&buf, SinkOptions{FlushRecords: 1 << 30, FlushInterval: -1, Allocator: mem}))
-	defer n.Close()
-	st := &flatState{Term: 3, Role: "leader", Peers: []string{"n2", "n3"}, Log: []entry{{Term: 1, Cmd: "x"}}}
-	if err := n.Expose(st); err != nil {
-		t.Fatal(err)
-	}
-	allocs := testing.AllocsPerRun(1000, func() {
-		st.Commit++
-		if err := n.Expose(st); err != nil {
-			t.Fatal(err)
-		}
-	})
-	if allocs != 0 {
-		t.Errorf("Expose allocates %v times per call", allocs)
-	}
 }
 
 func TestClock(t *testing.T) {

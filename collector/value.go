@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
-
-	"github.com/apache/arrow-go/v18/arrow/array"
 )
 
 // field returns the value of field f of struct value v.
@@ -30,7 +28,7 @@ func timeOf(v reflect.Value) time.Time {
 	return v.Interface().(time.Time)
 }
 
-// validString replaces invalid UTF-8, which Arrow's utf8 may not hold.
+// validString replaces invalid UTF-8, which a trace's utf8 may not hold.
 func validString(s string) string {
 	if utf8.ValidString(s) {
 		return s
@@ -66,70 +64,6 @@ func (c *codec) keyString(k reflect.Value) string {
 		return strconv.FormatInt(k.Int(), 10)
 	}
 	return strconv.FormatUint(k.Uint(), 10)
-}
-
-// appendArrow appends v to b, a builder of c.typ.
-func (c *codec) appendArrow(b array.Builder, v reflect.Value) {
-	switch c.kind {
-	case codecBool:
-		b.(*array.BooleanBuilder).Append(v.Bool())
-	case codecInt:
-		b.(*array.Int64Builder).Append(v.Int())
-	case codecSmallUint:
-		b.(*array.Int64Builder).Append(int64(v.Uint()))
-	case codecUint:
-		b.(*array.Uint64Builder).Append(v.Uint())
-	case codecFloat:
-		b.(*array.Float64Builder).Append(v.Float())
-	case codecString:
-		b.(*array.StringBuilder).Append(validString(v.String()))
-	case codecBytes:
-		b.(*array.StringBuilder).Append(bytesHex(v))
-	case codecTime:
-		tm := timeOf(v)
-		if tm.IsZero() {
-			b.AppendNull()
-			return
-		}
-		b.(*array.Int64Builder).Append(tm.UnixNano())
-	case codecStringer:
-		if s, ok := stringOf(v); ok {
-			b.(*array.StringBuilder).Append(s)
-		} else {
-			b.AppendNull()
-		}
-	case codecPtr:
-		if v.IsNil() {
-			b.AppendNull()
-			return
-		}
-		c.elem.appendArrow(b, v.Elem())
-	case codecList:
-		lb := b.(*array.ListBuilder)
-		lb.Append(true)
-		eb := lb.ValueBuilder()
-		for i := range v.Len() {
-			c.elem.appendArrow(eb, v.Index(i))
-		}
-	case codecMap:
-		mb := b.(*array.MapBuilder)
-		mb.Append(true)
-		kb, ib := mb.KeyBuilder().(*array.StringBuilder), mb.ItemBuilder()
-		names, keys := c.mapKeys(v)
-		for i, k := range keys {
-			kb.Append(names[i])
-			c.elem.appendArrow(ib, v.MapIndex(k))
-		}
-	case codecStruct:
-		sb := b.(*array.StructBuilder)
-		sb.Append(true)
-		for i := range c.fields {
-			f := &c.fields[i]
-			f.c.appendArrow(sb.FieldBuilder(i), f.field(v))
-		}
-	default:
-		panic(fmt.Sprintf("collector: appendArrow of codec kind %d", c.kind))
-	}
 }
 
 // stringOf calls the String method of v; a nil pointer has none.

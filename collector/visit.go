@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"reflect"
 
-	"github.com/augur-dev/augur/trace"
+	"github.com/augur-dev/augur/coltype"
 )
 
 // A Visitor receives trace values part by part, in the representation of
@@ -29,7 +29,7 @@ type Visitor interface {
 // SchemaOf returns the state variables of the states of type t, a struct
 // or a pointer to one, as [Node.Expose] records them. The error is a
 // [*TypeError] when t cannot be exposed.
-func SchemaOf(t reflect.Type) (trace.Schema, error) {
+func SchemaOf(t reflect.Type) (coltype.Schema, error) {
 	if t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}

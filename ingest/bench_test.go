@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/augur-dev/augur/collector"
+	"github.com/augur-dev/augur/collector/arrowsink"
 )
 
 // BenchmarkCollectJSONL collects raft-like snapshots of 5 nodes in which
@@ -78,7 +79,7 @@ func writeBenchInputs(b *testing.B, dir, kind string, nodes, states int) []strin
 			err error
 		)
 		if kind == "arrow" {
-			s, err = collector.CreateArrowSink(path, collector.SinkOptions{FlushRecords: 256})
+			s, err = arrowsink.Create(path, arrowsink.Options{SinkOptions: collector.SinkOptions{FlushRecords: 256}})
 		} else {
 			s, err = collector.CreateJSONLSink(path, collector.SinkOptions{FlushRecords: 256})
 		}

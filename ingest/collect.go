@@ -155,10 +155,11 @@ func (r *Result) WriteSummary(stdout, stderr io.Writer, out string) {
 
 // Collect reads the inputs and writes the trace directory out. The
 // inputs are all global-snapshot JSONL, read by [CollectJSONL], or all
-// node-local: JSONL files and Arrow streams of a [collector.ArrowSink]
-// (one or several nodes per file, each node in one file), whose
-// snapshots a [Cutter] builds as the package comment describes. Errors
-// about the input are [*Error]s; after any error nothing is left at out.
+// node-local: JSONL files and the Arrow streams of package
+// collector/arrowsink (one or several nodes per file, each node in one
+// file), whose snapshots a [Cutter] builds as the package comment
+// describes. Errors about the input are [*Error]s; after any error
+// nothing is left at out.
 func Collect(out string, inputs []string, opts Options) (*Result, error) {
 	if len(inputs) == 0 {
 		return nil, fmt.Errorf("collect %s: no input files", out)

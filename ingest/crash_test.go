@@ -15,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/augur-dev/augur/collector"
+	"github.com/augur-dev/augur/collector/arrowsink"
 )
 
 // crashEnv names the sink and file of the child process of
@@ -38,7 +39,7 @@ func crashChild(spec string) {
 		err  error
 	)
 	if kind == "arrow" {
-		sink, err = collector.CreateArrowSink(path, opts)
+		sink, err = arrowsink.Create(path, arrowsink.Options{SinkOptions: opts})
 	} else {
 		sink, err = collector.CreateJSONLSink(path, opts)
 	}

@@ -26,8 +26,8 @@
 // # Node-local input
 //
 // [Collect] also reads node-local records, from JSONL files and from the
-// Arrow streams of a [collector.ArrowSink] (read by a [StreamReader]), one
-// or several files, each node in one file:
+// Arrow streams of package collector/arrowsink (read by a
+// [StreamReader]), one or several files, each node in one file:
 //
 //	{"node": "n1", "ts": 17, "state": {…}}     the node's state after a change
 //	{"node": "n1", "ts": 19, "heartbeat": true} progress without a change

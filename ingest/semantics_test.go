@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/augur-dev/augur/collector"
+	"github.com/augur-dev/augur/collector/arrowsink"
 	"github.com/augur-dev/augur/internal/arrowjs"
 	"github.com/augur-dev/augur/trace"
 )
@@ -113,7 +114,7 @@ func TestCutSemantics(t *testing.T) {
 					)
 					switch kind {
 					case "arrow":
-						s, err = collector.CreateArrowSink(path, collector.SinkOptions{FlushRecords: 1 + rng.IntN(8), Allocator: mem})
+						s, err = arrowsink.Create(path, arrowsink.Options{SinkOptions: collector.SinkOptions{FlushRecords: 1 + rng.IntN(8)}, Allocator: mem})
 					case "jsonl":
 						s, err = collector.CreateJSONLSink(path, collector.SinkOptions{FlushRecords: 1 + rng.IntN(8)})
 					case "shared":
@@ -286,7 +287,7 @@ func TestCollectLocalIndependent(t *testing.T) {
 	var inputs []string
 	simulate(t, 7, 4, 200, func(name string) collector.Sink {
 		path := filepath.Join(dir, name+".arrow")
-		s, err := collector.CreateArrowSink(path, collector.SinkOptions{Allocator: mem})
+		s, err := arrowsink.Create(path, arrowsink.Options{Allocator: mem})
 		if err != nil {
 			t.Fatal(err)
 		}

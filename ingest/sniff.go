@@ -37,7 +37,7 @@ func sniff(name string) (inputKind, error) {
 	case bytes.HasPrefix(head, []byte{0xff, 0xff, 0xff, 0xff}):
 		return inputArrow, nil
 	case bytes.HasPrefix(head, []byte("ARROW1")):
-		return inputInvalid, &Error{Pos: diag.Position{Filename: name}, Msg: "an Arrow IPC file; node-local Arrow input is the stream format written by collector.ArrowSink"}
+		return inputInvalid, &Error{Pos: diag.Position{Filename: name}, Msg: "an Arrow IPC file; node-local Arrow input is the stream format written by arrowsink.Sink"}
 	}
 	lr := newLineReader(name, br)
 	for {

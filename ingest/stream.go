@@ -21,8 +21,8 @@ import (
 )
 
 // A StreamReader reads the node-local records of an Arrow IPC stream
-// written by a [collector.ArrowSink] (or by any Arrow writer, with the same
-// columns). Its API is modeled on bufio.Scanner:
+// written by package collector/arrowsink (or by any Arrow writer, with
+// the same columns). Its API is modeled on bufio.Scanner:
 //
 //	for r.Next() {
 //		rec := r.Record()

@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/augur-dev/augur/collector"
+	"github.com/augur-dev/augur/collector/arrowsink"
 	"github.com/augur-dev/augur/internal/arrowjs"
 )
 
@@ -64,7 +65,7 @@ func TestArrowSinkRoundTrip(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
 	defer mem.AssertSize(t, 0)
 	path := filepath.Join(t.TempDir(), "n1.arrow")
-	sink, err := collector.CreateArrowSink(path, collector.SinkOptions{FlushRecords: 3, Allocator: mem})
+	sink, err := arrowsink.Create(path, arrowsink.Options{SinkOptions: collector.SinkOptions{FlushRecords: 3}, Allocator: mem})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +102,7 @@ func TestArrowSinkRoundTrip(t *testing.T) {
 	// A node that never exposes a state writes a stream without state
 	// variables.
 	path = filepath.Join(t.TempDir(), "n2.arrow")
-	sink, err = collector.CreateArrowSink(path, collector.SinkOptions{FlushRecords: 1, Allocator: mem})
+	sink, err = arrowsink.Create(path, arrowsink.Options{SinkOptions: collector.SinkOptions{FlushRecords: 1}, Allocator: mem})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +154,7 @@ func checkStreamIndependently(t *testing.T, path string, recs []streamRec) {
 // has no end-of-stream marker.
 func killedStream(mem memory.Allocator, flush int, states []counter) []byte {
 	var buf bytes.Buffer
-	n := collector.NewNode("n1", collector.NewArrowSink(&buf, collector.SinkOptions{FlushRecords: flush, FlushInterval: -1, Allocator: mem}))
+	n := collector.NewNode("n1", arrowsink.New(&buf, arrowsink.Options{SinkOptions: collector.SinkOptions{FlushRecords: flush, FlushInterval: -1}, Allocator: mem}))
 	for _, c := range states {
 		n.Expose(c)
 	}
@@ -221,7 +222,7 @@ func TestCollectStreamDamage(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name string, states int) (string, []streamRec) {
 		path := filepath.Join(dir, name+".arrow")
-		sink, err := collector.CreateArrowSink(path, collector.SinkOptions{FlushRecords: 2, Allocator: mem})
+		sink, err := arrowsink.Create(path, arrowsink.Options{SinkOptions: collector.SinkOptions{FlushRecords: 2}, Allocator: mem})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/augur-dev/augur/collector"
+	"github.com/augur-dev/augur/collector/recorder"
 	"github.com/augur-dev/augur/predict"
 	"github.com/augur-dev/augur/trace"
 )
@@ -509,7 +510,7 @@ func step[S any](s *Sim, sys System[S]) {
 // recorded cfg.Steps snapshots into a trace at dir.
 func run[S any](s *Sim, newSystem func() System[S], dir string, opts trace.Options) (Stats, error) {
 	start := time.Now()
-	rec, err := collector.NewRecorder[S](dir, opts)
+	rec, err := recorder.New[S](dir, opts)
 	if err != nil {
 		return s.stats, err
 	}
@@ -621,7 +622,7 @@ func run[S any](s *Sim, newSystem func() System[S], dir string, opts trace.Optio
 
 // abort ends a run that failed with err: the trace is removed and the
 // local sinks closed.
-func abort[S any](s *Sim, rec *collector.Recorder[S], err error) error {
+func abort[S any](s *Sim, rec *recorder.Recorder[S], err error) error {
 	rec.Abort()
 	if s.loc != nil {
 		s.loc.close() // after err, the first failure

@@ -1,5 +1,6 @@
 // Package depstest keeps packages that others link into their programs
-// small: a test lists what its package must not depend on.
+// small: a test lists what its package must not depend on, and how many
+// packages it may depend on in all.
 package depstest
 
 import (
@@ -32,4 +33,13 @@ func Forbid(t testing.TB, forbidden ...string) []string {
 		}
 	}
 	return deps
+}
+
+// AtMost fails t when deps, as Forbid returns them, number more than n,
+// so that a package's dependencies do not grow unnoticed.
+func AtMost(t testing.TB, deps []string, n int) {
+	t.Helper()
+	if len(deps) > n {
+		t.Errorf("depends on %d packages (go list -deps ., standard library included), more than %d", len(deps), n)
+	}
 }

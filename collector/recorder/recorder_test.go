@@ -1,10 +1,11 @@
-package collector
+package recorder
 
 import (
 	"errors"
 	"path/filepath"
 	"testing"
 
+	"github.com/augur-dev/augur/collector"
 	"github.com/augur-dev/augur/trace"
 	"github.com/augur-dev/augur/trace/tracetest"
 )
@@ -17,7 +18,7 @@ type raftish struct {
 
 func TestRecorder(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "sim.trace")
-	rec, err := NewRecorder[*raftish](dir, trace.Options{System: "sim"})
+	rec, err := New[*raftish](dir, trace.Options{System: "sim"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,11 +53,11 @@ snapshot 2 ts=30 tags=["bug:x"] a@0
 		t.Errorf("trace:\n%s\nwant:\n%s", got, want)
 	}
 
-	var te *TypeError
-	if _, err := NewRecorder[map[string]int](filepath.Join(t.TempDir(), "x.trace"), trace.Options{}); !errors.As(err, &te) {
-		t.Errorf("NewRecorder[map[string]int] = %v", err)
+	var te *collector.TypeError
+	if _, err := New[map[string]int](filepath.Join(t.TempDir(), "x.trace"), trace.Options{}); !errors.As(err, &te) {
+		t.Errorf("New[map[string]int] = %v", err)
 	}
-	rec2, err := NewRecorder[*raftish](filepath.Join(t.TempDir(), "y.trace"), trace.Options{})
+	rec2, err := New[*raftish](filepath.Join(t.TempDir(), "y.trace"), trace.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,8 @@
-package collector
+// Package recorder writes global snapshots of a simulated system, one that
+// can pause the world, straight into a trace. It is apart from package
+// collector, whose node API a recorded process links, because it writes
+// the trace format, and so links Arrow.
+package recorder
 
 import (
 	"crypto/sha256"
@@ -6,19 +10,19 @@ import (
 	"reflect"
 	"slices"
 
+	"github.com/augur-dev/augur/collector"
 	"github.com/augur-dev/augur/trace"
 )
 
 // A Recorder writes global snapshots of a simulated system, whose node
 // states are values of type S (a struct or a pointer to one, exposed as
-// by [Node.Expose]), straight into a trace. A node's state is stored once
+// by collector.Node.Expose), straight into a trace. A node's state is stored once
 // and its row reused until it changes. Like the trace it writes, it
 // appears at its directory only when Close succeeds.
 //
 // A Recorder is not safe for concurrent use.
 type Recorder[S any] struct {
 	w     *trace.Writer
-	plan  *plan
 	last  map[string]*lastState
 	next  uint64
 	names []string
@@ -32,25 +36,25 @@ type lastState struct {
 	row uint32
 }
 
-// NewRecorder starts a trace at dir whose state variables are the fields
-// of S. An S that cannot be exposed is a [*TypeError].
-func NewRecorder[S any](dir string, opts trace.Options) (*Recorder[S], error) {
-	t := reflect.TypeFor[S]()
-	if t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	p, err := planFor(t)
+// New starts a trace at dir whose state variables are the fields of S. An
+// S that cannot be exposed is a [*collector.TypeError].
+func New[S any](dir string, opts trace.Options) (*Recorder[S], error) {
+	cols, err := collector.SchemaOf(reflect.TypeFor[S]())
 	if err != nil {
 		return nil, err
+	}
+	schema := make(trace.Schema, len(cols))
+	for i, c := range cols {
+		schema[i] = trace.Column{Name: c.Name, Type: trace.ArrowType(c.Type)}
 	}
 	if opts.CreatedBy == "" {
-		opts.CreatedBy = "augur collector.Recorder"
+		opts.CreatedBy = "augur recorder.Recorder"
 	}
-	w, err := trace.Create(dir, p.schema, opts)
+	w, err := trace.Create(dir, schema, opts)
 	if err != nil {
 		return nil, err
 	}
-	return &Recorder[S]{w: w, plan: p, last: map[string]*lastState{}}, nil
+	return &Recorder[S]{w: w, last: map[string]*lastState{}}, nil
 }
 
 // Snapshot records a snapshot at logical time ts of the live nodes, by
@@ -65,20 +69,19 @@ func (r *Recorder[S]) Snapshot(ts uint64, nodes map[string]S, tags ...string) er
 	r.rows = r.rows[:0]
 	for _, name := range r.names {
 		if name == "" {
-			return fmt.Errorf("collector: snapshot %d: empty node name", r.next)
+			return fmt.Errorf("recorder: snapshot %d: empty node name", r.next)
 		}
-		v, _, err := stateValue(nodes[name])
+		st, err := collector.StateOf(nodes[name])
 		if err != nil {
 			return fmt.Errorf("snapshot %d: node %s: %w", r.next, name, err)
 		}
-		st := State{r.plan, v}
-		r.key = st.appendKey(r.key[:0])
+		r.key = st.AppendKey(r.key[:0])
 		sum := sha256.Sum256(r.key)
 		l := r.last[name]
 		if l == nil || l.sum != sum {
 			row, err := r.w.AddState(name, ts, st.Values())
 			if err != nil {
-				return fmt.Errorf("collector: snapshot %d: %w", r.next, err)
+				return fmt.Errorf("recorder: snapshot %d: %w", r.next, err)
 			}
 			if l == nil {
 				l = &lastState{}
@@ -89,7 +92,7 @@ func (r *Recorder[S]) Snapshot(ts uint64, nodes map[string]S, tags ...string) er
 		r.rows = append(r.rows, l.row)
 	}
 	if err := r.w.AddSnapshot(trace.Snapshot{ID: r.next, TS: ts, Members: r.rows, Tags: tags}); err != nil {
-		return fmt.Errorf("collector: %w", err)
+		return fmt.Errorf("recorder: %w", err)
 	}
 	r.next++
 	return nil
