@@ -80,8 +80,8 @@ func runTestbed(ctx context.Context, o *testbedRunOptions) error {
 	}
 	// A long run (steered runs take minutes) shows how far it is, on a
 	// terminal only: a log keeps the stats alone.
-	pr := progress.New(o.stderr)
-	if pr.Terminal() {
+	pr := progress.OnTerminal(o.stderr)
+	if pr != nil {
 		pr.Start("recording", cfg.Steps)
 		cfg.OnRecord = func(n int) { pr.Update(n, cfg.Steps) }
 	}
