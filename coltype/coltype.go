@@ -3,7 +3,7 @@
 // package collector reads it from a Go value. It lets a process that
 // records or checks states (collector's node API, the live checker) relate
 // them to a spec without linking Arrow; package trace converts between
-// these types and Arrow's ([trace.ArrowType], [trace.ColumnType]).
+// these types and Arrow's (trace.ArrowType, trace.ColumnType).
 package coltype
 
 import (

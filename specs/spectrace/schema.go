@@ -3,8 +3,7 @@ package spectrace
 import (
 	"fmt"
 
-	"github.com/apache/arrow-go/v18/arrow"
-
+	"github.com/augur-dev/augur/coltype"
 	"github.com/augur-dev/augur/specs"
 	"github.com/augur-dev/augur/trace"
 )
@@ -18,50 +17,50 @@ func Schema(s *specs.Spec) (trace.Schema, error) {
 		if v.Name == "node" {
 			continue
 		}
-		t, err := arrowType(v.Type)
+		t, err := columnType(v.Type)
 		if err != nil {
 			return nil, fmt.Errorf("%s: variable %s: %w", v.Pos, v.Name, err)
 		}
-		schema = append(schema, trace.Column{Name: v.Name, Type: t})
+		schema = append(schema, trace.Column{Name: v.Name, Type: trace.ArrowType(t)})
 	}
 	return schema, nil
 }
 
-// arrowType returns the physical column type of t.
-func arrowType(t *specs.Type) (arrow.DataType, error) {
+// columnType returns the physical column type of t.
+func columnType(t *specs.Type) (*coltype.Type, error) {
 	switch t.Kind {
 	case specs.Bool:
-		return arrow.FixedWidthTypes.Boolean, nil
+		return coltype.BoolType, nil
 	case specs.Int:
-		return arrow.PrimitiveTypes.Int64, nil
+		return coltype.Int64Type, nil
 	case specs.Uint:
-		return arrow.PrimitiveTypes.Uint64, nil
+		return coltype.Uint64Type, nil
 	case specs.Float:
-		return arrow.PrimitiveTypes.Float64, nil
+		return coltype.Float64Type, nil
 	case specs.String:
-		return arrow.BinaryTypes.String, nil
+		return coltype.StringType, nil
 	case specs.List, specs.Set:
-		e, err := arrowType(t.Elem)
+		e, err := columnType(t.Elem)
 		if err != nil {
 			return nil, err
 		}
-		return arrow.ListOf(e), nil
+		return coltype.ListOf(e), nil
 	case specs.Map:
-		e, err := arrowType(t.Elem)
+		e, err := columnType(t.Elem)
 		if err != nil {
 			return nil, err
 		}
-		return arrow.MapOf(arrow.BinaryTypes.String, e), nil
+		return coltype.MapOf(coltype.StringType, e), nil
 	case specs.Struct:
-		fields := make([]arrow.Field, len(t.Fields))
+		fields := make([]coltype.Field, len(t.Fields))
 		for i, f := range t.Fields {
-			ft, err := arrowType(f.Type)
+			ft, err := columnType(f.Type)
 			if err != nil {
 				return nil, err
 			}
-			fields[i] = arrow.Field{Name: f.Name, Type: ft, Nullable: true}
+			fields[i] = coltype.Field{Name: f.Name, Type: ft}
 		}
-		return arrow.StructOf(fields...), nil
+		return coltype.StructOf(fields...), nil
 	}
 	return nil, fmt.Errorf("no column type for %s", t)
 }
