@@ -19,11 +19,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
 	"github.com/augur-dev/augur/evaluator"
+	"github.com/augur-dev/augur/internal/infile"
+	"github.com/augur-dev/augur/specs"
 	"github.com/augur-dev/augur/trace"
 )
 
@@ -61,9 +62,11 @@ type Stats struct {
 	Path string // file read from, for messages; "" if not read
 }
 
-// SpecHash returns the hex SHA-256 of the spec file at path.
+// SpecHash returns the hex SHA-256 of the spec file at path, which is
+// read as specs.Load reads it: a regular file of at most
+// specs.MaxFileSize bytes.
 func SpecHash(path string) (string, error) {
-	data, err := os.ReadFile(path)
+	data, err := infile.ReadFile(path, specs.MaxFileSize)
 	if err != nil {
 		return "", err
 	}

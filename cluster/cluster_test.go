@@ -9,9 +9,11 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/augur-dev/augur/evaluator"
+	"github.com/augur-dev/augur/specs"
 	"github.com/augur-dev/augur/trace"
 )
 
@@ -185,6 +187,36 @@ func TestTraceHash(t *testing.T) {
 	c := TraceHash(&trace.Manifest{SHA256: map[string]string{"a": "1", "b": "3"}})
 	if a != b || a == c {
 		t.Errorf("hashes %s %s %s", a, b, c)
+	}
+}
+
+// TestSpecHash hashes a spec file, and refuses what specs.Load refuses
+// before reading it: a named pipe (without blocking), a device and a file
+// over specs.MaxFileSize.
+func TestSpecHash(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "spec.yaml")
+	if err := os.WriteFile(spec, []byte("system: s\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if h, err := SpecHash(spec); err != nil || h != "c88389c8ba393121f1c161b429170a3d6674713dec8e86af7425ce50b4d36ebe" {
+		t.Errorf("SpecHash = %q, %v", h, err)
+	}
+	fifo := filepath.Join(dir, "fifo.yaml")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(dir, "big.yaml")
+	if err := os.WriteFile(big, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, specs.MaxFileSize+1); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{fifo: "is a named pipe", "/dev/zero": "is a device", big: "more than"} {
+		if _, err := SpecHash(path); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("SpecHash(%s) = %v, want an error saying %q", path, err, want)
+		}
 	}
 }
 

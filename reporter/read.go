@@ -3,12 +3,19 @@ package reporter
 import (
 	"encoding/json"
 	"fmt"
-	"os"
+
+	"github.com/augur-dev/augur/internal/infile"
 )
 
-// ReadFile reads a JSON report written by augur infer.
+// MaxFileSize bounds a JSON report, a regular file read whole: an entry
+// takes about a kilobyte, and a report of every property of a large pool
+// a few megabytes.
+const MaxFileSize = 64 << 20
+
+// ReadFile reads a JSON report written by augur infer. A named pipe, a
+// device or a file larger than MaxFileSize is refused before it is read.
 func ReadFile(path string) (*Report, error) {
-	data, err := os.ReadFile(path)
+	data, err := infile.ReadFile(path, MaxFileSize)
 	if err != nil {
 		return nil, err
 	}

@@ -76,6 +76,8 @@ var badInputs = []struct {
 	{name: "report of stats linked to /dev/zero", symlinks: map[string]string{"z.arrow": "/dev/zero"}, args: "report spec.yaml run.trace z.arrow", stderr: `z.arrow: is a device, not a regular file`},
 	{name: "infer of a manifest linked to /dev/zero", files: map[string]string{"z.trace/states.arrow": ""}, symlinks: map[string]string{"z.trace/manifest.json": "/dev/zero"},
 		args: "infer spec.yaml z.trace -q", stderr: `manifest.json: is a device, not a regular file`},
+	{name: "promote of a report linked to /dev/zero", symlinks: map[string]string{"z.json": "/dev/zero"}, args: "promote z.json --select 1 -o out.yaml", stderr: `z.json: is a device, not a regular file`},
+	{name: "score of a report linked to /dev/zero", symlinks: map[string]string{"z.json": "/dev/zero"}, args: "score z.json", stderr: `z.json: is a device, not a regular file`},
 	{name: "monitor of a token linked to /dev/zero", symlinks: map[string]string{"z": "/dev/zero"}, args: "monitor checks.yaml --token-file z", stderr: `z: more than 65536 bytes: not a token`},
 
 	// Malformed inputs of every kind: an error naming the file and where.
