@@ -2,6 +2,7 @@ package docs_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -71,7 +72,7 @@ func TestSpecInitExample(t *testing.T) {
 	}
 	defer tr.Close()
 	var out bytes.Buffer
-	if err := spectrace.Init(tr, &out); err != nil {
+	if err := spectrace.Init(context.Background(), tr, &out); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := strings.TrimSpace(out.String()), strings.TrimSpace(bs[0].text); got != want {

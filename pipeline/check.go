@@ -54,7 +54,7 @@ func CheckFiles(ctx context.Context, w io.Writer, o CheckOptions) (violated bool
 	if specPath == "" {
 		specPath = f.Spec
 	}
-	spec, err := checkSpec(specPath, tr)
+	spec, err := checkSpec(ctx, specPath, tr)
 	if err != nil {
 		return false, err
 	}
@@ -75,10 +75,10 @@ func CheckFiles(ctx context.Context, w io.Writer, o CheckOptions) (violated bool
 
 // checkSpec loads the spec at path and checks that it fits tr, or, when
 // path is "", makes one from the trace's own variables.
-func checkSpec(path string, tr *trace.Trace) (*specs.Spec, error) {
+func checkSpec(ctx context.Context, path string, tr *trace.Trace) (*specs.Spec, error) {
 	if path == "" {
 		var b bytes.Buffer
-		if err := spectrace.Init(tr, &b); err != nil {
+		if err := spectrace.Init(ctx, tr, &b); err != nil {
 			return nil, err
 		}
 		return specs.Parse(tr.Dir+" (inferred spec)", b.Bytes())

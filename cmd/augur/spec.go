@@ -45,8 +45,8 @@ func newSpecInitCmd(runF func(*specInitOptions) error) *cobra.Command {
 	return cmd
 }
 
-func runSpecInit(_ context.Context, o *specInitOptions) error {
-	return spectrace.InitFile(o.trace, o.output, o.stdout)
+func runSpecInit(ctx context.Context, o *specInitOptions) error {
+	return spectrace.InitFile(ctx, o.trace, o.output, o.stdout)
 }
 
 // specCheckOptions are augur spec check's arguments.

@@ -2,6 +2,7 @@ package spectrace
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"maps"
@@ -33,8 +34,10 @@ const maxEnum = 8
 // over to another run.
 // Columns that a spec cannot name (a name that is not an identifier or
 // is reserved) are left out with a comment. The output parses, checks
-// against tr and is deterministic.
-func Init(tr *trace.Trace, w io.Writer) error {
+// against tr and is deterministic. Init stops with the context's error,
+// having written nothing, when ctx is done before it has read every
+// state.
+func Init(ctx context.Context, tr *trace.Trace, w io.Writer) error {
 	typs := make([]string, len(tr.Schema)) // by column; "" for one left out
 	whys := make([]error, len(tr.Schema))
 	for i, c := range tr.Schema {
@@ -47,7 +50,7 @@ func Init(tr *trace.Trace, w io.Writer) error {
 		}
 	}
 	ints := newIntScan(tr.Schema, func(i int) bool { return typs[i] != "" })
-	enums, ids, err := scanStates(tr, ints)
+	enums, ids, err := scanStates(ctx, tr, ints)
 	if err != nil {
 		return fmt.Errorf("spec init: %w", err)
 	}
@@ -143,7 +146,8 @@ func Init(tr *trace.Trace, w io.Writer) error {
 // values, quoted for a YAML flow sequence; and the string and list<string>
 // columns whose non-empty values all name nodes of the trace, which get
 // the semantic type NodeID so that they can be compared with each other.
-func scanStates(tr *trace.Trace, ints *intScan) (map[int][]string, map[int]bool, error) {
+// It looks at ctx every scanEvery states.
+func scanStates(ctx context.Context, tr *trace.Trace, ints *intScan) (map[int][]string, map[int]bool, error) {
 	names := map[string]bool{}
 	seen := map[int]map[string]bool{}  // candidate enums
 	other := map[int]map[string]bool{} // values not known as node names when read
@@ -160,6 +164,11 @@ func scanStates(tr *trace.Trace, ints *intScan) (map[int][]string, map[int]bool,
 	sr := tr.States()
 	defer sr.Close()
 	for row := 0; row < tr.NumStates() && len(seen)+len(other)+len(ints.leaves) > 0; row++ {
+		if row%scanEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, nil, err
+			}
+		}
 		st, err := sr.State(uint32(row))
 		if err != nil {
 			return nil, nil, err
@@ -206,6 +215,10 @@ func scanStates(tr *trace.Trace, ints *intScan) (map[int][]string, map[int]bool,
 	}
 	return enums, ids, nil
 }
+
+// scanEvery is the number of states scanStates reads between two looks at
+// its context: a few milliseconds of work.
+const scanEvery = 1 << 12
 
 // stringsOf returns the strings in a string or list-of-strings value.
 func stringsOf(v any) []string {
@@ -285,8 +298,9 @@ func quote(s string) string {
 
 // InitFile writes a starter spec for the trace at tracePath (see [Init])
 // to output, replacing it atomically, or to stdout when output is "":
-// augur spec init.
-func InitFile(tracePath, output string, stdout io.Writer) error {
+// augur spec init. When ctx is done first, it returns the context's
+// error and leaves output as it was.
+func InitFile(ctx context.Context, tracePath, output string, stdout io.Writer) error {
 	if err := clobber.Check(output, tracePath); err != nil {
 		return err
 	}
@@ -296,7 +310,10 @@ func InitFile(tracePath, output string, stdout io.Writer) error {
 	}
 	defer tr.Close()
 	var b bytes.Buffer
-	if err := Init(tr, &b); err != nil {
+	if err := Init(ctx, tr, &b); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
 		return err
 	}
 	if output == "" {

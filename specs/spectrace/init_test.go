@@ -1,6 +1,8 @@
 package spectrace
 
 import (
+	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -64,7 +66,7 @@ func toyTrace(t *testing.T) *trace.Trace {
 func TestInit(t *testing.T) {
 	tr := toyTrace(t)
 	var b strings.Builder
-	if err := Init(tr, &b); err != nil {
+	if err := Init(context.Background(), tr, &b); err != nil {
 		t.Fatal(err)
 	}
 	golden := filepath.Join("testdata", "init.golden.yaml")
@@ -99,7 +101,7 @@ func TestInit(t *testing.T) {
 	}
 
 	var again strings.Builder
-	if err := Init(tr, &again); err != nil || again.String() != b.String() {
+	if err := Init(context.Background(), tr, &again); err != nil || again.String() != b.String() {
 		t.Errorf("Init is not deterministic (err %v)", err)
 	}
 }
@@ -109,15 +111,15 @@ func TestInit(t *testing.T) {
 func TestInitFile(t *testing.T) {
 	tr := toyTrace(t)
 	var want strings.Builder
-	if err := Init(tr, &want); err != nil {
+	if err := Init(context.Background(), tr, &want); err != nil {
 		t.Fatal(err)
 	}
 	var got strings.Builder
-	if err := InitFile(tr.Dir, "", &got); err != nil {
+	if err := InitFile(context.Background(), tr.Dir, "", &got); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "spec.yaml")
-	if err := InitFile(tr.Dir, out, nil); err != nil {
+	if err := InitFile(context.Background(), tr.Dir, out, nil); err != nil {
 		t.Fatal(err)
 	}
 	file, err := os.ReadFile(out)
@@ -127,7 +129,28 @@ func TestInitFile(t *testing.T) {
 	if got.String() != want.String() || string(file) != want.String() {
 		t.Errorf("InitFile wrote\n%s\nand\n%s\nwant\n%s", got.String(), file, want.String())
 	}
-	if err := InitFile(tr.Dir, tr.Dir, nil); err == nil {
+	if err := InitFile(context.Background(), tr.Dir, tr.Dir, nil); err == nil {
 		t.Error("InitFile wrote over its trace")
+	}
+}
+
+// TestInitFileCanceled checks that a done context stops spec init with
+// its error, the output as it was and nothing on stdout.
+func TestInitFileCanceled(t *testing.T) {
+	tr := toyTrace(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	out := filepath.Join(t.TempDir(), "spec.yaml")
+	if err := os.WriteFile(out, []byte("old\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout strings.Builder
+	for _, o := range []string{out, ""} {
+		if err := InitFile(ctx, tr.Dir, o, &stdout); !errors.Is(err, context.Canceled) {
+			t.Errorf("InitFile(%q) with a done context = %v, want context.Canceled", o, err)
+		}
+	}
+	if b, err := os.ReadFile(out); err != nil || string(b) != "old\n" || stdout.Len() > 0 {
+		t.Errorf("InitFile with a done context left %q (%v) and wrote %q to stdout", b, err, stdout.String())
 	}
 }

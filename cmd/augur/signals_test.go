@@ -1,0 +1,210 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/augur-dev/augur/trace"
+)
+
+// signalCPU is the CPU time a command may take between a signal and its
+// exit. It is CPU time, not wall time, so that a loaded machine does not
+// make the test fail: the machine running go test ./... is often busy
+// with other packages.
+const signalCPU = time.Second
+
+// TestSignals starts each long command on an input that keeps it busy
+// for seconds, signals it once it has worked 0.2 s of CPU, and checks
+// that it exits with status 2 within signalCPU of CPU time, saying it
+// was interrupted, with nothing on stdout, no temporary file left, and
+// its output as it was before (issue 31, item 3).
+func TestSignals(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes inputs of seconds of work")
+	}
+	dir := t.TempDir()
+	in := func(name string) string { return filepath.Join(dir, name) }
+	// One snapshot of 1,000 nodes: a property over three nodes has 10^9
+	// bindings, one over two 10^6.
+	writeIntTrace(t, in("wide.trace"), 1000, 1, 2)
+	// 200,000 states of 20 integers, over a second of CPU for spec init.
+	writeIntTrace(t, in("ints.trace"), 1, 200000, 20)
+	augur(t, "spec", "init", in("wide.trace"), "-o", in("wide.yaml"))
+	augur(t, "collect", "../../testdata/small.jsonl", "-o", in("small.trace"))
+	for x := range 2 {
+		augur(t, "infer", "../../testdata/small.yaml", in("small.trace"), "-q", "--shard", fmt.Sprintf("%d/2", x), "--stats", in(fmt.Sprintf("p%d.arrow", x)))
+	}
+	checks := "checks:\n  - name: three\n    property: 'forall n0, n1, n2 in nodes: n0.x0 != n1.x0 or n1.x1 <= n2.x1'\n"
+	if err := os.WriteFile(in("three.yaml"), []byte(checks), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var big strings.Builder
+	for i := range 100000 {
+		fmt.Fprintf(&big, `{"snapshot":%d,"nodes":{"a":{"x":%d},"b":{"x":%d}}}`+"\n", i, i, i%7)
+	}
+	if err := os.WriteFile(in("big.jsonl"), []byte(big.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	augur(t, "collect", "../../testdata/small.jsonl", "-o", in("run.trace"))
+	parts := []string{"merge"}
+	for range 20 {
+		parts = append(parts, in("p0.arrow"), in("p1.arrow"))
+	}
+
+	for _, c := range []struct {
+		name   string
+		args   []string
+		sig    syscall.Signal
+		output string // the output file or directory, "" for stdout alone
+	}{
+		{"check 10^9 bindings", []string{"check", in("three.yaml"), in("wide.trace")}, syscall.SIGINT, ""},
+		{"spec init", []string{"spec", "init", in("ints.trace"), "-o", in("spec.yaml")}, syscall.SIGTERM, in("spec.yaml")},
+		{"merge", append(parts, "-o", in("merged.arrow")), syscall.SIGTERM, in("merged.arrow")},
+		{"infer", []string{"infer", in("wide.yaml"), in("wide.trace"), "-q", "--no-filter", "--format", "json", "-o", in("report.json")}, syscall.SIGINT, in("report.json")},
+		{"collect", []string{"collect", in("big.jsonl"), "-o", in("run.trace")}, syscall.SIGINT, in("run.trace")},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			before := ""
+			if c.output != "" {
+				if _, err := os.Stat(c.output); errors.Is(err, os.ErrNotExist) {
+					if err := os.WriteFile(c.output, []byte("an earlier output\n"), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				before = fileContents(t, c.output)
+			}
+			cmd := exec.Command("augur", c.args...)
+			cmd.Dir = dir
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			exited := make(chan error, 1)
+			go func() { exited <- cmd.Wait() }()
+			var worked time.Duration
+			for worked < 200*time.Millisecond {
+				select {
+				case err := <-exited:
+					t.Fatalf("augur %s ended (%v) before it was signaled, after %v of CPU; give it more work\n%s", c.name, err, worked, stderr.String())
+				case <-time.After(10 * time.Millisecond):
+				}
+				worked = cpuTime(t, cmd.Process.Pid)
+			}
+			if err := cmd.Process.Signal(c.sig); err != nil {
+				t.Fatal(err)
+			}
+			signaled := time.Now()
+			var err error
+			select {
+			case err = <-exited:
+			case <-time.After(30 * time.Second):
+				cmd.Process.Kill()
+				<-exited
+				t.Fatalf("augur %s still ran 30 s after %v", c.name, c.sig)
+			}
+			st := cmd.ProcessState
+			after := st.UserTime() + st.SystemTime() - worked
+			t.Logf("%v at %v of CPU; exited after %v (%v of CPU)", c.sig, worked.Round(time.Millisecond), time.Since(signaled).Round(time.Millisecond), after.Round(time.Millisecond))
+			if st.ExitCode() != exitError || !strings.Contains(stderr.String(), "interrupted; nothing written") {
+				t.Errorf("exit %v, stderr %q; want status 2 and 'interrupted; nothing written'", err, stderr.String())
+			}
+			if after > signalCPU {
+				t.Errorf("took %v of CPU after %v, more than %v", after, c.sig, signalCPU)
+			}
+			if stdout.Len() > 0 {
+				t.Errorf("partial output on stdout: %.200q", stdout.String())
+			}
+			if c.output != "" && fileContents(t, c.output) != before {
+				t.Errorf("%s changed", c.output)
+			}
+			ents, err := os.ReadDir(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range ents {
+				if strings.Contains(e.Name(), "tmp") {
+					t.Errorf("left %s", e.Name())
+				}
+			}
+		})
+	}
+}
+
+// writeIntTrace writes a trace of the given numbers of nodes, snapshots
+// and int64 columns x0, x1, …, each state new.
+func writeIntTrace(t *testing.T, dir string, nodes, snapshots, cols int) {
+	t.Helper()
+	var schema trace.Schema
+	for c := range cols {
+		schema = append(schema, trace.Column{Name: "x" + strconv.Itoa(c), Type: arrow.PrimitiveTypes.Int64})
+	}
+	w, err := trace.Create(dir, schema, trace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vars := make([]any, cols)
+	members := make([]uint32, nodes)
+	for i := range snapshots {
+		for n := range members {
+			for c := range vars {
+				vars[c] = int64((i+n)*(c+1) + c)
+			}
+			if members[n], err = w.AddState(fmt.Sprintf("n%04d", n), uint64(i), vars); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.AddSnapshot(trace.Snapshot{ID: uint64(i), TS: uint64(i), Members: members}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// fileContents returns the content of the file at path, or of every file
+// of the directory, for comparison.
+func fileContents(t *testing.T, path string) string {
+	t.Helper()
+	var b strings.Builder
+	err := filepath.WalkDir(path, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		fmt.Fprintf(&b, "%s %d %x\n", p, len(data), data)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// cpuTime returns the CPU time, user and system, that process pid has
+// used so far, from /proc.
+func cpuTime(t *testing.T, pid int) time.Duration {
+	t.Helper()
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0 // gone: the caller sees it exit
+	}
+	// Fields 14 and 15, utime and stime in clock ticks (1/100 s on
+	// Linux), follow the command name, which is in parentheses.
+	f := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:]))
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(utime+stime) * 10 * time.Millisecond
+}
