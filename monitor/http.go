@@ -89,7 +89,22 @@ func (m *Monitor) servePush(w http.ResponseWriter, r *http.Request) {
 		m.refuse(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("body of %d bytes is over the limit of %d", r.ContentLength, m.opts.MaxBody))
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, m.opts.MaxBody))
+	// The body, what reading it grows and what decoding it makes are
+	// held until the push is answered: take its size from the budget of
+	// the bodies in flight, or refuse it while others hold the budget
+	// (one push alone is bounded by MaxBody).
+	size := r.ContentLength
+	if size < 0 {
+		size = m.opts.MaxBody
+	}
+	if n := m.inflight.Add(size); n > m.opts.MaxInflight && n > size {
+		m.inflight.Add(-size)
+		w.Header().Set("Retry-After", "1")
+		m.refuse(w, http.StatusServiceUnavailable, "busy", fmt.Sprintf("busy: the bodies being read take the %d bytes allowed at once; retry later", m.opts.MaxInflight))
+		return
+	}
+	defer m.inflight.Add(-size)
+	body, err := readBody(w, r, m.opts.MaxBody)
 	if err != nil {
 		if errors.As(err, new(*http.MaxBytesError)) {
 			m.refuse(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("body over the limit of %d bytes", m.opts.MaxBody))
@@ -115,14 +130,34 @@ func (m *Monitor) servePush(w http.ResponseWriter, r *http.Request) {
 	json.NewEncoder(w).Encode(res)
 }
 
+// readBody reads the body of r, of at most limit bytes. A body of known
+// length is read into a buffer of that length: io.ReadAll would grow one
+// to up to twice the body's size.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+	body := http.MaxBytesReader(w, r.Body, limit)
+	if r.ContentLength < 0 {
+		return io.ReadAll(body)
+	}
+	b := make([]byte, r.ContentLength)
+	if _, err := io.ReadFull(body, b); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
 // streamWriteTimeout bounds one write to a violation stream: a client
 // that does not read is let go.
 const streamWriteTimeout = 10 * time.Second
 
 func (m *Monitor) serveViolations(w http.ResponseWriter, r *http.Request) {
-	s := m.hub.subscribe()
-	if s == nil {
-		m.refuse(w, http.StatusServiceUnavailable, "closed", "the monitor is shutting down")
+	s, err := m.hub.subscribe()
+	switch {
+	case errors.Is(err, errStreams):
+		w.Header().Set("Retry-After", "10")
+		m.refuse(w, http.StatusServiceUnavailable, "streams", fmt.Sprintf("%s: %d open, the most allowed", err, m.opts.MaxStreams))
+		return
+	case err != nil:
+		m.refuse(w, http.StatusServiceUnavailable, "closed", err.Error())
 		return
 	}
 	defer m.hub.unsubscribe(s)

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/augur-dev/augur/checker"
@@ -24,6 +25,9 @@ const (
 	DefaultMaxNodeName = 256
 	DefaultMaxBuffered = 1 << 16
 	DefaultSubscriber  = 4096
+	DefaultMaxInflight = 64 << 20
+	DefaultMaxStreams  = 64
+	DefaultMaxRecord   = 64 << 10
 )
 
 // Options configure a [Monitor].
@@ -45,6 +49,15 @@ type Options struct {
 
 	// MaxBody bounds a request body, in bytes; 0 means DefaultMaxBody.
 	MaxBody int64
+	// MaxInflight bounds the bytes of the request bodies read and checked
+	// at once, across requests: a push takes its Content-Length (MaxBody
+	// when it gives none) from it until it is answered, and is refused
+	// with 503 when that would go beyond. 0 means DefaultMaxInflight.
+	MaxInflight int64
+	// MaxRecord bounds one record, the bytes of its line, so that the
+	// state the monitor keeps for each node is bounded; 0 means
+	// DefaultMaxRecord.
+	MaxRecord int
 	// MaxNodes bounds the number of distinct nodes; 0 means
 	// DefaultMaxNodes.
 	MaxNodes int
@@ -82,6 +95,10 @@ type Options struct {
 	// SubscriberBuffer is the number of violation lines a subscriber may
 	// fall behind before it is disconnected; 0 means DefaultSubscriber.
 	SubscriberBuffer int
+	// MaxStreams bounds the violation streams open at once (each holds a
+	// connection and a queue of SubscriberBuffer lines); 0 means
+	// DefaultMaxStreams.
+	MaxStreams int
 	// Log, if not nil, receives a line for each event an operator should
 	// know of: a node declared failed, a recording error.
 	Log io.Writer
@@ -99,6 +116,7 @@ type Monitor struct {
 	decoders sync.Pool
 	hub      *hub
 	met      *metrics
+	inflight atomic.Int64 // bytes of the bodies being read and checked (MaxInflight)
 
 	mu       sync.Mutex
 	cutter   *ingest.Cutter
@@ -157,21 +175,14 @@ func New(opts Options) (*Monitor, error) {
 	if opts.Token == "" {
 		return nil, errors.New("monitor: no token: every request must be authenticated")
 	}
-	if opts.MaxBody <= 0 {
-		opts.MaxBody = DefaultMaxBody
-	}
-	if opts.MaxNodes <= 0 {
-		opts.MaxNodes = DefaultMaxNodes
-	}
-	if opts.MaxNodeName <= 0 {
-		opts.MaxNodeName = DefaultMaxNodeName
-	}
-	if opts.MaxBuffered <= 0 {
-		opts.MaxBuffered = DefaultMaxBuffered
-	}
-	if opts.SubscriberBuffer <= 0 {
-		opts.SubscriberBuffer = DefaultSubscriber
-	}
+	orDefault(&opts.MaxBody, DefaultMaxBody)
+	orDefault(&opts.MaxInflight, DefaultMaxInflight)
+	orDefault(&opts.MaxRecord, DefaultMaxRecord)
+	orDefault(&opts.MaxNodes, DefaultMaxNodes)
+	orDefault(&opts.MaxNodeName, DefaultMaxNodeName)
+	orDefault(&opts.MaxBuffered, DefaultMaxBuffered)
+	orDefault(&opts.SubscriberBuffer, DefaultSubscriber)
+	orDefault(&opts.MaxStreams, DefaultMaxStreams)
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -201,8 +212,15 @@ func New(opts Options) (*Monitor, error) {
 		m.rec = rec
 	}
 	m.met = newMetrics(m.checks)
-	m.hub = newHub(opts.SubscriberBuffer, opts.Violations, m.met)
+	m.hub = newHub(opts.SubscriberBuffer, opts.MaxStreams, opts.Violations, m.met)
 	return m, nil
+}
+
+// orDefault sets an option that is not positive to its default.
+func orDefault[T int | int64](opt *T, def T) {
+	if *opt <= 0 {
+		*opt = def
+	}
 }
 
 // A line is one record of a push, decoded and prepared.
@@ -261,6 +279,10 @@ func (m *Monitor) decode(body []byte) ([]line, error) {
 			text, body = body[:i], body[i+1:]
 		} else {
 			body = nil
+		}
+		if len(text) > m.opts.MaxRecord {
+			return nil, &PushError{Status: 422, Reason: "record_size",
+				Msg: fmt.Sprintf("line %d: a record of %d bytes, longer than the limit of %d", no, len(text), m.opts.MaxRecord)}
 		}
 		r, err := d.Decode("", no, text)
 		if err != nil {

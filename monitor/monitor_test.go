@@ -132,7 +132,7 @@ func TestAuth(t *testing.T) {
 }
 
 func TestRefusals(t *testing.T) {
-	m := newTest(t, Options{MaxBody: 300, MaxNodes: 2, MaxNodeName: 8})
+	m := newTest(t, Options{MaxBody: 300, MaxNodes: 2, MaxNodeName: 8, MaxRecord: 100})
 	defer m.Close()
 	ok := `{"node": "n1", "ts": 5, "state": {"term": 1, "role": "leader"}}` + "\n"
 	if code, body := do(t, m, "POST", "/v1/records", token, ok); code != 200 {
@@ -152,6 +152,7 @@ func TestRefusals(t *testing.T) {
 		{"nodes", `{"node": "n2", "ts": 9, "heartbeat": true}` + "\n" + `{"node": "n3", "ts": 9, "heartbeat": true}`, 422, "too many nodes: 1 known and 2 new, the limit is 2"},
 		{"too large", strings.Repeat(" ", 301), 413, "over the limit of 300"},
 		{"node name", `{"node": "n123456789", "ts": 9, "heartbeat": true}`, 422, "line 1: a node name of 10 bytes, longer than the limit of 8"},
+		{"record size", `{"node": "n1", "ts": 6, "heartbeat": true}` + "\n" + `{"node": "n1", "ts": 7, "state": {"term": 1, "role": "leader"}}` + strings.Repeat(" ", 40), 422, "line 2: a record of 103 bytes, longer than the limit of 100"},
 	} {
 		code, body := do(t, m, "POST", "/v1/records", token, tt.body)
 		if code != tt.code || !strings.Contains(body, tt.want) {
@@ -170,6 +171,7 @@ func TestRefusals(t *testing.T) {
 		`augur_monitor_request_errors_total{reason="nodes"} 1`,
 		`augur_monitor_request_errors_total{reason="too_large"} 1`,
 		`augur_monitor_request_errors_total{reason="node_name"} 1`,
+		`augur_monitor_request_errors_total{reason="record_size"} 1`,
 		`augur_monitor_records_received_total 2`,
 	} {
 		if !strings.Contains(metrics, want+"\n") {
@@ -215,7 +217,7 @@ func TestStream(t *testing.T) {
 
 func TestSlowSubscriber(t *testing.T) {
 	m := newTest(t, Options{SubscriberBuffer: 1})
-	s := m.hub.subscribe()
+	s, _ := m.hub.subscribe()
 	m.hub.publish([]byte("a\n"))
 	m.hub.publish([]byte("b\n")) // over the buffer: s is let go
 	if l := <-s.lines; string(l) != "a\n" {
@@ -248,6 +250,97 @@ func TestMethodNotAllowed(t *testing.T) {
 		m.ServeHTTP(rec, req)
 		if rec.Code != http.StatusMethodNotAllowed || rec.Header().Get("Allow") != tt.allow {
 			t.Errorf("%s %s: %d, Allow %q; want 405, Allow %q", tt.method, tt.path, rec.Code, rec.Header().Get("Allow"), tt.allow)
+		}
+	}
+}
+
+// TestLimitsAcrossRequests checks the bounds that span requests: pushes
+// whose bodies would hold more than MaxInflight at once, and streams
+// beyond MaxStreams, are refused with 503 and counted by reason; a push
+// alone is taken whatever its size under MaxBody.
+func TestLimitsAcrossRequests(t *testing.T) {
+	m := newTest(t, Options{MaxBody: 1000, MaxInflight: 1000, MaxStreams: 2})
+	defer m.Close()
+	srv := httptest.NewServer(m)
+	defer srv.Close()
+
+	// A slow push holds 600 bytes of the budget while it is read.
+	pr, pw := io.Pipe()
+	slow, _ := http.NewRequest("POST", srv.URL+"/v1/records", pr)
+	slow.Header.Set("Authorization", "Bearer "+token)
+	slow.ContentLength = 600
+	slowDone := make(chan *http.Response, 1)
+	go func() {
+		resp, err := http.DefaultClient.Do(slow)
+		if err != nil {
+			t.Error(err)
+		}
+		slowDone <- resp
+	}()
+	pw.Write([]byte(`{"node": "n1", "ts": 1, "heartbeat": true}`))
+	for m.inflight.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	push := func(body string) (int, string) {
+		req, _ := http.NewRequest("POST", srv.URL+"/v1/records", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, resp.Header.Get("Retry-After") + " " + string(b)
+	}
+	big := `{"node": "n2", "ts": 1, "heartbeat": true}` + strings.Repeat(" ", 500)
+	if code, body := push(big); code != 503 || !strings.Contains(body, "1 busy: the bodies being read take the 1000 bytes allowed at once") {
+		t.Errorf("a push over the budget in flight: %d %q", code, body)
+	}
+	if code, body := push(`{"node": "n2", "ts": 1, "heartbeat": true}`); code != 200 {
+		t.Errorf("a push within the budget in flight: %d %q", code, body)
+	}
+	pw.Write([]byte(strings.Repeat(" ", 600-42)))
+	pw.Close()
+	if resp := <-slowDone; resp == nil || resp.StatusCode != 200 {
+		t.Fatalf("the slow push: %v", resp)
+	}
+	if code, body := push(`{"node": "n2", "ts": 2, "heartbeat": true}` + strings.Repeat(" ", 900)); code != 200 || m.inflight.Load() != 0 {
+		t.Errorf("a push alone: %d %q, %d bytes in flight after", code, body, m.inflight.Load())
+	}
+
+	var streams []*http.Response
+	for range 2 {
+		req, _ := http.NewRequest("GET", srv.URL+"/v1/violations", nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("stream: %v %v", resp, err)
+		}
+		streams = append(streams, resp)
+	}
+	if code, body := do(t, m, "GET", "/v1/violations", token, ""); code != 503 || !strings.Contains(body, "too many violation streams: 2 open, the most allowed") {
+		t.Errorf("a third stream: %d %q", code, body)
+	}
+	streams[0].Body.Close()
+	for m.met.subs.Load() > 1 {
+		time.Sleep(time.Millisecond)
+	}
+	req, _ := http.NewRequest("GET", srv.URL+"/v1/violations", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 200 {
+		t.Errorf("a stream after one closed: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	streams[1].Body.Close()
+
+	_, metrics := do(t, m, "GET", "/metrics", token, "")
+	for _, want := range []string{
+		`augur_monitor_request_errors_total{reason="busy"} 1`,
+		`augur_monitor_request_errors_total{reason="streams"} 1`,
+	} {
+		if !strings.Contains(metrics, want+"\n") {
+			t.Errorf("metrics lack %s:\n%s", want, metrics)
 		}
 	}
 }

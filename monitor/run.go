@@ -24,6 +24,10 @@ type RunConfig struct {
 	TLSCert   string // PEM files: serve HTTPS (see [LoadTLS])
 	TLSKey    string
 	MaxBody   string // the largest request body, such as 8MiB (see [ParseSize])
+	// MaxInflight and MaxRecord are Options.MaxInflight and
+	// Options.MaxRecord as sizes; "" leaves the option as it is.
+	MaxInflight string
+	MaxRecord   string
 
 	// Options are the rest of the monitor's options; Run sets Checker,
 	// Schema, Token, MaxBody and System from the fields above. Log also
@@ -45,6 +49,21 @@ func Run(ctx context.Context, cfg RunConfig) (Stats, error) {
 	maxBody, err := ParseSize(cfg.MaxBody)
 	if err != nil {
 		return Stats{}, fmt.Errorf("--max-body: %w", err)
+	}
+	if cfg.MaxInflight != "" {
+		if opts.MaxInflight, err = ParseSize(cfg.MaxInflight); err != nil {
+			return Stats{}, fmt.Errorf("--max-inflight: %w", err)
+		}
+	}
+	if cfg.MaxRecord != "" {
+		n, err := ParseSize(cfg.MaxRecord)
+		if err == nil && n > 1<<30 {
+			err = fmt.Errorf("%s is over 1GiB", cfg.MaxRecord)
+		}
+		if err != nil {
+			return Stats{}, fmt.Errorf("--max-record: %w", err)
+		}
+		opts.MaxRecord = int(n)
 	}
 	tlsConfig, err := LoadTLS(cfg.TLSCert, cfg.TLSKey)
 	if err != nil {

@@ -91,6 +91,8 @@ func TestRunRefuses(t *testing.T) {
 		want string
 	}{
 		{RunConfig{Checks: "testdata/checks.yaml", MaxBody: "lots"}, "--max-body: bad size"},
+		{RunConfig{Checks: "testdata/checks.yaml", MaxBody: "1MiB", MaxInflight: "0"}, "--max-inflight: bad size"},
+		{RunConfig{Checks: "testdata/checks.yaml", MaxBody: "1MiB", MaxRecord: "2GiB"}, "--max-record: 2GiB is over 1GiB"},
 		{RunConfig{Checks: "testdata/checks.yaml", MaxBody: "1MiB", TLSCert: "c.pem"}, "--tls-cert and --tls-key go together"},
 		{RunConfig{Checks: "testdata/none.yaml", MaxBody: "1MiB"}, "none.yaml"},
 	} {

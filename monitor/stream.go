@@ -2,6 +2,7 @@ package monitor
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"sync"
 
@@ -57,7 +58,8 @@ func (b *lineBuffer) Write(p []byte) (int, error) {
 // disconnected, and told so; lines the output cannot take are dropped
 // and counted.
 type hub struct {
-	size int
+	size int // lines queued per subscriber
+	max  int // subscribers
 	met  *metrics
 
 	mu     sync.Mutex
@@ -75,8 +77,8 @@ type subscriber struct {
 	slow  bool // disconnected for falling behind
 }
 
-func newHub(size int, out io.Writer, met *metrics) *hub {
-	h := &hub{size: size, met: met, subs: map[*subscriber]bool{}, out: out}
+func newHub(size, streams int, out io.Writer, met *metrics) *hub {
+	h := &hub{size: size, max: streams, met: met, subs: map[*subscriber]bool{}, out: out}
 	if out != nil {
 		h.outq = make(chan []byte, max(size, 1<<14))
 		h.outDone = make(chan struct{})
@@ -92,18 +94,28 @@ func (h *hub) writeOut() {
 	}
 }
 
-// subscribe adds a stream; it is nil when the hub is closed.
-func (h *hub) subscribe() *subscriber {
+// subscribe adds a stream. It returns nil and errClosed when the hub is
+// closed, nil and errStreams when it has its most subscribers.
+func (h *hub) subscribe() (*subscriber, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
-		return nil
+		return nil, errClosed
+	}
+	if len(h.subs) >= h.max {
+		return nil, errStreams
 	}
 	s := &subscriber{lines: make(chan []byte, h.size)}
 	h.subs[s] = true
 	h.met.subs.Store(int64(len(h.subs)))
-	return s
+	return s, nil
 }
+
+// The errors of subscribe.
+var (
+	errClosed  = errors.New("the monitor is shutting down")
+	errStreams = errors.New("too many violation streams")
+)
 
 // unsubscribe removes a stream whose client went away.
 func (h *hub) unsubscribe(s *subscriber) {

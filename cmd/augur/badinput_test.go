@@ -141,6 +141,7 @@ var badInputs = []struct {
 	{name: "monitor --nodes -1", args: "monitor checks.yaml --nodes -1", stderr: `invalid argument "-1" for "--nodes" flag: must be at least 0`},
 	{name: "monitor --max-buffered -5", args: "monitor checks.yaml --max-buffered -5", stderr: `invalid argument "-5" for "--max-buffered" flag: must be at least 1`},
 	{name: "monitor --stream-buffer 0", args: "monitor checks.yaml --stream-buffer 0", stderr: `invalid argument "0" for "--stream-buffer" flag: must be at least 1`},
+	{name: "monitor --max-streams 0", args: "monitor checks.yaml --max-streams 0", stderr: `invalid argument "0" for "--max-streams" flag: must be at least 1`},
 	{name: "monitor --max-node-name 0", args: "monitor checks.yaml --max-node-name 0", stderr: `invalid argument "0" for "--max-node-name" flag: must be at least 1`},
 	{name: "monitor --max-nodes x", args: "monitor checks.yaml --max-nodes x", stderr: `invalid argument "x" for "--max-nodes" flag: not an integer`},
 	{name: "monitor push --batch 0", args: "monitor push run.jsonl --url http://127.0.0.1:1 --batch 0", stderr: `invalid argument "0" for "--batch" flag: must be at least 1`},
