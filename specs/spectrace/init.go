@@ -22,6 +22,12 @@ import (
 // string column as an enum.
 const maxEnum = 8
 
+// maxEnumLen is the longest string Init takes as an enum value, in bytes,
+// as generator.MaxConstantLen is the longest mined constant: each
+// generated property holds an enum's values as x == c literals, so that
+// one value of 15 MB made augur infer take 94 s and 1.7 GB.
+const maxEnumLen = 256
+
 // Init writes a starter spec for tr to w: one variable per column, typed
 // with its physical type, except that string (and list of string) columns
 // whose values name nodes of the trace share the type NodeID, other
@@ -178,7 +184,7 @@ func scanStates(ctx context.Context, tr *trace.Trace, ints *intScan) (map[int][]
 		for i, vals := range seen {
 			if s, ok := st.Vars[i].(string); ok {
 				vals[s] = true
-				if len(vals) > maxEnum {
+				if len(vals) > maxEnum || len(s) > maxEnumLen {
 					delete(seen, i) // not an enum: stop counting
 				}
 			}

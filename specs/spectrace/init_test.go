@@ -154,3 +154,20 @@ func TestInitFileCanceled(t *testing.T) {
 		t.Errorf("InitFile with a done context left %q (%v) and wrote %q to stdout", b, err, stdout.String())
 	}
 }
+
+// TestInitLongStrings checks that a string column of few values, one of
+// them longer than maxEnumLen, is declared a string, not an enum whose
+// values every generated property would copy.
+func TestInitLongStrings(t *testing.T) {
+	b := tracetest.New(t, trace.Schema{{Name: "v", Type: arrow.BinaryTypes.String}}, trace.Options{System: "long"})
+	for i, v := range []string{"short", strings.Repeat("s", maxEnumLen+1), "short"} {
+		b.Snapshot(trace.Snapshot{ID: uint64(i), TS: uint64(i), Members: []uint32{b.State("n0", uint64(i), v)}})
+	}
+	var out strings.Builder
+	if err := Init(context.Background(), b.Open(), &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "\n  v: string\n") {
+		t.Errorf("Init declared v otherwise than as a string:\n%s", out.String())
+	}
+}
