@@ -41,11 +41,23 @@ const stopEvery = 1 << 12
 // halt counts n bindings evaluated and reports whether the run is to
 // stop: the task's context was done when halt last looked at it, which
 // it does once stopEvery bindings have gone by. The fast engine counts
-// its bindings here too.
+// its bindings here too. Its common case, a count, inlines.
 func (r *reference) halt(n int) bool {
-	if r.steps += n; r.steps >= stopEvery && r.err == nil {
+	if r.steps += n; r.steps < stopEvery {
+		return false
+	}
+	return r.look()
+}
+
+// look is halt's look at the context; once it is done, every later call
+// of halt comes here and reports true.
+func (r *reference) look() bool {
+	if r.err == nil {
 		r.steps = 0
 		r.err = r.task.ctx.Err()
+	}
+	if r.err != nil {
+		r.steps = stopEvery
 	}
 	return r.err != nil
 }
