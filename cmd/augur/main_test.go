@@ -37,11 +37,22 @@ func TestScripts(t *testing.T) {
 		Dir:           "testdata/script",
 		UpdateScripts: *update,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			// sleep DURATION
-			"sleep": func(ts *testscript.TestScript, neg bool, args []string) {
-				d, err := time.ParseDuration(args[0])
-				ts.Check(err)
-				time.Sleep(d)
+			// waitopen PREFIX waits until a process has a file open whose
+			// path begins with PREFIX, made absolute in $WORK: a command
+			// started in the background has then set up its signal
+			// handling (runMain does first), which a fixed sleep cannot
+			// know on a busy machine.
+			"waitopen": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 1 {
+					ts.Fatalf("usage: waitopen PREFIX")
+				}
+				prefix := ts.MkAbs(args[0])
+				const timeout = time.Minute
+				for deadline := time.Now().Add(timeout); !hasOpen(prefix); time.Sleep(20 * time.Millisecond) {
+					if time.Now().After(deadline) {
+						ts.Fatalf("no process opened a file at %s* within %v", prefix, timeout)
+					}
+				}
 			},
 			// snapshots N FILE writes N global snapshots of two nodes.
 			"snapshots": func(ts *testscript.TestScript, neg bool, args []string) {
@@ -60,4 +71,16 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 	})
+}
+
+// hasOpen reports whether a process has a file open whose path begins
+// with prefix, as /proc/PID/fd tells.
+func hasOpen(prefix string) bool {
+	fds, _ := filepath.Glob("/proc/[0-9]*/fd/*")
+	for _, fd := range fds {
+		if path, err := os.Readlink(fd); err == nil && strings.HasPrefix(path, prefix) {
+			return true
+		}
+	}
+	return false
 }
