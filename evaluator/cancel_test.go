@@ -57,9 +57,8 @@ func TestRunCanceled(t *testing.T) {
 	}
 }
 
-// TestRunCanceledInSnapshot checks that both evaluators stop within a
-// fraction of a second when the context is canceled in the middle of one
-// snapshot of a billion bindings (three nodes of 1,000, under
+// TestRunCanceledInSnapshot checks that both evaluators stop soon after
+// the context is canceled in the middle of one snapshot of a billion bindings (three nodes of 1,000, under
 // MaxBindings): they look at the context every few thousand bindings,
 // not only between snapshots.
 func TestRunCanceledInSnapshot(t *testing.T) {
@@ -81,7 +80,10 @@ func TestRunCanceledInSnapshot(t *testing.T) {
 				if !errors.Is(err, context.DeadlineExceeded) || res != nil {
 					t.Fatalf("%s: Run = %v, %v; want nil, context.DeadlineExceeded", src, res, err)
 				}
-				if took > 2*time.Second {
+				// Uncanceled, the snapshot takes over a minute. The bound is
+				// loose for a loaded machine (idle: 0.1 to 0.6 s); augur's
+				// TestSignals bounds the CPU time after a signal.
+				if took > 10*time.Second {
 					t.Errorf("%s: Run returned %v after it began, canceled at 0.1 s", src, took.Round(time.Millisecond))
 				}
 			})
