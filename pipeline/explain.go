@@ -109,6 +109,10 @@ type Anomaly struct {
 	ID             string `json:"id"`
 	// Role is "representative", "equivalent" or "also fails here".
 	Role string `json:"role"`
+	// During is the text of the anomaly during whose episodes the
+	// representative fails, far more often than chance, so that it ranks
+	// after the anomalies with moments of their own; "" when none.
+	During string `json:"during,omitempty"`
 	// BaselineViolatingSnapshots counts the snapshots of the baseline
 	// where the representative fails: such anomalies rank after the
 	// others.
@@ -193,7 +197,7 @@ func (x *Explanation) fate(f *reporter.Fate, n int) {
 		}
 	}
 	if f.Anomaly != nil {
-		x.Anomaly = &Anomaly{Representative: f.Anomaly.Text, ID: f.Anomaly.ID, Role: f.Role, BaselineViolatingSnapshots: f.Anomaly.BaselineViolatingSnapshots}
+		x.Anomaly = &Anomaly{Representative: f.Anomaly.Text, ID: f.Anomaly.ID, Role: f.Role, During: f.Anomaly.During, BaselineViolatingSnapshots: f.Anomaly.BaselineViolatingSnapshots}
 	}
 	if f.Broken != nil {
 		x.Broken = &Broken{ViolatingSnapshots: f.Broken.ViolatingSnapshots, Representative: f.BrokenRep.Text, Rank: f.BrokenRank}
@@ -824,6 +828,9 @@ func (x *Explanation) WriteText(w io.Writer) error {
 			label("anomaly")("represents its anomaly, which ranks %d of %d (augur infer --all)", x.Order, x.Anomalies)
 		} else {
 			label("anomaly")("%s, under %s, whose anomaly ranks %d of %d (augur infer --all)", a.Role, a.Representative, x.Order, x.Anomalies)
+		}
+		if a.During != "" {
+			more("it fails during the episodes of %s: ranked after the anomalies with moments of their own", a.During)
 		}
 		if n := a.BaselineViolatingSnapshots; n > 0 {
 			more("the representative fails at %s of the baseline: ranked after the anomalies that do not", count(n, "snapshot"))

@@ -228,6 +228,12 @@ func (g Grouping) misses(n int) int {
 	return k
 }
 
+// most returns how many of n episodes are (almost) all of them: at least
+// Within of them.
+func (g Grouping) most(n int) int {
+	return max(1, int(math.Ceil(g.Within*float64(n)-1e-9)))
+}
+
 // bounded reports whether q violating snapshots (or events) are not many
 // more than p: at most Factor×p.
 func (g Grouping) bounded(p, q int64) bool {

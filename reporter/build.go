@@ -151,6 +151,9 @@ type Candidates struct {
 	Anomalies        int `json:"anomalies"`   // groups of almost-invariants failing at the same moments
 	Grouped          int `json:"grouped"`     // almost-invariants listed under a simpler one of their anomaly
 	InBaseline       int `json:"in_baseline"` // almost-invariants standing out that fail in the baseline too
+	// During counts the anomalies listed after the others because they
+	// fail during the episodes of another (Entry.During).
+	During int `json:"during,omitempty"`
 	// NotStandingOut counts the anomalies left out of the report because
 	// they were violated through a large share of the run: their
 	// temporal rate is below the hold ratio.
@@ -197,6 +200,11 @@ type Entry struct {
 	// where this one fails, far beyond chance: its violations may be
 	// expected.
 	ExplainedBy []string `json:"explained_by,omitempty"`
+	// During is the text of the anomaly listed above this one, at most as
+	// complex, near whose episodes this one's lie, and whose episodes lie
+	// near this one's, far more often than chance: this one ranks after
+	// the anomalies that fail at moments of their own.
+	During string `json:"during,omitempty"`
 	// BaselineViolatingSnapshots counts the snapshots of the baseline
 	// where the property fails.
 	BaselineViolatingSnapshots int64               `json:"baseline_violating_snapshots,omitempty"`
@@ -275,6 +283,7 @@ func Build(in Input, opts Options) (*Report, error) {
 		trail.anomaly(a, moments)
 	}
 	slices.SortStableFunc(r.AlmostInvariants, byScore)
+	duringLast(r.AlmostInvariants, moments, res.Snapshots, th.Grouping, opts.HoldRatio, th.DuringLevel)
 	if opts.SteadyTag != "" {
 		steadyFirst(r.AlmostInvariants)
 	}
@@ -282,6 +291,11 @@ func Build(in Input, opts Options) (*Report, error) {
 	trail.ranked(r.AlmostInvariants)
 	if !opts.All {
 		r.AlmostInvariants, r.Candidates.NotStandingOut = listed(r.AlmostInvariants, opts.HoldRatio)
+	}
+	for _, e := range r.AlmostInvariants {
+		if e.During != "" {
+			r.Candidates.During++
+		}
 	}
 	if in.Baseline != nil {
 		n, err := baselineLast(r.AlmostInvariants, in.Baseline)

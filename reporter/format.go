@@ -85,6 +85,10 @@ func writeSection(b *strings.Builder, s section) {
 		rates = max(rates, len(fmt.Sprintf("%d/%d", e.Violations, e.Bindings)))
 	}
 	indent := rank + 2 + len("0.00000") + 2 + rates + 2
+	ranks := make(map[string]int, len(es))
+	for _, e := range es {
+		ranks[e.Text] = e.Rank
+	}
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	for _, e := range es {
 		fmt.Fprintf(tw, "%3d\t%.5f\t%d/%d\t%s\n", e.Rank, e.HoldingRate, e.Violations, e.Bindings, e.Text)
@@ -96,6 +100,9 @@ func writeSection(b *strings.Builder, s section) {
 		}
 		if len(e.ExplainedBy) > 0 {
 			fmt.Fprintf(tw, "\t\t\t%s\n", explainedBy(e.ExplainedBy, maxLine-indent))
+		}
+		if e.During != "" {
+			fmt.Fprintf(tw, "\t\t\t  %s\n", during(e.During, ranks, maxLine-indent))
 		}
 		if e.BaselineViolatingSnapshots > 0 {
 			fmt.Fprintf(tw, "\t\t\t  fails in the baseline too (%s)\n", plural(e.BaselineViolatingSnapshots, "snapshot"))
@@ -139,6 +146,20 @@ func explainedBy(by []string, width int) string {
 		return "  explained by 1 longer property (--format json names it)"
 	}
 	return fmt.Sprintf("  explained by %d longer properties (--format json lists them)", len(by))
+}
+
+// during returns the line saying during which anomaly's episodes an
+// entry fails, by its rank when the report lists it, else by its text
+// when it fits in width characters.
+func during(text string, ranks map[string]int, width int) string {
+	const ranked = ": ranked after the anomalies with moments of their own"
+	if r, ok := ranks[text]; ok {
+		return fmt.Sprintf("fails during the episodes of #%d%s", r, ranked)
+	}
+	if s := "fails during the episodes of " + text + ranked; utf8.RuneCountInString(s) <= width {
+		return s
+	}
+	return "fails during the episodes of another anomaly (--format json names it)" + ranked
 }
 
 // formatTags renders tag counts, most frequent first.
@@ -212,6 +233,9 @@ func (r *Report) sections() []section {
 func (c Candidates) summary() string {
 	s := fmt.Sprintf("%d almost-invariants in %d anomalies (%d equivalent and %d more listed under a simpler one), %d invariants; %d dropped as or-effects",
 		c.AlmostInvariants+c.Equivalent+c.Grouped, c.Anomalies, c.Equivalent, c.Grouped, c.Invariants, c.OrEffect)
+	if c.During > 0 {
+		s += fmt.Sprintf("; %d ranked after the others as failing during another's episodes", c.During)
+	}
 	if c.NotStandingOut > 0 {
 		s += fmt.Sprintf("; %d anomalies violated through a large share of the run, not listed", c.NotStandingOut)
 	}

@@ -44,6 +44,16 @@ type Thresholds struct {
 	// shape's properties together.
 	RankLevel float64
 
+	// DuringLevel is the level of the test, made both ways, that an
+	// anomaly fails during the episodes of another listed above it, and
+	// that one near its, far more often than chance (see duringLast),
+	// Bonferroni-corrected for the anomalies it is compared with. The
+	// chance is the share of the run's places where an episode as long
+	// would lie as near, so the test does not depend on the run's length.
+	// At 0.05, an anomaly whose episodes fall independently of the
+	// others' ranks lower with probability at most 5%; nothing is hidden.
+	DuringLevel float64
+
 	// EpisodeShare bounds how long one violation event lasts, as a share
 	// of the property's non-vacuous snapshots (see events): an episode
 	// lasting longer counts one event per EpisodeShare of the run begun.
@@ -75,6 +85,7 @@ var DefaultThresholds = Thresholds{
 	Grouping:      DefaultGrouping,
 	MinOddsRatio:  2,
 	RankLevel:     0.05,
+	DuringLevel:   0.05,
 	EpisodeShare:  0.01,
 	FullMoments:   4096,
 	RatePrecision: evaluator.RatePrecision,
@@ -91,6 +102,9 @@ func (th Thresholds) withDefaults() Thresholds {
 	}
 	if th.RankLevel == 0 {
 		th.RankLevel = d.RankLevel
+	}
+	if th.DuringLevel == 0 {
+		th.DuringLevel = d.DuringLevel
 	}
 	if th.EpisodeShare == 0 {
 		th.EpisodeShare = d.EpisodeShare

@@ -182,7 +182,16 @@ func TestRun(t *testing.T) {
 		if r.Bug != "" {
 			tag = "bug:" + r.Bug
 		}
-		if got := score(rep, tag); got != r.Plain {
+		// The kept report holds the top of each list: a first relevant
+		// entry below it is one the kept report cannot see.
+		want := r.Plain
+		if want.First > len(rep.AlmostInvariants) {
+			want.First = 0
+		}
+		if want.BrokenFirst > len(rep.BrokenInvariants) {
+			want.BrokenFirst = 0
+		}
+		if got := score(rep, tag); got != want {
 			t.Errorf("%s: kept report scores %+v, run scored %+v", name, got, r.Plain)
 		}
 	}

@@ -1,0 +1,135 @@
+package reporter
+
+import (
+	"cmp"
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// A protocol's legitimate rare event (an election, a failover) breaks a
+// simple property and, while it lasts or just after, many longer ones: a
+// two-node, three-literal property that fails only while the new leader
+// catches up, say. They fail at other snapshots than the simple one, so
+// they are not its shadows, and each is an anomaly of its own; listed by
+// rarity, they push a bug that strikes a dozen times out of the report.
+// This file ranks such an anomaly after the others: one whose episodes
+// (almost) all lie near the episodes of a recurring anomaly listed above
+// it, at most as complex, and that one's near its, far nearer than chance
+// places them. It hides nothing: a bug that strikes in every election
+// ranks after the anomalies with moments of their own, and says during
+// which one it fails.
+
+// An episode is a run of consecutive violating snapshots, first to last.
+type episode struct{ first, last uint64 }
+
+// episodesOf returns the runs of consecutive snapshot ids in moments, an
+// increasing list.
+func episodesOf(moments []uint64) []episode {
+	var out []episode
+	for i, m := range moments {
+		if i > 0 && m == moments[i-1]+1 {
+			out[len(out)-1].last = m
+			continue
+		}
+		out = append(out, episode{m, m})
+	}
+	return out
+}
+
+// nearness returns the chance that an episode as long as ep, placed at
+// random among n snapshots, lies as near to one of eps (nonempty, in
+// order) as ep does: the share of the places where it would. The
+// distance between two episodes is 0 when they meet, else the gap
+// between them plus one.
+func nearness(ep episode, eps []episode, n uint64) float64 {
+	i, _ := slices.BinarySearchFunc(eps, ep.first, func(e episode, x uint64) int {
+		return cmp.Compare(e.last, x)
+	})
+	d := uint64(math.MaxUint64)
+	if i < len(eps) { // the first of eps ending at or after ep's start
+		d = eps[i].first - min(eps[i].first, ep.last)
+	}
+	if i > 0 { // the last ending before it
+		d = min(d, ep.first-eps[i-1].last)
+	}
+	// An episode of length l starting at x lies within d of e when
+	// [x-d, x+l-1+d] meets e: x in [e.first-l+1-d, e.last+d]. Count the
+	// starts in [0, n-l] that some e covers, merging the ranges in order.
+	l := ep.last - ep.first + 1
+	last := n - min(n, l)
+	var places, next uint64 // next: the first start not yet counted
+	for _, e := range eps {
+		from := max(e.first-min(e.first, l-1+d), next)
+		to := min(e.last+d, last)
+		if from > to {
+			continue
+		}
+		places += to - from + 1
+		next = to + 1
+	}
+	return float64(places) / float64(last+1)
+}
+
+// mostNear returns the p-value of "at least m of the episodes lie as near
+// as the m-th nearest does", for episodes with chances ps of lying as
+// near as each does: P(Binomial(k, p₍m₎) ≥ m), p₍m₎ the m-th smallest of
+// the k chances. Unlike a combination of all the chances (Fisher's), it
+// is not moved by one episode that lies near by chance: most must. It
+// sorts ps.
+func mostNear(ps []float64, m int) float64 {
+	slices.Sort(ps)
+	return distuv.Binomial{N: float64(len(ps)), P: ps[m-1]}.Survival(float64(m) - 1)
+}
+
+// duringLast moves after the others each anomaly A of es,
+// representatives in rank order, whose episodes lie near those of an
+// anomaly B above it that recurs (two episodes or more), stands out at
+// holdRatio and is at most as complex, and B's near A's: both ways, at
+// least Grouping.Within of the episodes, far nearer than chance
+// (mostNear below level, Bonferroni-corrected for the anomalies A was
+// compared with). Both ways, because a bug that strikes during some
+// elections is not part of every election; B recurring, because one
+// incident that breaks two properties is not a behaviour of the
+// protocol, and its anomalies rank as they score. It sets
+// the moved entries' During to that anomaly's text and keeps each group
+// in rank order. moments are the entries' violating snapshots and n the
+// number of snapshots in the run.
+func duringLast(es []*Entry, moments map[*Entry][]uint64, n int, g Grouping, holdRatio, level float64) {
+	eps := make(map[*Entry][]episode, len(es))
+	shapes := make(map[*Entry]shape, len(es))
+	for _, e := range es {
+		eps[e] = episodesOf(moments[e])
+		shapes[e] = shapeOf(e.prop.Property)
+	}
+	var leads, moved, tried []*Entry
+	var ps []float64
+	for i, a := range es {
+		tried = tried[:0]
+		for _, b := range es[:i] {
+			if compareShapes(shapes[b], shapes[a]) <= 0 && len(eps[b]) > 1 && standsOut(b, holdRatio) {
+				tried = append(tried, b)
+			}
+		}
+		near := func(x, y *Entry) bool {
+			ps = ps[:0]
+			for _, ep := range eps[x] {
+				ps = append(ps, nearness(ep, eps[y], uint64(n)))
+			}
+			return mostNear(ps, g.most(len(ps))) < level/float64(len(tried))
+		}
+		for _, b := range tried {
+			if len(eps[a]) > 0 && near(a, b) && near(b, a) {
+				a.During = b.Text
+				break
+			}
+		}
+		if a.During != "" {
+			moved = append(moved, a)
+		} else {
+			leads = append(leads, a)
+		}
+	}
+	copy(es, append(leads, moved...))
+}
