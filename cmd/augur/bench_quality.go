@@ -73,7 +73,9 @@ func runBenchQuality(ctx context.Context, o *benchQualityOptions) error {
 		return fmt.Errorf("no seed of %s among seeds %s", o.families, o.seeds)
 	}
 	opts := planted.RunOptions{Generate: planted.Options{Length: length}, Families: fams, Workers: o.workers, Keep: o.keep}
-	pr := progress.New(o.stderr)
+	// How far the systems are shows on a terminal only, so that a log
+	// keeps the table alone.
+	pr := progress.OnTerminal(o.stderr)
 	pr.Start("systems", len(seeds))
 	opts.Progress = func(done, total int, _ *planted.Result) { pr.Update(done, total) }
 	sum, err := planted.Run(ctx, seeds, opts)
