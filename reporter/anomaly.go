@@ -228,12 +228,6 @@ func (g Grouping) misses(n int) int {
 	return k
 }
 
-// most returns how many of n episodes are (almost) all of them: at least
-// Within of them.
-func (g Grouping) most(n int) int {
-	return max(1, int(math.Ceil(g.Within*float64(n)-1e-9)))
-}
-
 // bounded reports whether q violating snapshots (or events) are not many
 // more than p: at most Factor×p.
 func (g Grouping) bounded(p, q int64) bool {
@@ -317,6 +311,23 @@ func score(n, v int64, z float64) float64 {
 	return max(0, (center-margin)/(1+z2/fn))
 }
 
+// An episode is a run of consecutive violating snapshots, first to last.
+type episode struct{ first, last uint64 }
+
+// episodesOf returns the runs of consecutive snapshot ids in moments, an
+// increasing list.
+func episodesOf(moments []uint64) []episode {
+	var out []episode
+	for i, m := range moments {
+		if i > 0 && m == moments[i-1]+1 {
+			out[len(out)-1].last = m
+			continue
+		}
+		out = append(out, episode{m, m})
+	}
+	return out
+}
+
 // episodes counts the runs of consecutive snapshot ids in moments, the
 // first violating snapshots of a property failing at v in all. A broken
 // state lasts until something repairs it (a testbed's failed check mostly
@@ -330,21 +341,17 @@ func episodes(moments []uint64, v int64) int64 {
 }
 
 // events counts the violation events in moments, the first violating
-// snapshots of a property failing at v in all: each episode (a run of
-// consecutive snapshot ids) is one event, or, when it lasts longer than
-// span snapshots, one per span begun (see Thresholds.EpisodeSpan). When
-// moments holds only the first of the v, the count is scaled up to all
-// of them.
+// snapshots of a property failing at v in all: each episode is one
+// event, or, when it lasts longer than span snapshots, one per span begun
+// (see Thresholds.EpisodeShare). When moments holds only the first of the
+// v, the count is scaled up to all of them.
 func events(moments []uint64, v int64, span int) int64 {
 	if len(moments) == 0 {
 		return v
 	}
-	n, start := int64(0), 0
-	for i := 1; i <= len(moments); i++ {
-		if i == len(moments) || moments[i] != moments[i-1]+1 {
-			n += int64((i - start + span - 1) / span)
-			start = i
-		}
+	var n int64
+	for _, ep := range episodesOf(moments) {
+		n += int64((ep.last - ep.first + uint64(span)) / uint64(span))
 	}
 	if k := int64(len(moments)); k < v {
 		n = (n*v + k - 1) / k

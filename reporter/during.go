@@ -21,23 +21,6 @@ import (
 // ranks after the anomalies with moments of their own, and says during
 // which one it fails.
 
-// An episode is a run of consecutive violating snapshots, first to last.
-type episode struct{ first, last uint64 }
-
-// episodesOf returns the runs of consecutive snapshot ids in moments, an
-// increasing list.
-func episodesOf(moments []uint64) []episode {
-	var out []episode
-	for i, m := range moments {
-		if i > 0 && m == moments[i-1]+1 {
-			out[len(out)-1].last = m
-			continue
-		}
-		out = append(out, episode{m, m})
-	}
-	return out
-}
-
 // nearness returns the chance that an episode as long as ep, placed at
 // random among n snapshots, lies as near to one of eps (nonempty, in
 // order) as ep does: the share of the places where it would. The
@@ -92,10 +75,10 @@ func mostNear(ps []float64, m int) float64 {
 // compared with). Both ways, because a bug that strikes during some
 // elections is not part of every election; B recurring, because one
 // incident that breaks two properties is not a behaviour of the
-// protocol, and its anomalies rank as they score. It sets
-// the moved entries' During to that anomaly's text and keeps each group
-// in rank order. moments are the entries' violating snapshots and n the
-// number of snapshots in the run.
+// protocol, and its anomalies rank as they score. It sets the moved
+// entries' During to B's text and keeps each group in rank order.
+// moments are the entries' violating snapshots and n the number of
+// snapshots in the run.
 func duringLast(es []*Entry, moments map[*Entry][]uint64, n int, g Grouping, holdRatio, level float64) {
 	eps := make(map[*Entry][]episode, len(es))
 	shapes := make(map[*Entry]shape, len(es))
@@ -106,6 +89,10 @@ func duringLast(es []*Entry, moments map[*Entry][]uint64, n int, g Grouping, hol
 	var leads, moved, tried []*Entry
 	var ps []float64
 	for i, a := range es {
+		if len(eps[a]) == 0 { // no moments kept: nothing to place near another's
+			leads = append(leads, a)
+			continue
+		}
 		tried = tried[:0]
 		for _, b := range es[:i] {
 			if compareShapes(shapes[b], shapes[a]) <= 0 && len(eps[b]) > 1 && standsOut(b, holdRatio) {
@@ -117,10 +104,10 @@ func duringLast(es []*Entry, moments map[*Entry][]uint64, n int, g Grouping, hol
 			for _, ep := range eps[x] {
 				ps = append(ps, nearness(ep, eps[y], uint64(n)))
 			}
-			return mostNear(ps, g.most(len(ps))) < level/float64(len(tried))
+			return mostNear(ps, len(ps)-g.misses(len(ps))) < level/float64(len(tried))
 		}
 		for _, b := range tried {
-			if len(eps[a]) > 0 && near(a, b) && near(b, a) {
+			if near(a, b) && near(b, a) {
 				a.During = b.Text
 				break
 			}
