@@ -1,6 +1,7 @@
 package collector_test
 
 import (
+	"context"
 	"fmt"
 	"log"
 	"os"
@@ -78,7 +79,7 @@ func Example_messagePassing() {
 	wg.Wait()
 
 	out := filepath.Join(dir, "ring.trace")
-	res, err := ingest.Collect(out, files, ingest.Options{})
+	res, err := ingest.Collect(context.Background(), out, files, ingest.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}

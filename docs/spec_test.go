@@ -63,7 +63,7 @@ func TestSpecInitExample(t *testing.T) {
 		t.Fatalf("%s: %d yaml init blocks, want 1", specPage, len(bs))
 	}
 	path := filepath.Join(t.TempDir(), "small.trace")
-	if _, err := ingest.Collect(path, []string{"../testdata/small.jsonl"}, ingest.Options{System: "toy-raft"}); err != nil {
+	if _, err := ingest.Collect(t.Context(), path, []string{"../testdata/small.jsonl"}, ingest.Options{System: "toy-raft"}); err != nil {
 		t.Fatal(err)
 	}
 	tr, err := trace.Open(path)

@@ -71,7 +71,7 @@ func benchWorkload(b *testing.B, nodes, snapshots, props int) *workload {
 	dir := filepath.Join(b.TempDir(), "bench.trace")
 	tb := etcdraft.Testbed
 	cfg := testbeds.Config{Nodes: nodes, Steps: snapshots, Seed: 1, Faults: tb.Faults, ResetAfter: testbeds.DefaultResetAfter}
-	if _, err := tb.Run(cfg, dir); err != nil {
+	if _, err := tb.Run(b.Context(), cfg, dir); err != nil {
 		b.Fatal(err)
 	}
 	text, err := specs.Testbed(tb.Name)

@@ -38,7 +38,7 @@ func BenchmarkCollectJSONL(b *testing.B) {
 			b.SetBytes(int64(sb.Len()))
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := CollectJSONL(filepath.Join(dir, "out.trace"), []string{in}, Options{Overwrite: true}); err != nil {
+				if _, err := CollectJSONL(b.Context(), filepath.Join(dir, "out.trace"), []string{in}, Options{Overwrite: true}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -129,7 +129,7 @@ func BenchmarkCollectLocal(b *testing.B) {
 			var snaps int
 			b.ReportAllocs()
 			for b.Loop() {
-				res, err := Collect(out, inputs, Options{Overwrite: true})
+				res, err := Collect(b.Context(), out, inputs, Options{Overwrite: true})
 				if err != nil {
 					b.Fatal(err)
 				}

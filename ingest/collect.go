@@ -1,7 +1,7 @@
 package ingest
 
 import (
-	"errors"
+	"context"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -58,21 +58,16 @@ type Options struct {
 	// Allocator holds the batches read from Arrow streams; nil means
 	// memory.DefaultAllocator.
 	Allocator memory.Allocator
-
-	// Stop, if not nil, interrupts the collection when it is closed (give
-	// a context's Done channel): the error is ErrInterrupted, and nothing
-	// is left at the output.
-	Stop <-chan struct{}
 }
 
-// ErrInterrupted is the error of a collection that Options.Stop stopped.
-var ErrInterrupted = errors.New("interrupted")
-
-// interrupted returns ErrInterrupted once o.Stop is closed.
-func (o *Options) interrupted() error {
+// interrupted returns, once ctx is done, the error of the collection
+// into out that it stops: "collect OUT: context canceled", wrapping
+// ctx.Err(). It is called for every record, so it looks at ctx.Done()
+// rather than take ctx.Err's lock.
+func interrupted(ctx context.Context, out string) error {
 	select {
-	case <-o.Stop:
-		return ErrInterrupted
+	case <-ctx.Done():
+		return fmt.Errorf("collect %s: %w", out, ctx.Err())
 	default:
 		return nil
 	}
@@ -159,8 +154,9 @@ func (r *Result) WriteSummary(stdout, stderr io.Writer, out string) {
 // collector/arrowsink (one or several nodes per file, each node in one
 // file), whose snapshots a [Cutter] builds as the package comment
 // describes. Errors about the input are [*Error]s; after any error
-// nothing is left at out.
-func Collect(out string, inputs []string, opts Options) (*Result, error) {
+// nothing is left at out. Once ctx is done the collection stops, and its
+// error wraps ctx.Err().
+func Collect(ctx context.Context, out string, inputs []string, opts Options) (*Result, error) {
 	if len(inputs) == 0 {
 		return nil, fmt.Errorf("collect %s: no input files", out)
 	}
@@ -184,7 +180,7 @@ func Collect(out string, inputs []string, opts Options) (*Result, error) {
 		}
 	}
 	if local < 0 {
-		return CollectJSONL(out, inputs, opts)
+		return CollectJSONL(ctx, out, inputs, opts)
 	}
 	for i, k := range kinds {
 		if k == inputUnknown {
@@ -194,14 +190,15 @@ func Collect(out string, inputs []string, opts Options) (*Result, error) {
 	if global >= 0 {
 		return nil, &Error{Pos: diag.Position{Filename: inputs[global]}, Msg: fmt.Sprintf("global-snapshot input, but %s is node-local (all inputs must be one mode)", inputs[local])}
 	}
-	return collectLocal(out, inputs, kinds, opts)
+	return collectLocal(ctx, out, inputs, kinds, opts)
 }
 
 // CollectJSONL reads global-snapshot JSONL from the inputs, in order as one
 // stream, and writes the trace directory out. Errors about the input are
 // [*Error]s naming file, line and field; after any error nothing is left at
-// out, and an existing trace there is untouched.
-func CollectJSONL(out string, inputs []string, opts Options) (*Result, error) {
+// out, and an existing trace there is untouched. Once ctx is done the
+// collection stops, and its error wraps ctx.Err().
+func CollectJSONL(ctx context.Context, out string, inputs []string, opts Options) (*Result, error) {
 	if len(inputs) == 0 {
 		return nil, fmt.Errorf("collect %s: no input files", out)
 	}
@@ -214,7 +211,7 @@ func CollectJSONL(out string, inputs []string, opts Options) (*Result, error) {
 	}
 	if inferred {
 		in := newInferrer()
-		n, err := scanInputs(inputs, &opts, in.record)
+		n, err := scanInputs(ctx, out, inputs, in.record)
 		if err != nil {
 			return nil, err
 		}
@@ -229,7 +226,7 @@ func CollectJSONL(out string, inputs []string, opts Options) (*Result, error) {
 	}
 	sw := newSnapshotWriter(w, schema, inferred)
 	sw.check = opts.CheckValue
-	n, err := scanInputs(inputs, &opts, sw.record)
+	n, err := scanInputs(ctx, out, inputs, sw.record)
 	if err == nil && n == 0 {
 		err = noSnapshots(out, inputs)
 	}

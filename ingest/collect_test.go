@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -125,7 +126,7 @@ snapshot 2 ts=2 tags=[] a@2 b@1
 				inputs = writeInputs(t, dir, inputs...)
 			}
 			out := filepath.Join(dir, "out.trace")
-			res, err := CollectJSONL(out, inputs, Options{})
+			res, err := CollectJSONL(t.Context(), out, inputs, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -171,7 +172,7 @@ func TestCollectJSONLSchema(t *testing.T) {
 		{Name: "u", Type: arrow.PrimitiveTypes.Uint64},
 	}
 	out := filepath.Join(dir, "x.trace")
-	res, err := CollectJSONL(out, inputs, Options{Schema: schema, System: "sys"})
+	res, err := CollectJSONL(t.Context(), out, inputs, Options{Schema: schema, System: "sys"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,15 +201,15 @@ snapshot 3 ts=3 tags=[] n1@1
 
 	// A schema the trace format cannot hold fails before anything is
 	// written.
-	_, err = CollectJSONL(filepath.Join(dir, "bad.trace"), inputs, Options{Schema: trace.Schema{{Name: "ts", Type: arrow.PrimitiveTypes.Int64}}})
+	_, err = CollectJSONL(t.Context(), filepath.Join(dir, "bad.trace"), inputs, Options{Schema: trace.Schema{{Name: "ts", Type: arrow.PrimitiveTypes.Int64}}})
 	if err == nil || !strings.Contains(err.Error(), "reserved") {
 		t.Errorf("reserved schema column: err = %v", err)
 	}
-	_, err = CollectJSONL(filepath.Join(dir, "bad.trace"), inputs, Options{Schema: trace.Schema{{Name: "a", Type: arrow.PrimitiveTypes.Int64}, {Name: "a", Type: arrow.BinaryTypes.String}}})
+	_, err = CollectJSONL(t.Context(), filepath.Join(dir, "bad.trace"), inputs, Options{Schema: trace.Schema{{Name: "a", Type: arrow.PrimitiveTypes.Int64}, {Name: "a", Type: arrow.BinaryTypes.String}}})
 	if err == nil || !strings.Contains(err.Error(), `schema: state variable "a" appears twice`) {
 		t.Errorf("duplicate schema column: err = %v", err)
 	}
-	_, err = CollectJSONL(filepath.Join(dir, "bad.trace"), inputs, Options{Schema: trace.Schema{{Name: "a", Type: arrow.PrimitiveTypes.Int32}}})
+	_, err = CollectJSONL(t.Context(), filepath.Join(dir, "bad.trace"), inputs, Options{Schema: trace.Schema{{Name: "a", Type: arrow.PrimitiveTypes.Int32}}})
 	if err == nil || !strings.Contains(err.Error(), "unsupported type int32") {
 		t.Errorf("int32 schema column: err = %v", err)
 	}
@@ -229,7 +230,7 @@ func TestCollectJSONLOverwrite(t *testing.T) {
 	schema := trace.Schema{{Name: "a", Type: arrow.PrimitiveTypes.Int64}}
 
 	out := filepath.Join(dir, "out.trace")
-	if _, err := CollectJSONL(out, v1, Options{}); err != nil {
+	if _, err := CollectJSONL(t.Context(), out, v1, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	v1Dump := tracetest.Dump(t, out)
@@ -248,7 +249,7 @@ func TestCollectJSONLOverwrite(t *testing.T) {
 	}
 	for _, st := range steps {
 		before := tracetest.Dump(t, out)
-		_, err := CollectJSONL(out, st.inputs, st.opts)
+		_, err := CollectJSONL(t.Context(), out, st.inputs, st.opts)
 		switch {
 		case st.wantErr == "" && err != nil:
 			t.Errorf("%s: %v", st.name, err)
@@ -277,7 +278,7 @@ func TestCollectJSONLOverwrite(t *testing.T) {
 	notTrace := filepath.Join(dir, "notes")
 	os.Mkdir(notTrace, 0o755)
 	os.WriteFile(filepath.Join(notTrace, "keep.txt"), []byte("keep"), 0o644)
-	if _, err := CollectJSONL(notTrace, v1, Options{Overwrite: true}); err == nil || !strings.Contains(err.Error(), "not a trace directory") {
+	if _, err := CollectJSONL(t.Context(), notTrace, v1, Options{Overwrite: true}); err == nil || !strings.Contains(err.Error(), "not a trace directory") {
 		t.Errorf("overwrite non-trace dir: err = %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(notTrace, "keep.txt")); err != nil {
@@ -285,18 +286,19 @@ func TestCollectJSONLOverwrite(t *testing.T) {
 	}
 	file := filepath.Join(dir, "file.trace")
 	os.WriteFile(file, nil, 0o644)
-	if _, err := CollectJSONL(file, v1, Options{Overwrite: true}); err == nil || !strings.Contains(err.Error(), "not a trace directory") {
+	if _, err := CollectJSONL(t.Context(), file, v1, Options{Overwrite: true}); err == nil || !strings.Contains(err.Error(), "not a trace directory") {
 		t.Errorf("overwrite file: err = %v", err)
 	}
 	empty := filepath.Join(dir, "empty.trace")
 	os.Mkdir(empty, 0o755)
-	if _, err := CollectJSONL(empty, v1, Options{Overwrite: true}); err != nil {
+	if _, err := CollectJSONL(t.Context(), empty, v1, Options{Overwrite: true}); err != nil {
 		t.Errorf("overwrite empty dir: %v", err)
 	}
 }
 
-// TestCollectInterrupted checks that a closed Options.Stop stops both
-// kinds of input with ErrInterrupted, writing nothing.
+// TestCollectInterrupted checks that a done context stops both kinds of
+// input with an error that wraps context.Canceled and names the output,
+// writing nothing.
 func TestCollectInterrupted(t *testing.T) {
 	dir := t.TempDir()
 	global := filepath.Join(dir, "global.jsonl")
@@ -309,13 +311,14 @@ func TestCollectInterrupted(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	stop := make(chan struct{})
-	close(stop)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
 	for _, in := range []string{global, local} {
 		for _, schema := range []trace.Schema{nil, {{Name: "x", Type: arrow.PrimitiveTypes.Int64}}} {
 			out := filepath.Join(dir, "out.trace")
-			if _, err := Collect(out, []string{in}, Options{Stop: stop, Schema: schema}); !errors.Is(err, ErrInterrupted) {
-				t.Errorf("%s, schema %v: err = %v, want ErrInterrupted", filepath.Base(in), schema, err)
+			_, err := Collect(ctx, out, []string{in}, Options{Schema: schema})
+			if !errors.Is(err, context.Canceled) || err.Error() != "collect "+out+": context canceled" {
+				t.Errorf("%s, schema %v: err = %v, want collect %s: context canceled", filepath.Base(in), schema, err, out)
 			}
 			if entries, _ := os.ReadDir(dir); len(entries) != 2 {
 				t.Errorf("%s, schema %v: left %v", filepath.Base(in), schema, entries)

@@ -158,7 +158,7 @@ func TestCrashSafety(t *testing.T) {
 			}
 
 			// The file collects into a trace, its torn end a warning.
-			res, err := Collect(filepath.Join(dir, "out.trace"), []string{path}, Options{})
+			res, err := Collect(t.Context(), filepath.Join(dir, "out.trace"), []string{path}, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,6 +1,7 @@
 package ingest_test
 
 import (
+	"context"
 	"fmt"
 	"log"
 	"os"
@@ -27,7 +28,7 @@ func ExampleCollectJSONL() {
 		log.Fatal(err)
 	}
 
-	res, err := ingest.CollectJSONL(filepath.Join(dir, "run.trace"), []string{input}, ingest.Options{})
+	res, err := ingest.CollectJSONL(context.Background(), filepath.Join(dir, "run.trace"), []string{input}, ingest.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -41,7 +42,7 @@ func ExampleCollectJSONL() {
 	os.WriteFile(bad, []byte(`{"snapshot": 1, "nodes": {"n1": {"term": 1}}}
 {"snapshot": 2, "nodes": {"n1": {"term": "two"}}}
 `), 0o644)
-	_, err = ingest.CollectJSONL(filepath.Join(dir, "bad.trace"), []string{bad}, ingest.Options{})
+	_, err = ingest.CollectJSONL(context.Background(), filepath.Join(dir, "bad.trace"), []string{bad}, ingest.Options{})
 	fmt.Println(err.(*ingest.Error).Pos.Line, err.(*ingest.Error).Field, err.(*ingest.Error).Msg)
 	// Output:
 	// 3 snapshots, 3 states, 2 nodes

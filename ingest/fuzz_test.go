@@ -41,7 +41,7 @@ func FuzzCollectJSONL(f *testing.F) {
 			t.Fatal(err)
 		}
 		out := filepath.Join(dir, "out.trace")
-		res, err := CollectJSONL(out, []string{in}, Options{})
+		res, err := CollectJSONL(t.Context(), out, []string{in}, Options{})
 		if err != nil {
 			var e *Error
 			if !errors.As(err, &e) && !strings.Contains(err.Error(), "no snapshots") {

@@ -48,7 +48,7 @@ func TestCollectJSONLInference(t *testing.T) {
 			}
 			dir := t.TempDir()
 			out := filepath.Join(dir, "out.trace")
-			res, err := CollectJSONL(out, writeInputs(t, dir, b.String()), Options{})
+			res, err := CollectJSONL(t.Context(), out, writeInputs(t, dir, b.String()), Options{})
 			if tt.name == "nested lists" {
 				// [[1], []] then [[], [[]]]: list<int64> elements, then a list
 				// where an integer was: a mix of kinds.
@@ -97,7 +97,7 @@ func TestCollectJSONLValues(t *testing.T) {
 			}
 			dir := t.TempDir()
 			out := filepath.Join(dir, "out.trace")
-			if _, err := CollectJSONL(out, writeInputs(t, dir, b.String()), Options{}); err != nil {
+			if _, err := CollectJSONL(t.Context(), out, writeInputs(t, dir, b.String()), Options{}); err != nil {
 				t.Fatal(err)
 			}
 			tr, err := trace.Open(out)

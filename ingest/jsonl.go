@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -149,9 +150,9 @@ func isInteger(n json.Number) bool {
 
 // scanInputs reads the inputs in order as one stream of global-snapshot
 // records and calls fn for each. It checks that snapshot numbers strictly
-// increase, and stops with ErrInterrupted once opts.Stop is closed. The
-// record passed to fn is reused.
-func scanInputs(inputs []string, opts *Options, fn func(at pos, rec *record) error) (int, error) {
+// increase, and stops once ctx is done, as a collection into out that
+// ctx stopped (see interrupted). The record passed to fn is reused.
+func scanInputs(ctx context.Context, out string, inputs []string, fn func(at pos, rec *record) error) (int, error) {
 	var (
 		rec     record
 		n       int
@@ -167,7 +168,7 @@ func scanInputs(inputs []string, opts *Options, fn func(at pos, rec *record) err
 		lr := newLineReader(name, f)
 		lr.buf = scratch
 		for {
-			if err := opts.interrupted(); err != nil {
+			if err := interrupted(ctx, out); err != nil {
 				f.Close()
 				return n, err
 			}

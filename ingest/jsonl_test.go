@@ -261,7 +261,7 @@ func TestCollectJSONLErrors(t *testing.T) {
 				}
 			}
 			out := filepath.Join(dir, "out.trace")
-			_, err := CollectJSONL(out, inputs, Options{Schema: tt.schema})
+			_, err := CollectJSONL(t.Context(), out, inputs, Options{Schema: tt.schema})
 			if err == nil {
 				t.Fatal("no error")
 			}

@@ -89,14 +89,14 @@ func TestCollectJSONLLongLine(t *testing.T) {
 	if err := os.WriteFile(in, []byte(ok+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res, err := CollectJSONL(filepath.Join(dir, "ok.trace"), []string{in}, Options{})
+	res, err := CollectJSONL(t.Context(), filepath.Join(dir, "ok.trace"), []string{in}, Options{})
 	if err != nil || res.Snapshots != 1 {
 		t.Fatalf("res = %v, err = %v", res, err)
 	}
 	if err := os.WriteFile(in, []byte(ok+"\n"+tooLong+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = CollectJSONL(filepath.Join(dir, "long.trace"), []string{in}, Options{})
+	_, err = CollectJSONL(t.Context(), filepath.Join(dir, "long.trace"), []string{in}, Options{})
 	if want := in + ":2: line longer than 67108864 bytes"; err == nil || err.Error() != want {
 		t.Errorf("err = %v, want %s", err, want)
 	}

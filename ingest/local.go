@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"container/heap"
+	"context"
 	"fmt"
 	"strings"
 
@@ -19,6 +20,7 @@ const maxWarnings = 100
 // the records of every input into its reorder buffer, merges them in
 // timestamp order, stores their states and has a [Cutter] make the cuts.
 type builder struct {
+	ctx    context.Context // the collection's: it stops once ctx is done
 	opts   Options
 	window int
 	out    string
@@ -49,7 +51,7 @@ func (b *builder) warn(err error) {
 	}
 }
 
-func collectLocal(out string, inputs []string, kinds []inputKind, opts Options) (*Result, error) {
+func collectLocal(ctx context.Context, out string, inputs []string, kinds []inputKind, opts Options) (*Result, error) {
 	if err := checkOutput(out, opts.Overwrite); err != nil {
 		return nil, err
 	}
@@ -57,6 +59,7 @@ func collectLocal(out string, inputs []string, kinds []inputKind, opts Options) 
 		return nil, fmt.Errorf("collect %s: %w", out, err)
 	}
 	b := &builder{
+		ctx:    ctx,
 		opts:   opts,
 		window: opts.Window,
 		out:    out,

@@ -195,7 +195,7 @@ snapshot 1 ts=2 tags=[] n1@1 n2@2
 			dir := t.TempDir()
 			inputs := writeInputs(t, dir, tt.inputs...)
 			out := filepath.Join(dir, "out.trace")
-			res, err := Collect(out, inputs, tt.opts)
+			res, err := Collect(t.Context(), out, inputs, tt.opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -294,7 +294,7 @@ func TestCollectLocalErrors(t *testing.T) {
 			dir := t.TempDir()
 			inputs := writeInputs(t, dir, tt.inputs...)
 			out := filepath.Join(dir, "out.trace")
-			_, err := Collect(out, inputs, tt.opts)
+			_, err := Collect(t.Context(), out, inputs, tt.opts)
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -314,13 +314,13 @@ func TestCollectLocalUnreadable(t *testing.T) {
 	dir := t.TempDir()
 	in := writeInputs(t, dir, `{"node": "n1", "ts": 1, "state": {"x": 1}}`)
 	missing := filepath.Join(dir, "missing.jsonl")
-	_, err := Collect(filepath.Join(dir, "out.trace"), append(in, missing), Options{})
+	_, err := Collect(t.Context(), filepath.Join(dir, "out.trace"), append(in, missing), Options{})
 	var e *Error
 	if !errors.As(err, &e) || e.Pos.Filename != missing || !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("error = %v, want an *Error about %s", err, missing)
 	}
 	// A directory is not an input either.
-	_, err = Collect(filepath.Join(dir, "out.trace"), append(in, dir), Options{Lenient: true})
+	_, err = Collect(t.Context(), filepath.Join(dir, "out.trace"), append(in, dir), Options{Lenient: true})
 	if !errors.As(err, &e) || e.Pos.Filename != dir {
 		t.Fatalf("error = %v, want an *Error about %s", err, dir)
 	}

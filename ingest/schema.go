@@ -128,7 +128,7 @@ func (b *builder) infer(in *inferrer, name string) error {
 	}
 	defer lines.close()
 	for {
-		if err := b.opts.interrupted(); err != nil {
+		if err := interrupted(b.ctx, b.out); err != nil {
 			return err
 		}
 		r, err := lines.next()

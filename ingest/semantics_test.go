@@ -146,7 +146,7 @@ func TestCutSemantics(t *testing.T) {
 				}
 				want, incomplete := oracle(log, failAfter)
 				out := filepath.Join(dir, "out.trace")
-				res, err := Collect(out, inputs, Options{FailAfter: failAfter, Window: window, Allocator: mem})
+				res, err := Collect(t.Context(), out, inputs, Options{FailAfter: failAfter, Window: window, Allocator: mem})
 				if len(want) == 0 {
 					if err == nil {
 						t.Fatalf("no complete cut expected, got %d snapshots", res.Snapshots)
@@ -295,7 +295,7 @@ func TestCollectLocalIndependent(t *testing.T) {
 		return s
 	})
 	out := filepath.Join(dir, "out.trace")
-	res, err := Collect(out, inputs, Options{FailAfter: 40, Allocator: mem})
+	res, err := Collect(t.Context(), out, inputs, Options{FailAfter: 40, Allocator: mem})
 	if err != nil {
 		t.Fatal(err)
 	}

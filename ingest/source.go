@@ -69,7 +69,7 @@ func (h *sourceHeap) Pop() any {
 // is an error, or under Lenient skipped and counted.
 func (b *builder) read(s *source) (*localRecord, error) {
 	for {
-		if err := b.opts.interrupted(); err != nil {
+		if err := interrupted(b.ctx, b.out); err != nil {
 			return nil, err
 		}
 		r, err := b.readRaw(s)

@@ -249,7 +249,7 @@ func TestCollectStreamDamage(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out.trace")
-	res, err := Collect(out, []string{p1, p2}, Options{Allocator: mem})
+	res, err := Collect(t.Context(), out, []string{p1, p2}, Options{Allocator: mem})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,13 +267,13 @@ func TestCollectStreamDamage(t *testing.T) {
 	if err := os.WriteFile(p2, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = Collect(out, []string{p1, p2}, Options{Allocator: mem, Overwrite: true})
+	_, err = Collect(t.Context(), out, []string{p1, p2}, Options{Allocator: mem, Overwrite: true})
 	if err == nil || !strings.HasPrefix(err.Error(), fmt.Sprintf("%s: offset %d: malformed record batch", p2, recs[2].off)) {
 		t.Errorf("error = %v", err)
 	}
 	// Under Lenient, it is skipped up to the next intact batch: only the
 	// records of the damaged batch are lost.
-	res, err = Collect(out, []string{p1, p2}, Options{Allocator: mem, Overwrite: true, Lenient: true})
+	res, err = Collect(t.Context(), out, []string{p1, p2}, Options{Allocator: mem, Overwrite: true, Lenient: true})
 	if err != nil || res.Skipped != 0 || len(res.Lost) != 1 {
 		t.Fatalf("lenient: %v, %+v", err, res)
 	}

@@ -83,7 +83,7 @@ func (r run) write(t *testing.T, dir, name string) string {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, name+".trace")
-	if _, err := ingest.CollectJSONL(out, []string{in}, ingest.Options{}); err != nil {
+	if _, err := ingest.CollectJSONL(t.Context(), out, []string{in}, ingest.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	return out

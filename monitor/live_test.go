@@ -138,7 +138,7 @@ func TestRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	schema, _ := spectrace.Schema(spec)
-	res, err := ingest.Collect(filepath.Join(dir, "recovered.trace"), []string{j}, ingest.Options{Schema: schema, Window: 1000})
+	res, err := ingest.Collect(t.Context(), filepath.Join(dir, "recovered.trace"), []string{j}, ingest.Options{Schema: schema, Window: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -149,7 +149,7 @@ func offline(t *testing.T, checks string, files []string, opts ingest.Options) [
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "run.trace")
-	if _, err := ingest.Collect(dir, files, opts); err != nil {
+	if _, err := ingest.Collect(t.Context(), dir, files, opts); err != nil {
 		t.Fatal(err)
 	}
 	return checkTrace(t, dir, spec, f)

@@ -41,7 +41,7 @@ func TestOnlineEqualsOfflineTestbed(t *testing.T) {
 			var files []string
 			cfg := testbeds.Config{Nodes: tt.nodes, Steps: tt.steps, Seed: tt.seed, Faults: tt.tb.Faults, Bug: tt.bug,
 				ResetAfter: testbeds.DefaultResetAfter, Local: tee(dir, srv.URL, &files)}
-			st, err := tt.tb.Run(cfg, filepath.Join(dir, "run.trace"))
+			st, err := tt.tb.Run(t.Context(), cfg, filepath.Join(dir, "run.trace"))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -22,7 +22,7 @@ func ExampleInfer() {
 	defer os.RemoveAll(dir)
 
 	tracePath := filepath.Join(dir, "run.trace")
-	if _, err := ingest.Collect(tracePath, []string{"../testdata/small.jsonl"}, ingest.Options{}); err != nil {
+	if _, err := ingest.Collect(context.Background(), tracePath, []string{"../testdata/small.jsonl"}, ingest.Options{}); err != nil {
 		log.Fatal(err)
 	}
 	specPath := filepath.Join(dir, "spec.yaml")

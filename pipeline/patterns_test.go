@@ -18,7 +18,7 @@ import (
 func TestPatternsAgreeWithCounting(t *testing.T) {
 	ctx := context.Background()
 	tr := filepath.Join(t.TempDir(), "small.trace")
-	if _, err := ingest.Collect(tr, []string{"../testdata/small.jsonl"}, ingest.Options{}); err != nil {
+	if _, err := ingest.Collect(t.Context(), tr, []string{"../testdata/small.jsonl"}, ingest.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	p, err := Open("../testdata/small.yaml", tr)

@@ -19,7 +19,7 @@ import (
 func smallTrace(t *testing.T) (spec, tr string) {
 	t.Helper()
 	tr = filepath.Join(t.TempDir(), "small.trace")
-	if _, err := ingest.Collect(tr, []string{"../testdata/small.jsonl"}, ingest.Options{}); err != nil {
+	if _, err := ingest.Collect(t.Context(), tr, []string{"../testdata/small.jsonl"}, ingest.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	return "../testdata/small.yaml", tr

@@ -14,7 +14,7 @@ package testbeds
 
 import (
 	"container/heap"
-	"errors"
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -154,17 +154,10 @@ type Config struct {
 	Local func(node string) (collector.Sink, error)
 
 	Overwrite bool // replace an existing trace
-	// Stop, if not nil, interrupts the run when it is closed (give a
-	// context's Done channel): the error is ErrInterrupted, and no trace
-	// is written.
-	Stop <-chan struct{}
 	// OnRecord, if not nil, is called with the number of snapshots
 	// recorded so far after each, to show how far a long run is.
 	OnRecord func(recorded int)
 }
-
-// ErrInterrupted is the error of a run that Config.Stop stopped.
-var ErrInterrupted = errors.New("interrupted")
 
 // Command is the augur command line that runs testbed name with c.
 func (c Config) Command(name string) string {
@@ -507,8 +500,8 @@ func step[S any](s *Sim, sys System[S]) {
 }
 
 // run drives systems made by newSystem, one per episode, until it has
-// recorded cfg.Steps snapshots into a trace at dir.
-func run[S any](s *Sim, newSystem func() System[S], dir string, opts trace.Options) (Stats, error) {
+// recorded cfg.Steps snapshots into a trace at dir, or ctx is done.
+func run[S any](ctx context.Context, s *Sim, newSystem func() System[S], dir string, opts trace.Options) (Stats, error) {
 	start := time.Now()
 	rec, err := recorder.New[S](dir, opts)
 	if err != nil {
@@ -529,11 +522,11 @@ func run[S any](s *Sim, newSystem func() System[S], dir string, opts trace.Optio
 		// progress is what the episodes before this one achieved.
 		progress int
 	)
+	done := ctx.Done() // looked at every step, without ctx.Err's lock
 	for s.stats.Snapshots < s.cfg.Steps {
 		select {
-		case <-s.cfg.Stop:
-			rec.Abort()
-			return s.stats, ErrInterrupted
+		case <-done:
+			return s.stats, abort(s, rec, fmt.Errorf("testbed run %s: %w", dir, ctx.Err()))
 		default:
 		}
 		if sys == nil {
@@ -632,7 +625,9 @@ func abort[S any](s *Sim, rec *recorder.Recorder[S], err error) error {
 
 // Record runs testbed name, whose injectable bugs are bugs, with cfg: a
 // system made by newSystem per episode, recorded into a trace at dir.
-func Record[S any](name string, bugs []string, cfg Config, dir string, newSystem func(*Sim) System[S]) (Stats, error) {
+// Once ctx is done the run stops and writes no trace; its error wraps
+// ctx.Err() ("testbed run DIR: context canceled").
+func Record[S any](ctx context.Context, name string, bugs []string, cfg Config, dir string, newSystem func(*Sim) System[S]) (Stats, error) {
 	if cfg.Bug != "" && !slices.Contains(bugs, cfg.Bug) {
 		return Stats{}, fmt.Errorf("%s: unknown bug %q (want one of %s)", name, cfg.Bug, strings.Join(bugs, ", "))
 	}
@@ -657,7 +652,7 @@ func Record[S any](name string, bugs []string, cfg Config, dir string, newSystem
 		}
 	}
 	boot := func() System[S] { return newSystem(sim) }
-	return run(sim, boot, dir, trace.Options{System: name, Overwrite: cfg.Overwrite, CreatedBy: cfg.Command(name)})
+	return run(ctx, sim, boot, dir, trace.Options{System: name, Overwrite: cfg.Overwrite, CreatedBy: cfg.Command(name)})
 }
 
 // A Testbed is a system that augur testbed can run.
@@ -669,7 +664,8 @@ type Testbed struct {
 	// Faults are the testbed's default faults, under which each of its
 	// bugs manifests in a 20,000-step run.
 	Faults Faults
-	Run    func(cfg Config, dir string) (Stats, error)
+	// Run records a run with cfg into a trace at dir, as Record does.
+	Run func(ctx context.Context, cfg Config, dir string) (Stats, error)
 	// Fork runs the testbed with cfg for steps events and returns a copy
 	// of the state it reached, for the predictor (see the function Fork);
 	// nil when its state cannot be copied.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -30,7 +29,6 @@ func newCollectCmd() *cobra.Command {
 			}
 			opts := local
 			opts.System, opts.Overwrite, opts.CreatedBy = system, true, "augur "+buildinfo.Version()
-			opts.Stop = cmd.Context().Done()
 			if spec != "" {
 				s, err := specs.Load(spec)
 				if err != nil {
@@ -47,10 +45,7 @@ func newCollectCmd() *cobra.Command {
 			if opts.System == "" {
 				opts.System = strings.TrimSuffix(filepath.Base(out), ".trace")
 			}
-			res, err := ingest.Collect(out, args, opts)
-			if errors.Is(err, ingest.ErrInterrupted) {
-				return fmt.Errorf("collect %s: interrupted; nothing written", out)
-			}
+			res, err := ingest.Collect(cmd.Context(), out, args, opts)
 			if err != nil {
 				return err
 			}

@@ -55,8 +55,8 @@ func runDemo(ctx context.Context, o *demoOptions) error {
 		return err
 	}
 	defer cleanup()
-	cfg := testbeds.Config{Steps: o.steps, Seed: o.seed, Bug: o.bug, Stop: ctx.Done()}
-	specPath, tracePath, st, err := catalog.Record(dir, "demo", etcdraft.Testbed, cfg)
+	cfg := testbeds.Config{Steps: o.steps, Seed: o.seed, Bug: o.bug}
+	specPath, tracePath, st, err := catalog.Record(ctx, dir, "demo", etcdraft.Testbed, cfg)
 	if err != nil {
 		return err
 	}

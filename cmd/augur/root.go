@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime/pprof"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -68,7 +69,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case errors.Is(err, errViolations):
 		return exitViolation
 	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
-		fmt.Fprintln(stderr, "augur: interrupted; nothing written")
+		fmt.Fprintf(stderr, "augur: %s\n", printable(interrupted(err)))
 		return exitError
 	}
 	fmt.Fprintf(stderr, "augur: %s\n", printable(err.Error()))
@@ -81,6 +82,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return exitError
+}
+
+// interrupted returns the message of err, an error of a command that a
+// signal stopped, which wraps context.Canceled: its own words, which end
+// in the canceled context's, with those replaced by "interrupted;
+// nothing written" ("collect run.trace: context canceled" becomes
+// "collect run.trace: interrupted; nothing written"). Every command says
+// so through here: the libraries say only where their work stopped.
+func interrupted(err error) string {
+	where, ok := strings.CutSuffix(err.Error(), context.Canceled.Error())
+	if !ok {
+		where = ""
+	}
+	return where + "interrupted; nothing written"
 }
 
 // newRootCmd returns augur and its commands, whose outputs guardOutputs

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -139,6 +140,25 @@ func TestSignals(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestInterrupted checks the one message of a command that a signal
+// stopped: the words of the error, where the work stopped, with the
+// canceled context's replaced.
+func TestInterrupted(t *testing.T) {
+	for _, tt := range []struct {
+		err  error
+		want string
+	}{
+		{context.Canceled, "interrupted; nothing written"},
+		{fmt.Errorf("collect run.trace: %w", context.Canceled), "collect run.trace: interrupted; nothing written"},
+		{fmt.Errorf("bench: %w", fmt.Errorf("testbed run x.trace: %w", context.Canceled)), "bench: testbed run x.trace: interrupted; nothing written"},
+		{errors.Join(context.Canceled, errors.New("and more")), "interrupted; nothing written"},
+	} {
+		if got := interrupted(tt.err); got != tt.want {
+			t.Errorf("interrupted(%q) = %q, want %q", tt.err, got, tt.want)
+		}
 	}
 }
 

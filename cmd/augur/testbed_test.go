@@ -46,7 +46,7 @@ func TestTestbedTraces(t *testing.T) {
 			cfg := testbeds.Config{Nodes: tb.Nodes, Steps: tt.steps, Seed: tt.seed, Faults: tb.Faults,
 				Bug: tt.bug, ResetAfter: testbeds.DefaultResetAfter}
 			dir := filepath.Join(t.TempDir(), "run.trace")
-			if _, err := tb.Run(cfg, dir); err != nil {
+			if _, err := tb.Run(t.Context(), cfg, dir); err != nil {
 				t.Fatal(err)
 			}
 			committed := filepath.Join("..", "..", "testdata", "testbeds", name+".trace")

@@ -159,7 +159,7 @@ func RunAll(ctx context.Context, o Options) ([]*Run, error) {
 			}
 			for _, seed := range o.Seeds {
 				base := testbeds.Config{Nodes: tb.Nodes, Steps: steps, Seed: seed, Faults: tb.Faults, Bug: bug,
-					Stop: ctx.Done(), Overwrite: true, PredictEvery: o.PredictEvery, SteerStates: o.Budget}
+					Overwrite: true, PredictEvery: o.PredictEvery, SteerStates: o.Budget}
 				for _, m := range modes {
 					cfg := base
 					switch m {
@@ -195,7 +195,7 @@ func RunAll(ctx context.Context, o Options) ([]*Run, error) {
 	for range max(o.Workers, 1) {
 		wg.Go(func() {
 			for i := range next {
-				runs[i], errs[i] = runJob(dir, i, jobs[i])
+				runs[i], errs[i] = runJob(ctx, dir, i, jobs[i])
 				mu.Lock()
 				done++
 				if o.Progress != nil {
@@ -247,11 +247,11 @@ func (o *Options) modes(bug, promoted, steerable bool) []Mode {
 }
 
 // runJob makes run i, whose trace it writes into dir and removes.
-func runJob(dir string, i int, j job) (*Run, error) {
+func runJob(ctx context.Context, dir string, i int, j job) (*Run, error) {
 	tr := filepath.Join(dir, fmt.Sprintf("%d.trace", i))
 	defer os.RemoveAll(tr)
 	start := time.Now()
-	st, err := j.tb.Run(j.cfg, tr)
+	st, err := j.tb.Run(ctx, j.cfg, tr)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s seed %d %s: %w", j.tb.Name, cmp.Or(j.bug, "none"), j.seed, j.mode, err)
 	}

@@ -329,7 +329,7 @@ func runOne(ctx context.Context, dir string, tb testbeds.Testbed, bug string, se
 	}
 	name := fmt.Sprintf("%s-%s-%d", tb.Name, cmp.Or(bug, "none"), seed)
 	fail := func(err error) (run, error) { return run{}, fmt.Errorf("%s: %w", name, err) }
-	spec, tr, st, err := catalog.Record(dir, name, tb, testbeds.Config{Steps: o.Steps, Seed: seed, Bug: bug, Stop: ctx.Done()})
+	spec, tr, st, err := catalog.Record(ctx, dir, name, tb, testbeds.Config{Steps: o.Steps, Seed: seed, Bug: bug})
 	if err != nil {
 		return fail(err)
 	}

@@ -4,6 +4,7 @@
 package catalog
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -37,8 +38,9 @@ func Lookup(name string) (testbeds.Testbed, error) {
 // Record runs tb with cfg into dir/NAME.trace, replacing it, and writes
 // the testbed's spec beside it as dir/NAME.yaml. A zero node count or
 // zero faults in cfg take the testbed's defaults, and a fresh system
-// boots testbeds.DefaultResetAfter snapshots after a bug shows.
-func Record(dir, name string, tb testbeds.Testbed, cfg testbeds.Config) (specPath, tracePath string, st testbeds.Stats, err error) {
+// boots testbeds.DefaultResetAfter snapshots after a bug shows. Once ctx
+// is done the run stops, as testbeds.Record does.
+func Record(ctx context.Context, dir, name string, tb testbeds.Testbed, cfg testbeds.Config) (specPath, tracePath string, st testbeds.Stats, err error) {
 	spec, err := specs.Testbed(tb.Name)
 	if err != nil {
 		return "", "", st, err
@@ -54,6 +56,6 @@ func Record(dir, name string, tb testbeds.Testbed, cfg testbeds.Config) (specPat
 		cfg.Faults = tb.Faults
 	}
 	cfg.ResetAfter, cfg.Overwrite = testbeds.DefaultResetAfter, true
-	st, err = tb.Run(cfg, tracePath)
+	st, err = tb.Run(ctx, cfg, tracePath)
 	return specPath, tracePath, st, err
 }

@@ -2,6 +2,7 @@ package catalog_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -39,7 +40,7 @@ func TestRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	specPath, tracePath, st, err := catalog.Record(dir, "run", tb, testbeds.Config{Steps: 200, Seed: 1})
+	specPath, tracePath, st, err := catalog.Record(t.Context(), dir, "run", tb, testbeds.Config{Steps: 200, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,6 +159,37 @@ func TestOnRecord(t *testing.T) {
 				if n != i+1 {
 					t.Fatalf("call %d of OnRecord said %d snapshots, want %d", i+1, n, i+1)
 				}
+			}
+		})
+	}
+}
+
+// TestRunCanceled checks that every testbed stops once its context is
+// done, mid-run: the error wraps context.Canceled and names the trace,
+// and nothing is left in the directory, neither the trace nor its
+// temporary directory.
+func TestRunCanceled(t *testing.T) {
+	for _, tb := range catalog.All {
+		t.Run(tb.Name, func(t *testing.T) {
+			dir := t.TempDir()
+			out := filepath.Join(dir, "run.trace")
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			cfg := testbeds.Config{Steps: 1000, Seed: 1}
+			cfg.OnRecord = func(n int) {
+				if n == 50 {
+					cancel()
+				}
+			}
+			st, err := catalog.Run(ctx, tb.Name, out, cfg, "")
+			if !errors.Is(err, context.Canceled) || err.Error() != "testbed run "+out+": context canceled" {
+				t.Errorf("err = %v, want testbed run %s: context canceled", err, out)
+			}
+			if st.Snapshots != 50 {
+				t.Errorf("stopped after %d snapshots, want 50", st.Snapshots)
+			}
+			if ents, _ := os.ReadDir(dir); len(ents) > 0 {
+				t.Errorf("left %v", ents)
 			}
 		})
 	}

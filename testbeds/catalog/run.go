@@ -2,7 +2,6 @@ package catalog
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -16,7 +15,8 @@ import (
 // Run runs the testbed called name with cfg into the trace out,
 // replacing it, until the run ends or ctx is done: augur testbed run. A
 // zero cfg.Nodes takes the testbed's; faults, in the form of
-// testbeds.ParseFaults, change the testbed's default faults.
+// testbeds.ParseFaults, change the testbed's default faults. A run that
+// ctx stopped wrote nothing, and its error wraps ctx.Err().
 func Run(ctx context.Context, name, out string, cfg testbeds.Config, faults string) (testbeds.Stats, error) {
 	tb, err := Lookup(name)
 	if err != nil {
@@ -37,12 +37,8 @@ func Run(ctx context.Context, name, out string, cfg testbeds.Config, faults stri
 	if err := clobber.Check(out, cfg.Guard); err != nil {
 		return testbeds.Stats{}, err
 	}
-	cfg.Overwrite, cfg.Stop = true, ctx.Done()
-	st, err := tb.Run(cfg, out)
-	if errors.Is(err, testbeds.ErrInterrupted) {
-		return st, fmt.Errorf("testbed run %s: interrupted; nothing written", out)
-	}
-	return st, err
+	cfg.Overwrite = true
+	return tb.Run(ctx, cfg, out)
 }
 
 // WriteStats writes what a run of cfg into the trace out did: its

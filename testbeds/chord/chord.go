@@ -43,6 +43,7 @@ package chord
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"slices"
 
@@ -141,12 +142,13 @@ type ring struct {
 	lookups, answered int
 }
 
-// Run runs the testbed with cfg and writes its trace to dir.
-func Run(cfg testbeds.Config, dir string) (testbeds.Stats, error) {
+// Run runs the testbed with cfg and writes its trace to dir, until the
+// run ends or ctx is done (see testbeds.Record).
+func Run(ctx context.Context, cfg testbeds.Config, dir string) (testbeds.Stats, error) {
 	if cfg.Nodes < 2 || cfg.Nodes > ringSize {
 		return testbeds.Stats{}, fmt.Errorf("chord: %d nodes, want 2 to %d", cfg.Nodes, ringSize)
 	}
-	return testbeds.Record("chord", bugs, cfg, dir, func(sim *testbeds.Sim) testbeds.System[State] { return newRing(sim, cfg) })
+	return testbeds.Record(ctx, "chord", bugs, cfg, dir, func(sim *testbeds.Sim) testbeds.System[State] { return newRing(sim, cfg) })
 }
 
 // Fork runs the testbed with cfg for steps events and returns a copy of

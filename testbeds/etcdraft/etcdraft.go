@@ -29,6 +29,7 @@
 package etcdraft
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"hash/fnv"
@@ -131,12 +132,13 @@ type cluster struct {
 	seq            int
 }
 
-// Run runs the testbed with cfg and writes its trace to dir.
-func Run(cfg testbeds.Config, dir string) (testbeds.Stats, error) {
+// Run runs the testbed with cfg and writes its trace to dir, until the
+// run ends or ctx is done (see testbeds.Record).
+func Run(ctx context.Context, cfg testbeds.Config, dir string) (testbeds.Stats, error) {
 	if cfg.Nodes < 1 {
 		return testbeds.Stats{}, fmt.Errorf("etcdraft: %d nodes", cfg.Nodes)
 	}
-	return testbeds.Record("etcdraft", bugs, cfg, dir, func(sim *testbeds.Sim) testbeds.System[State] { return newCluster(sim, cfg) })
+	return testbeds.Record(ctx, "etcdraft", bugs, cfg, dir, func(sim *testbeds.Sim) testbeds.System[State] { return newCluster(sim, cfg) })
 }
 
 // Fork runs the testbed with cfg for steps events and returns a copy of

@@ -129,7 +129,7 @@ func TestDamageTagged(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "run.trace")
 			cfg := testbeds.Config{Nodes: Testbed.Nodes, Steps: steps, Seed: tc.seed, Faults: Testbed.Faults,
 				Bug: tc.bug, ResetAfter: testbeds.DefaultResetAfter}
-			if _, err := Testbed.Run(cfg, dir); err != nil {
+			if _, err := Testbed.Run(t.Context(), cfg, dir); err != nil {
 				t.Fatal(err)
 			}
 			tr, err := trace.Open(dir)

@@ -38,6 +38,7 @@
 package paxos
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"math/bits"
@@ -215,12 +216,13 @@ type recorded struct {
 	chosen  int
 }
 
-// Run runs the testbed with cfg and writes its trace to dir.
-func Run(cfg testbeds.Config, dir string) (testbeds.Stats, error) {
+// Run runs the testbed with cfg and writes its trace to dir, until the
+// run ends or ctx is done (see testbeds.Record).
+func Run(ctx context.Context, cfg testbeds.Config, dir string) (testbeds.Stats, error) {
 	if cfg.Nodes < 1 || cfg.Nodes > 64 {
 		return testbeds.Stats{}, fmt.Errorf("paxos: %d nodes (want 1 to 64)", cfg.Nodes)
 	}
-	return testbeds.Record("paxos", bugs, cfg, dir, func(sim *testbeds.Sim) testbeds.System[State] { return newCluster(sim, cfg) })
+	return testbeds.Record(ctx, "paxos", bugs, cfg, dir, func(sim *testbeds.Sim) testbeds.System[State] { return newCluster(sim, cfg) })
 }
 
 // Fork runs the testbed with cfg for steps events and returns a copy of

@@ -45,6 +45,7 @@
 package randtree
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"slices"
@@ -150,12 +151,13 @@ type cluster struct {
 	whole int // ticks at which the live nodes formed one tree
 }
 
-// Run runs the testbed with cfg and writes its trace to dir.
-func Run(cfg testbeds.Config, dir string) (testbeds.Stats, error) {
+// Run runs the testbed with cfg and writes its trace to dir, until the
+// run ends or ctx is done (see testbeds.Record).
+func Run(ctx context.Context, cfg testbeds.Config, dir string) (testbeds.Stats, error) {
 	if cfg.Nodes < 1 {
 		return testbeds.Stats{}, fmt.Errorf("randtree: %d nodes", cfg.Nodes)
 	}
-	return testbeds.Record("randtree", bugs, cfg, dir, func(sim *testbeds.Sim) testbeds.System[State] { return newCluster(sim, cfg) })
+	return testbeds.Record(ctx, "randtree", bugs, cfg, dir, func(sim *testbeds.Sim) testbeds.System[State] { return newCluster(sim, cfg) })
 }
 
 // Fork runs the testbed with cfg for steps events and returns a copy of

@@ -223,7 +223,7 @@ func workload(ctx context.Context, dir string, o Options) (p *pipeline.Pipeline,
 // o.Churn events a snapshot, with its spec (ScaleSpec for three
 // literals) beside it, and returns their paths.
 func recordRaft(ctx context.Context, dir string, o Options) (specPath, tracePath string, err error) {
-	specPath, tracePath, _, err = catalog.Record(dir, "bench", etcdraft.Testbed, testbeds.Config{Nodes: o.Nodes, Steps: o.Snapshots * o.Churn, Seed: o.Seed, Stop: ctx.Done()})
+	specPath, tracePath, _, err = catalog.Record(ctx, dir, "bench", etcdraft.Testbed, testbeds.Config{Nodes: o.Nodes, Steps: o.Snapshots * o.Churn, Seed: o.Seed})
 	if err != nil {
 		return "", "", err
 	}

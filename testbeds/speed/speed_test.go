@@ -118,7 +118,7 @@ func TestRunRefuses(t *testing.T) {
 // it uses.
 func TestThin(t *testing.T) {
 	dir := t.TempDir()
-	_, path, _, err := catalog.Record(dir, "run", etcdraft.Testbed, testbeds.Config{Steps: 50, Seed: 2})
+	_, path, _, err := catalog.Record(t.Context(), dir, "run", etcdraft.Testbed, testbeds.Config{Steps: 50, Seed: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -56,7 +56,7 @@ func run(t *testing.T, tb testbeds.Testbed, bug string, seed uint64, steps int, 
 func runConfig(t *testing.T, tb testbeds.Testbed, cfg testbeds.Config, dir string) testbeds.Stats {
 	t.Helper()
 	steps := cfg.Steps
-	st, err := tb.Run(cfg, dir)
+	st, err := tb.Run(t.Context(), cfg, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func (s Suite) Test(t *testing.T) {
 	})
 	t.Run("UnknownBug", func(t *testing.T) {
 		cfg := testbeds.Config{Nodes: tb.Nodes, Steps: 10, Bug: "nope"}
-		if _, err := tb.Run(cfg, filepath.Join(t.TempDir(), "x.trace")); err == nil {
+		if _, err := tb.Run(t.Context(), cfg, filepath.Join(t.TempDir(), "x.trace")); err == nil {
 			t.Error("Run with an unknown bug succeeded")
 		}
 	})
@@ -162,12 +162,12 @@ func DiffTraces(t *testing.T, a, b string) []string {
 func Guard(t *testing.T, tb testbeds.Testbed, bug string, seed uint64, steps int, checks string) (unguarded, guarded testbeds.Stats) {
 	t.Helper()
 	cfg := config(tb, bug, seed, steps)
-	unguarded, err := tb.Run(cfg, filepath.Join(t.TempDir(), "run.trace"))
+	unguarded, err := tb.Run(t.Context(), cfg, filepath.Join(t.TempDir(), "run.trace"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg.Guard = checks
-	guarded, err = tb.Run(cfg, filepath.Join(t.TempDir(), "guarded.trace"))
+	guarded, err = tb.Run(t.Context(), cfg, filepath.Join(t.TempDir(), "guarded.trace"))
 	if err != nil {
 		t.Fatal(err)
 	}
