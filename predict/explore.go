@@ -1,6 +1,7 @@
 package predict
 
 import (
+	"errors"
 	"slices"
 	"time"
 
@@ -81,18 +82,29 @@ type Result struct {
 // its successors are all explored, only parent and ev are kept, for the
 // paths.
 type state struct {
-	parent  *state
-	ev      Event
-	depth   int
-	m       Model
-	hashes  []uint64         // of each node's local state; 0 when down
-	prep    []*checker.State // of each live node, for the checks
-	pending int              // successors not yet explored
+	parent *state
+	ev     Event
+	depth  int
+	m      Model
+	hashes []uint64         // of each node's local state; 0 when down
+	prep   []*checker.State // of each live node, for the checks
+	fails  []tally          // the checks failing at s, and how often
+	// with caches, by node, the checks failing at bindings of the node
+	// (see explorer.check).
+	with    map[int][]tally
+	pending int // successors not yet explored
+}
+
+// A tally is a check and its failing bindings, over a snapshot or over
+// the bindings of one node.
+type tally struct {
+	check   *checker.Check
+	failing int
 }
 
 // release forgets what s's successors no longer need.
 func (s *state) release() {
-	s.m, s.hashes, s.prep = nil, nil, nil
+	s.m, s.hashes, s.prep, s.fails, s.with = nil, nil, nil, nil, nil
 }
 
 // Explore searches the events that can follow the state of m, which it
@@ -101,11 +113,16 @@ func (s *state) release() {
 // itself is checked too: its violations are Result.Base, and only
 // states that add to them (or to Options.Base) count as violating.
 func Explore(m Model, c *checker.Checker, opts Options) (*Result, error) {
+	return explore(m, c, opts, false)
+}
+
+// explore is Explore; whole evaluates the checks on every state whole.
+func explore(m Model, c *checker.Checker, opts Options, whole bool) (*Result, error) {
 	opts = opts.withDefaults()
 	start := time.Now()
 	deadline := start.Add(opts.Budget)
 	e := &explorer{c: c, snap: c.NewSnapshot(), seen: map[uint64]struct{}{}, local: map[[2]uint64]struct{}{},
-		refused: opts.Refused}
+		refused: opts.Refused, whole: whole}
 	for n := range m.Nodes() {
 		e.names = append(e.names, m.Name(n))
 	}
@@ -248,6 +265,7 @@ type explorer struct {
 	n       int                    // states explored
 	seen    map[uint64]struct{}    // global states explored
 	local   map[[2]uint64]struct{} // (node, local state) whose local events were explored
+	whole   bool                   // evaluate every state whole (for tests)
 }
 
 // explore makes s's event happen on a copy of its parent's model, and
@@ -273,6 +291,27 @@ func (e *explorer) explore(s *state) (vs []checker.Violation, explored bool, err
 		return nil, true, err
 	}
 	return e.added(e.last), true, nil
+}
+
+// tallies returns the failing bindings of each check of vs.
+func tallies(vs []checker.Violation) []tally {
+	ts := make([]tally, len(vs))
+	for i, v := range vs {
+		ts[i] = tally{v.Check, v.Failing}
+	}
+	return ts
+}
+
+// adds reports whether the tallies fs add failing bindings to those of
+// the model's own state, as added says of violations.
+func (e *explorer) adds(fs []tally) bool {
+	for _, f := range fs {
+		i := slices.IndexFunc(e.base, func(b checker.Violation) bool { return b.Check == f.check })
+		if i < 0 || f.failing > e.base[i].Failing {
+			return true
+		}
+	}
+	return false
 }
 
 // added returns the violations of vs that add failing bindings to those
@@ -321,28 +360,130 @@ func mix(x uint64) uint64 {
 // model's own state) and timed by its depth in the witnesses. The states
 // of the nodes whose hash did not change since the parent are the
 // parent's, prepared once.
+//
+// An event changes one node's state at most: when the parent's tallies
+// are known and one live node changed, the failing bindings of s are the
+// parent's, less those of the node there, plus those of the node in s,
+// which [checker.Snapshot.Guard] counts (a check with a node quantifier
+// after an exists it counts whole, which the sum takes as well). That
+// costs the bindings of one node instead of all of them. Only when s
+// adds to the failing bindings of the model's own state are the checks
+// evaluated on the whole of s, for its violations and their witnesses,
+// the same as without the shortcut.
 func (e *explorer) check(s *state) ([]checker.Violation, error) {
 	s.prep = make([]*checker.State, len(e.names))
-	e.snap.Reset()
-	e.snap.ID, e.snap.TS = uint64(e.n-1), uint64(s.depth)
+	p := s.parent
+	changed := -1
+	incremental := p != nil && p.fails != nil && !e.whole
 	for n, h := range s.hashes {
 		if h == 0 {
+			incremental = incremental && p.hashes[n] == 0
 			continue
 		}
-		if s.parent != nil && s.parent.hashes[n] == h {
-			s.prep[n] = s.parent.prep[n]
-		} else {
-			p, err := e.c.Prepare(e.names[n], s.m.State(n))
-			if err != nil {
-				return nil, err
-			}
-			s.prep[n] = p
+		if p != nil && p.hashes[n] == h {
+			s.prep[n] = p.prep[n]
+			continue
 		}
-		if err := e.snap.Put(s.prep[n]); err != nil {
+		if p == nil || p.hashes[n] == 0 || changed >= 0 {
+			incremental = false
+		}
+		changed = n
+		st, err := e.c.Prepare(e.names[n], s.m.State(n))
+		if err != nil {
 			return nil, err
 		}
+		s.prep[n] = st
 	}
-	return e.snap.Check(), nil
+	if incremental {
+		if changed < 0 {
+			s.fails = p.fails
+		} else {
+			var err error
+			if s.fails, err = e.moved(s, changed); err != nil {
+				return nil, err
+			}
+		}
+		if !e.adds(s.fails) {
+			return nil, nil
+		}
+	}
+	if err := e.put(s); err != nil {
+		return nil, err
+	}
+	vs := e.snap.Check()
+	s.fails = tallies(vs)
+	return vs, nil
+}
+
+// put makes e.snap the snapshot of s.
+func (e *explorer) put(s *state) error {
+	e.snap.Reset()
+	e.snap.ID, e.snap.TS = uint64(e.n-1), uint64(s.depth)
+	for _, st := range s.prep {
+		if st == nil {
+			continue
+		}
+		if err := e.snap.Put(st); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// moved returns the tallies of s, whose node n alone changed since its
+// parent: the parent's, less the failing bindings of n there, plus those
+// of n in s.
+func (e *explorer) moved(s *state, n int) ([]tally, error) {
+	p := s.parent
+	if err := e.put(p); err != nil {
+		return nil, err
+	}
+	before, ok := p.with[n]
+	if !ok {
+		var err error
+		if before, err = e.guard(n, p.m.State(n)); err != nil {
+			return nil, err
+		}
+		if p.with == nil {
+			p.with = map[int][]tally{}
+		}
+		p.with[n] = before
+	}
+	after, err := e.guard(n, s.m.State(n))
+	if err != nil {
+		return nil, err
+	}
+	if len(before) == 0 && len(after) == 0 {
+		return p.fails, nil
+	}
+	fs := slices.Clone(p.fails)
+	add := func(ts []tally, sign int) {
+		for _, t := range ts {
+			i := slices.IndexFunc(fs, func(f tally) bool { return f.check == t.check })
+			if i < 0 {
+				fs = append(fs, tally{t.check, 0})
+				i = len(fs) - 1
+			}
+			fs[i].failing += sign * t.failing
+		}
+	}
+	add(before, -1)
+	add(after, +1)
+	return slices.DeleteFunc(fs, func(f tally) bool { return f.failing == 0 }), nil
+}
+
+// guard returns the checks failing at the bindings of node n with state
+// st in e.snap, and how often.
+func (e *explorer) guard(n int, st any) ([]tally, error) {
+	err := e.snap.Guard(e.names[n], st)
+	if err == nil {
+		return nil, nil
+	}
+	var ge *checker.GuardError
+	if !errors.As(err, &ge) {
+		return nil, err
+	}
+	return tallies(ge.Violations), nil
 }
 
 // expand appends the successors of s to frontier: every event of every
