@@ -7,13 +7,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/augur-dev/augur/bench/speed"
 	"github.com/augur-dev/augur/evaluator"
 	"github.com/augur-dev/augur/generator"
 	"github.com/augur-dev/augur/grammar"
 	"github.com/augur-dev/augur/specs"
 	"github.com/augur-dev/augur/testbeds"
 	"github.com/augur-dev/augur/testbeds/etcdraft"
-	"github.com/augur-dev/augur/testbeds/speed"
 	"github.com/augur-dev/augur/trace"
 )
 

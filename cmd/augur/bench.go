@@ -6,9 +6,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/augur-dev/augur/bench/speed"
 	"github.com/augur-dev/augur/evaluator"
 	"github.com/augur-dev/augur/internal/cliflag"
-	"github.com/augur-dev/augur/testbeds/speed"
 )
 
 // benchOptions are augur bench's flags.

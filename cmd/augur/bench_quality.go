@@ -7,10 +7,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/augur-dev/augur/bench/planted"
 	"github.com/augur-dev/augur/internal/cliflag"
 	"github.com/augur-dev/augur/internal/clobber"
 	"github.com/augur-dev/augur/internal/progress"
-	"github.com/augur-dev/augur/testbeds/planted"
 )
 
 // benchQualityOptions are augur bench quality's flags.

@@ -8,11 +8,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/augur-dev/augur/bench/avoid"
+	"github.com/augur-dev/augur/bench/bugs"
 	"github.com/augur-dev/augur/internal/cliflag"
 	"github.com/augur-dev/augur/internal/progress"
 	"github.com/augur-dev/augur/testbeds"
-	"github.com/augur-dev/augur/testbeds/avoid"
-	"github.com/augur-dev/augur/testbeds/bugs"
 )
 
 // benchSteerOptions are augur bench steer's flags.

@@ -8,10 +8,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/augur-dev/augur/bench/bugs"
 	"github.com/augur-dev/augur/internal/cliflag"
 	"github.com/augur-dev/augur/internal/clobber"
 	"github.com/augur-dev/augur/internal/progress"
-	"github.com/augur-dev/augur/testbeds/bugs"
 )
 
 // benchTestbedsOptions are augur bench testbeds' flags.

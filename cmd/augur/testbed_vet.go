@@ -7,11 +7,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/augur-dev/augur/bench/avoid"
+	"github.com/augur-dev/augur/bench/bugs"
 	"github.com/augur-dev/augur/checker"
 	"github.com/augur-dev/augur/internal/cliflag"
 	"github.com/augur-dev/augur/learn"
-	"github.com/augur-dev/augur/testbeds/avoid"
-	"github.com/augur-dev/augur/testbeds/bugs"
 	"github.com/augur-dev/augur/testbeds/catalog"
 )
 

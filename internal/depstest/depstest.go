@@ -16,13 +16,22 @@ import (
 // command to list them with.
 func Forbid(t testing.TB, forbidden ...string) []string {
 	t.Helper()
+	return ForbidIn(t, []string{"."}, forbidden...)
+}
+
+// ForbidIn is Forbid over the packages that list names, as go list
+// takes them: {"-test", "./..."} names the packages in and below the
+// current directory and their tests, whose dependencies together must
+// avoid forbidden.
+func ForbidIn(t testing.TB, list []string, forbidden ...string) []string {
+	t.Helper()
 	goCmd, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go command to list the dependencies with")
 	}
-	out, err := exec.Command(goCmd, "list", "-deps", ".").Output()
+	out, err := exec.Command(goCmd, append([]string{"list", "-deps"}, list...)...).Output()
 	if err != nil {
-		t.Fatalf("go list -deps: %v", err)
+		t.Fatalf("go list -deps %s: %v", strings.Join(list, " "), err)
 	}
 	deps := strings.Fields(string(out))
 	for _, d := range deps {

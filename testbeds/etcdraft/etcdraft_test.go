@@ -2,7 +2,6 @@ package etcdraft
 
 import (
 	"cmp"
-	"context"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -11,10 +10,8 @@ import (
 	pb "go.etcd.io/raft/v3/raftpb"
 
 	"github.com/augur-dev/augur/checker"
-	"github.com/augur-dev/augur/pipeline"
 	"github.com/augur-dev/augur/testbeds"
 	"github.com/augur-dev/augur/testbeds/testbedtest"
-	"github.com/augur-dev/augur/trace"
 )
 
 // TestTestbed checks what every testbed must do (package testbedtest).
@@ -132,16 +129,7 @@ func TestDamageTagged(t *testing.T) {
 			if _, err := Testbed.Run(t.Context(), cfg, dir); err != nil {
 				t.Fatal(err)
 			}
-			tr, err := trace.Open(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer tr.Close()
-			res, err := pipeline.RunChecks(context.Background(), tr, spec, f, 0, 1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			st := res[0].Stats
+			st := testbedtest.Check(t, dir, spec, f, 0)[0]
 			if tc.bug == "" {
 				if st.ViolatingSnapshots != 0 {
 					t.Errorf("the stores part at %d snapshots of a bug-free run", st.ViolatingSnapshots)

@@ -6,7 +6,6 @@ package testbedtest
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -21,9 +20,37 @@ import (
 	"github.com/augur-dev/augur/collector"
 	"github.com/augur-dev/augur/evaluator"
 	"github.com/augur-dev/augur/predict"
+	"github.com/augur-dev/augur/specs"
 	"github.com/augur-dev/augur/testbeds"
 	"github.com/augur-dev/augur/trace"
 )
+
+// Check evaluates the checks of f on every snapshot of the trace at dir
+// and returns their stats, in the order of f.Checks, with up to
+// maxWitnesses violating snapshots each as [evaluator.Options] counts
+// them: what the checks say of a run, to hold its tags against, with
+// the evaluator alone (the pipeline is above the testbeds).
+func Check(t *testing.T, dir string, spec *specs.Spec, f *checker.File, maxWitnesses int) []evaluator.Stats {
+	t.Helper()
+	tr, err := trace.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	props, err := f.Properties()
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog, err := evaluator.Compile(spec, props)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := evaluator.Run(t.Context(), tr, prog, evaluator.Options{MaxWitnesses: maxWitnesses, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run.Stats
+}
 
 // Suite describes the runs that check a testbed.
 type Suite struct {
@@ -211,25 +238,8 @@ func Predict(t *testing.T, tb testbeds.Testbed, bug string, seed uint64, checks 
 	cfg.ResetAfter = -1
 	dir := filepath.Join(t.TempDir(), "run.trace")
 	runConfig(t, tb, cfg, dir)
-	tr, err := trace.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tr.Close()
-	props, err := f.Properties()
-	if err != nil {
-		t.Fatal(err)
-	}
-	prog, err := evaluator.Compile(spec, props)
-	if err != nil {
-		t.Fatal(err)
-	}
-	run, err := evaluator.Run(context.Background(), tr, prog, evaluator.Options{MaxWitnesses: cfg.Steps, Workers: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
 	violating := map[int]bool{}
-	for _, st := range run.Stats {
+	for _, st := range Check(t, dir, spec, f, cfg.Steps) {
 		for _, w := range st.Witnesses {
 			violating[int(w.Snapshot)] = true
 		}

@@ -508,10 +508,10 @@ func (d *ovDesign) spec(system string, iterate bool) string {
 	var b strings.Builder
 	if d.ring {
 		b.WriteString("# A system of augur bench quality: a Chord-like ring whose nodes join, leave,\n")
-		b.WriteString("# crash and stabilise (package testbeds/planted).\n")
+		b.WriteString("# crash and stabilise (package bench/planted).\n")
 	} else {
 		b.WriteString("# A system of augur bench quality: a tree overlay whose nodes join, leave,\n")
-		b.WriteString("# crash and rejoin with their subtrees (package testbeds/planted).\n")
+		b.WriteString("# crash and rejoin with their subtrees (package bench/planted).\n")
 	}
 	fmt.Fprintf(&b, "system: %s\ntypes:\n", system)
 	used := map[string]bool{}

@@ -231,7 +231,7 @@ func strs(ss []string) []any {
 func (d *design) spec(system string, learners bool, g generateSettings) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# A system of augur bench quality: a replicated log with leader election,\n")
-	fmt.Fprintf(&b, "# membership changes and crashes (package testbeds/planted).\n")
+	fmt.Fprintf(&b, "# membership changes and crashes (package bench/planted).\n")
 	fmt.Fprintf(&b, "system: %s\ntypes:\n", system)
 	// The types the variables use: the log's entries use T and I.
 	used := map[string]bool{}

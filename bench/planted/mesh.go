@@ -541,7 +541,7 @@ func (d *meshDesign) spec(system string, full bool) string {
 		topology = "a full mesh"
 	}
 	fmt.Fprintf(&b, "# A system of augur bench quality: routers flooding link-state advertisements\n")
-	fmt.Fprintf(&b, "# over %s, sessions failing and nodes restarting (package testbeds/planted).\n", topology)
+	fmt.Fprintf(&b, "# over %s, sessions failing and nodes restarting (package bench/planted).\n", topology)
 	fmt.Fprintf(&b, "system: %s\ntypes:\n", system)
 	used := map[string]bool{}
 	kinds := d.vars()

@@ -256,7 +256,7 @@ func (d *pbDesign) schema() trace.Schema {
 func (d *pbDesign) spec(system string, maxLiterals int) string {
 	var b strings.Builder
 	b.WriteString("# A system of augur bench quality: a primary/backup store with leases,\n")
-	b.WriteString("# epochs and failover (package testbeds/planted).\n")
+	b.WriteString("# epochs and failover (package bench/planted).\n")
 	fmt.Fprintf(&b, "system: %s\ntypes:\n", system)
 	used := map[string]bool{}
 	for _, k := range d.vars() {
