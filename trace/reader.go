@@ -285,7 +285,7 @@ func (t *Trace) indexNodes() error {
 		ids := map[string]uint32{}
 		var names []string
 		for b := range t.states.f.NumBatches() {
-			rec, err := t.states.batch(b)
+			rec, _, err := t.states.shared(b)
 			if err != nil {
 				t.nodesErr = err
 				return
@@ -353,14 +353,21 @@ func (t *Trace) States() *StateReader {
 }
 
 // StateReader decodes state rows. It keeps the record batch of the last
-// row read, since snapshots mostly refer to recent rows.
+// row read, since snapshots mostly refer to recent rows; the readers of a
+// trace share the batches they load (see arrowReader.shared), so that
+// readers in several goroutines hold one copy of a batch between them.
 type StateReader struct {
-	t   *Trace
-	cur int
-	rec arrow.RecordBatch
+	t     *Trace
+	cur   int
+	rec   arrow.RecordBatch
+	share int // strings of this many bytes share the batch's memory
 }
 
-// State decodes row. The result is owned by the caller.
+// State decodes row. The result is owned by the caller. A string of at
+// least a quarter of its record batch's bytes (and at least minShared)
+// is not copied but shares the batch's memory: a huge value is then held
+// once, however many readers decode it and for as long as any keeps it,
+// and keeping it holds at most four times its size.
 func (sr *StateReader) State(row uint32) (*State, error) {
 	r := sr.t.states
 	if int(row) >= r.rows {
@@ -369,24 +376,29 @@ func (sr *StateReader) State(row uint32) (*State, error) {
 	b := sort.Search(len(r.starts), func(i int) bool { return r.starts[i] > int(row) }) - 1
 	if b != sr.cur {
 		sr.Close()
-		rec, err := r.batch(b)
+		rec, size, err := r.shared(b)
 		if err != nil {
 			return nil, err
 		}
 		sr.rec, sr.cur = rec, b
+		sr.share = max(minShared, size/4)
 	}
 	i := int(row) - r.starts[b]
 	s := &State{
 		Row:  row,
-		Node: Value(sr.rec.Column(0), i).(string),
+		Node: decode(sr.rec.Column(0), i, sr.share).(string),
 		TS:   sr.rec.Column(1).(*array.Uint64).Value(i),
 		Vars: make([]any, len(sr.t.Schema)),
 	}
 	for c := range s.Vars {
-		s.Vars[c] = Value(sr.rec.Column(c+2), i)
+		s.Vars[c] = decode(sr.rec.Column(c+2), i, sr.share)
 	}
 	return s, nil
 }
+
+// minShared is the least length of a string that State shares with its
+// record batch rather than copies.
+const minShared = 64 << 10
 
 // Close releases the cached batch.
 func (sr *StateReader) Close() {
@@ -405,6 +417,68 @@ type arrowReader struct {
 	starts  []int // first row of each record batch
 	rows    int
 	nonNull int // the first nonNull columns may not hold nulls
+
+	mu     sync.Mutex
+	recent [2]sharedBatch // the batches last loaded by shared, the latest first
+}
+
+// sharedBatch is a record batch that readers share, and its size in
+// bytes.
+type sharedBatch struct {
+	i    int
+	rec  arrow.RecordBatch // nil if none
+	size int
+}
+
+// shared returns record batch i and its size in bytes, with a reference
+// for the caller to release. The last two batches loaded stay loaded and
+// are handed to every caller that asks for them, so that the readers of
+// a trace, in any goroutine, share one copy of a batch instead of each
+// loading its own (a batch holding a 60 MB string was held by MineConstants
+// and by each evaluation worker at once).
+func (ar *arrowReader) shared(i int) (arrow.RecordBatch, int, error) {
+	ar.mu.Lock()
+	defer ar.mu.Unlock()
+	for k, sb := range ar.recent {
+		if sb.rec != nil && sb.i == i {
+			copy(ar.recent[1:k+1], ar.recent[:k])
+			ar.recent[0] = sb
+			sb.rec.Retain()
+			return sb.rec, sb.size, nil
+		}
+	}
+	rec, err := ar.batch(i)
+	if err != nil {
+		return nil, 0, err
+	}
+	if last := ar.recent[len(ar.recent)-1]; last.rec != nil {
+		last.rec.Release()
+	}
+	copy(ar.recent[1:], ar.recent[:len(ar.recent)-1])
+	sb := sharedBatch{i: i, rec: rec, size: batchSize(rec)}
+	ar.recent[0] = sb
+	rec.Retain()
+	return rec, sb.size, nil
+}
+
+// batchSize returns the bytes of the buffers of rec.
+func batchSize(rec arrow.RecordBatch) int {
+	n := 0
+	var add func(d arrow.ArrayData)
+	add = func(d arrow.ArrayData) {
+		for _, b := range d.Buffers() {
+			if b != nil {
+				n += b.Len()
+			}
+		}
+		for _, c := range d.Children() {
+			add(c)
+		}
+	}
+	for _, col := range rec.Columns() {
+		add(col.Data())
+	}
+	return n
 }
 
 func openArrow(dir, name, wantSum string, openFile func(string) (file, error)) (*arrowReader, error) {
@@ -475,6 +549,12 @@ func (ar *arrowReader) batch(i int) (arrow.RecordBatch, error) {
 }
 
 func (ar *arrowReader) close() error {
+	for k, sb := range ar.recent {
+		if sb.rec != nil {
+			sb.rec.Release()
+			ar.recent[k] = sharedBatch{}
+		}
+	}
 	ar.f.Close()
 	return ar.file.Close()
 }

@@ -67,6 +67,12 @@ func checkType(t arrow.DataType, depth int) error {
 // Value decodes row i of arr into the Go representation documented in the
 // package comment. The result does not share memory with arr.
 func Value(arr arrow.Array, i int) any {
+	return decode(arr, i, math.MaxInt)
+}
+
+// decode is Value, except that a string of at least share bytes is not
+// copied: it shares the memory of arr, which it keeps alive.
+func decode(arr arrow.Array, i, share int) any {
 	if arr.IsNull(i) {
 		return nil
 	}
@@ -80,7 +86,7 @@ func Value(arr arrow.Array, i int) any {
 	case *array.Float64:
 		return a.Value(i)
 	case *array.String:
-		return strings.Clone(a.Value(i))
+		return cloneBelow(a.Value(i), share)
 	case *array.Int32:
 		return int64(a.Value(i))
 	case *array.Uint32:
@@ -88,13 +94,13 @@ func Value(arr arrow.Array, i int) any {
 	case *array.Float32:
 		return float64(a.Value(i))
 	case *array.LargeString:
-		return strings.Clone(a.Value(i))
+		return cloneBelow(a.Value(i), share)
 	case *array.Map:
 		lo, hi := a.ValueOffsets(i)
 		keys, items := a.Keys(), a.Items()
 		m := make(map[string]any, hi-lo)
 		for j := lo; j < hi; j++ {
-			m[fmt.Sprint(Value(keys, int(j)))] = Value(items, int(j))
+			m[fmt.Sprint(decode(keys, int(j), share))] = decode(items, int(j), share)
 		}
 		return m
 	case array.ListLike:
@@ -102,18 +108,26 @@ func Value(arr arrow.Array, i int) any {
 		elems := a.ListValues()
 		l := make([]any, 0, hi-lo)
 		for j := lo; j < hi; j++ {
-			l = append(l, Value(elems, int(j)))
+			l = append(l, decode(elems, int(j), share))
 		}
 		return l
 	case *array.Struct:
 		st := a.DataType().(*arrow.StructType)
 		m := make(map[string]any, a.NumField())
 		for f := range a.NumField() {
-			m[st.Field(f).Name] = Value(a.Field(f), i)
+			m[st.Field(f).Name] = decode(a.Field(f), i, share)
 		}
 		return m
 	}
 	panic(fmt.Sprintf("trace: cannot decode %s", arr.DataType()))
+}
+
+// cloneBelow returns s, copied if it is shorter than share bytes.
+func cloneBelow(s string, share int) string {
+	if len(s) >= share {
+		return s
+	}
+	return strings.Clone(s)
 }
 
 // checkValue reports whether v can be stored in a column of type t. The

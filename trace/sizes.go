@@ -17,7 +17,7 @@ func (t *Trace) MaxLens() (map[string]int, error) {
 	t.lensOnce.Do(func() {
 		lens := map[string]int{}
 		for b := range t.states.f.NumBatches() {
-			rec, err := t.states.batch(b)
+			rec, _, err := t.states.shared(b)
 			if err != nil {
 				t.lensErr = err
 				return
