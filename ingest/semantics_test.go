@@ -14,7 +14,7 @@ import (
 
 	"github.com/augur-dev/augur/collector"
 	"github.com/augur-dev/augur/collector/arrowsink"
-	"github.com/augur-dev/augur/internal/arrowjs"
+	"github.com/augur-dev/augur/internal/arrowjstest"
 	"github.com/augur-dev/augur/trace"
 )
 
@@ -302,5 +302,5 @@ func TestCollectLocalIndependent(t *testing.T) {
 	if res.Snapshots < 10 {
 		t.Fatalf("only %d snapshots", res.Snapshots)
 	}
-	arrowjs.CheckTrace(t, out)
+	arrowjstest.CheckTrace(t, out)
 }

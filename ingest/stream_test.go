@@ -14,7 +14,7 @@ import (
 
 	"github.com/augur-dev/augur/collector"
 	"github.com/augur-dev/augur/collector/arrowsink"
-	"github.com/augur-dev/augur/internal/arrowjs"
+	"github.com/augur-dev/augur/internal/arrowjstest"
 )
 
 // streamRec is a record read back from an Arrow stream.
@@ -123,13 +123,13 @@ func TestArrowSinkRoundTrip(t *testing.T) {
 // package and compares its rows with ours.
 func checkStreamIndependently(t *testing.T, path string, recs []streamRec) {
 	t.Helper()
-	if !arrowjs.Available() && os.Getenv("CI") != "true" {
+	if !arrowjstest.Available() && os.Getenv("CI") != "true" {
 		// Not skipped: the rest of the caller's test still runs. Under CI,
 		// Rows fails instead.
 		t.Log("apache-arrow not installed: no independent check")
 		return
 	}
-	got := arrowjs.Rows(t, path)
+	got := arrowjstest.Rows(t, path)
 	sr, err := OpenStream(path, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -138,9 +138,9 @@ func checkStreamIndependently(t *testing.T, path string, recs []streamRec) {
 	sr.Close()
 	var want []map[string]any
 	for _, r := range recs {
-		row := map[string]any{"node": r.node, "ts": arrowjs.JSONForm(r.ts), collector.EventColumn: r.event.String()}
+		row := map[string]any{"node": r.node, "ts": arrowjstest.JSONForm(r.ts), collector.EventColumn: r.event.String()}
 		for i, c := range schema {
-			row[c.Name] = arrowjs.JSONForm(r.vars[i])
+			row[c.Name] = arrowjstest.JSONForm(r.vars[i])
 		}
 		want = append(want, row)
 	}

@@ -3,11 +3,11 @@ package trace_test
 import (
 	"testing"
 
-	"github.com/augur-dev/augur/internal/arrowjs"
+	"github.com/augur-dev/augur/internal/arrowjstest"
 )
 
 // TestIndependentReader reads a trace with the JavaScript apache-arrow
 // package and checks that it sees the rows our reader sees.
 func TestIndependentReader(t *testing.T) {
-	arrowjs.CheckTrace(t, writeTrace(t))
+	arrowjstest.CheckTrace(t, writeTrace(t))
 }

@@ -1,10 +1,11 @@
-// Package arrowjs reads Arrow files with the JavaScript apache-arrow
+// Package arrowjstest reads Arrow files with the JavaScript apache-arrow
 // package, an Arrow implementation that is not ours, so that tests can
-// check that other readers see what augur writes. .ci/run installs the
-// package (npm ci --prefix internal/arrowjs); where node or the package is
-// missing, Require skips the test, or fails it under CI ($CI=true), where
-// a skipped independent check would pass unnoticed.
-package arrowjs
+// check that other readers see what augur writes: a test harness, for
+// _test.go files only. .ci/run installs the package (npm ci --prefix
+// internal/arrowjstest); where node or the package is missing, Require
+// skips the test, or fails it under CI ($CI=true), where a skipped
+// independent check would pass unnoticed.
+package arrowjstest
 
 import (
 	"encoding/json"
@@ -42,7 +43,7 @@ func Require(t testing.TB) {
 	if Available() {
 		return
 	}
-	const msg = "node or apache-arrow not installed: run npm ci --prefix internal/arrowjs"
+	const msg = "node or apache-arrow not installed: run npm ci --prefix internal/arrowjstest"
 	if os.Getenv("CI") == "true" {
 		t.Fatal(msg + " ($CI is true: the independent reader must run)")
 	}
