@@ -220,6 +220,30 @@ func TestSpecHash(t *testing.T) {
 	}
 }
 
+// TestReadBounds: a stats file is read whole, so Read refuses one over
+// MaxFileSize before reading it (a sparse file of 1 GiB more was read
+// into memory, and a file of 40 GiB ran out of it), and what is not a
+// regular file, without blocking.
+func TestReadBounds(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo.arrow")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(dir, "big.arrow")
+	if err := os.WriteFile(big, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, MaxFileSize+1); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{fifo: "is a named pipe", "/dev/zero": "is a device", big: "more than"} {
+		if _, err := Read(path); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Read(%s) = %v, want an error saying %q", path, err, want)
+		}
+	}
+}
+
 // TestMergeFiles merges parts written to files, as augur merge does, and
 // refuses to write over a part.
 func TestMergeFiles(t *testing.T) {

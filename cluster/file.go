@@ -290,15 +290,13 @@ func record(schema *arrow.Schema, s *Stats) (arrow.RecordBatch, error) {
 // before the Arrow library reads it, its content against the SHA-256 in
 // its header, and that its figures are possible (counts are not negative,
 // no more violations than bindings, ...): every error names the file.
+//
+// A file larger than MaxFileSize, or that is not a regular file (a named
+// pipe, a device), is refused before it is read.
 func Read(path string) (*Stats, error) {
-	f, err := infile.Open(path)
+	data, err := infile.ReadFile(path, MaxFileSize)
 	if err != nil {
 		return nil, err
-	}
-	data, err := io.ReadAll(f)
-	f.Close()
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	s, err := read(path, data, true)
 	if err != nil {
@@ -310,6 +308,11 @@ func Read(path string) (*Stats, error) {
 	}
 	return s, nil
 }
+
+// MaxFileSize bounds a stats file, which Read reads whole: a pool of a
+// million properties, each with its counts, moments and three witnesses
+// of small values, takes a few hundred megabytes.
+const MaxFileSize = 1 << 30
 
 // maxDepth is the deepest nesting of a stats file's types: tags is
 // map<utf8, int64>, stored as a list of structs of two fields.

@@ -53,15 +53,25 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 	if info.Size() > limit {
 		return nil, tooLarge(path, info.Size(), limit)
 	}
-	// The size is read again: the file may have grown since.
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+	// One buffer of the size, and a byte more to see a file that has
+	// grown since; it grows only if the file has.
+	data := make([]byte, 0, info.Size()+1)
+	for {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+		n, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if int64(len(data)) > limit {
+			return nil, tooLarge(path, int64(len(data)), limit)
+		}
+		if err == io.EOF {
+			return data, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", path, err)
+		}
 	}
-	if int64(len(data)) > limit {
-		return nil, tooLarge(path, int64(len(data)), limit)
-	}
-	return data, nil
 }
 
 // tooLarge returns the error of ReadFile for a file of size bytes.
