@@ -202,18 +202,7 @@ func TestSpecHash(t *testing.T) {
 	if h, err := SpecHash(spec); err != nil || h != "c88389c8ba393121f1c161b429170a3d6674713dec8e86af7425ce50b4d36ebe" {
 		t.Errorf("SpecHash = %q, %v", h, err)
 	}
-	fifo := filepath.Join(dir, "fifo.yaml")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	big := filepath.Join(dir, "big.yaml")
-	if err := os.WriteFile(big, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Truncate(big, specs.MaxFileSize+1); err != nil {
-		t.Fatal(err)
-	}
-	for path, want := range map[string]string{fifo: "is a named pipe", "/dev/zero": "is a device", big: "more than"} {
+	for path, want := range badFiles(t, specs.MaxFileSize) {
 		if _, err := SpecHash(path); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("SpecHash(%s) = %v, want an error saying %q", path, err, want)
 		}
@@ -225,23 +214,29 @@ func TestSpecHash(t *testing.T) {
 // into memory, and a file of 40 GiB ran out of it), and what is not a
 // regular file, without blocking.
 func TestReadBounds(t *testing.T) {
-	dir := t.TempDir()
-	fifo := filepath.Join(dir, "fifo.arrow")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	big := filepath.Join(dir, "big.arrow")
-	if err := os.WriteFile(big, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Truncate(big, MaxFileSize+1); err != nil {
-		t.Fatal(err)
-	}
-	for path, want := range map[string]string{fifo: "is a named pipe", "/dev/zero": "is a device", big: "more than"} {
+	for path, want := range badFiles(t, MaxFileSize) {
 		if _, err := Read(path); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Read(%s) = %v, want an error saying %q", path, err, want)
 		}
 	}
+}
+
+// badFiles returns inputs to refuse, each with what the error says: a
+// named pipe, a device and a sparse file of limit+1 bytes.
+func badFiles(t *testing.T, limit int64) map[string]string {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(dir, "big")
+	if err := os.WriteFile(big, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, limit+1); err != nil {
+		t.Fatal(err)
+	}
+	return map[string]string{fifo: "is a named pipe", "/dev/zero": "is a device", big: "more than"}
 }
 
 // TestMergeFiles merges parts written to files, as augur merge does, and
