@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -24,11 +25,20 @@ type CheckOptions struct {
 	// checks file's, else one made from the trace's variables.
 	Spec   string
 	Format string // text or json
-	// MaxWitnesses is the number of violating snapshots shown per check;
-	// 0 shows none (every violation is still counted).
+	// MaxWitnesses is the number of violating snapshots shown per check:
+	// 0 means DefaultCheckWitnesses, NoWitnesses (or any negative count)
+	// shows none. Every violation is counted either way.
 	MaxWitnesses int
 	Workers      int // goroutines evaluating snapshots; 0: every CPU
 }
+
+// DefaultCheckWitnesses is the number of violating snapshots
+// [CheckFiles] shows per check when CheckOptions.MaxWitnesses is 0.
+const DefaultCheckWitnesses = 20
+
+// NoWitnesses, as CheckOptions.MaxWitnesses, shows no violating
+// snapshot: the counts alone.
+const NoWitnesses = -1
 
 // CheckFiles checks every snapshot of the trace o.Trace against the
 // checks file o.Checks, writes the results to w in o.Format, and reports
@@ -37,10 +47,7 @@ func CheckFiles(ctx context.Context, w io.Writer, o CheckOptions) (violated bool
 	if o.Format != "text" && o.Format != "json" {
 		return false, fmt.Errorf("unknown format %q (want text or json)", o.Format)
 	}
-	maxWitnesses := o.MaxWitnesses
-	if maxWitnesses == 0 {
-		maxWitnesses = -1 // none shown; every violation is still counted
-	}
+	maxWitnesses := cmp.Or(o.MaxWitnesses, DefaultCheckWitnesses) // negative: none, as evaluator.Options has it
 	f, err := checker.Load(o.Checks)
 	if err != nil {
 		return false, err

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -89,5 +90,52 @@ func TestCheckFailureWarnings(t *testing.T) {
 	want := "derived variable last failed at run time on every node state it was evaluated on (4), first at snapshot 0: boom"
 	if !strings.Contains(text.String(), "warning: c: "+want) || !strings.Contains(js.String(), want) {
 		t.Errorf("outputs lack the warning:\n%s\n%s", text.String(), js.String())
+	}
+}
+
+// TestCheckWitnessesOption checks CheckOptions.MaxWitnesses at its
+// boundaries over a check violated at 30 snapshots: zero takes the
+// default, NoWitnesses and any negative count show none, a positive
+// count shows that many, and more than the violations shows them all.
+// Every violation is counted whatever is shown.
+func TestCheckWitnessesOption(t *testing.T) {
+	const violating = 30
+	b := tracetest.New(t, trace.Schema{{Name: "role", Type: arrow.BinaryTypes.String}}, trace.Options{System: "toy"})
+	for i := range violating {
+		l1, l2 := b.State("n1", uint64(i), "leader"), b.State("n2", uint64(i), "leader")
+		b.Snapshot(trace.Snapshot{ID: uint64(i), TS: uint64(i + 1), Members: []uint32{l1, l2}})
+	}
+	tr := b.Open()
+	checks := filepath.Join(t.TempDir(), "checks.yaml")
+	if err := os.WriteFile(checks, []byte("checks:\n  - name: one-leader\n    property: 'forall n0, n1 in nodes: n0.role != \"leader\" or n1.role != \"leader\"'\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		max, want int
+	}{
+		{NoWitnesses, 0},
+		{-5, 0},
+		{0, DefaultCheckWitnesses},
+		{1, 1},
+		{DefaultCheckWitnesses + 1, DefaultCheckWitnesses + 1},
+		{violating + 10, violating},
+	} {
+		var out bytes.Buffer
+		violated, err := CheckFiles(t.Context(), &out, CheckOptions{Checks: checks, Trace: tr.Dir, Format: "json", MaxWitnesses: tt.max, Workers: 1})
+		if err != nil || !violated {
+			t.Fatalf("MaxWitnesses %d: violated %v, %v", tt.max, violated, err)
+		}
+		var doc struct {
+			Checks []struct {
+				ViolatingSnapshots int               `json:"violating_snapshots"`
+				Witnesses          []json.RawMessage `json:"witnesses"`
+			} `json:"checks"`
+		}
+		if err := json.Unmarshal(out.Bytes(), &doc); err != nil || len(doc.Checks) != 1 {
+			t.Fatalf("MaxWitnesses %d: %v\n%s", tt.max, err, out.String())
+		}
+		if res := doc.Checks; len(res) != 1 || len(res[0].Witnesses) != tt.want || res[0].ViolatingSnapshots != violating {
+			t.Errorf("MaxWitnesses %d: %d results, %d witnesses of %d violating snapshots; want %d of %d", tt.max, len(res), len(res[0].Witnesses), res[0].ViolatingSnapshots, tt.want, violating)
+		}
 	}
 }

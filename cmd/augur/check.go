@@ -26,12 +26,15 @@ func newCheckCmd(runF func(*checkOptions) error) *cobra.Command {
 		Args:  cobra.ExactArgs(2),
 		RunE: runE(o, runF, runCheck, func(cmd *cobra.Command, args []string) {
 			o.opts.Checks, o.opts.Trace, o.stdout = args[0], args[1], cmd.OutOrStdout()
+			if o.opts.MaxWitnesses == 0 {
+				o.opts.MaxWitnesses = pipeline.NoWitnesses // --max-witnesses 0: none
+			}
 		}),
 	}
 	fl, co := cmd.Flags(), &o.opts
 	fl.StringVar(&co.Spec, "spec", "", "spec the checks are written against")
 	fl.StringVar(&co.Format, "format", "text", "output format: text or json")
-	cliflag.IntP(fl, &co.MaxWitnesses, "max-witnesses", "", 20, 0, "violating snapshots shown per check, with their first violating binding (all are counted)")
+	cliflag.IntP(fl, &co.MaxWitnesses, "max-witnesses", "", pipeline.DefaultCheckWitnesses, 0, "violating snapshots shown per check, with their first violating binding (all are counted)")
 	cliflag.Workers(fl, &co.Workers)
 	return cmd
 }

@@ -133,7 +133,7 @@ func TestLearnFlags(t *testing.T) {
 func TestCheckFlags(t *testing.T) {
 	var got *checkOptions
 	execute(t, newCheckCmd(func(o *checkOptions) error { got = o; return nil }), "c.yaml", "r.trace", "--spec", "s.yaml", "--format", "json", "--max-witnesses", "0", "--workers", "1")
-	want := checkOptions{opts: pipeline.CheckOptions{Checks: "c.yaml", Trace: "r.trace", Spec: "s.yaml", Format: "json", MaxWitnesses: 0, Workers: 1}}
+	want := checkOptions{opts: pipeline.CheckOptions{Checks: "c.yaml", Trace: "r.trace", Spec: "s.yaml", Format: "json", MaxWitnesses: pipeline.NoWitnesses, Workers: 1}}
 	got.stdout = nil
 	if !reflect.DeepEqual(*got, want) {
 		t.Errorf("got %+v\nwant %+v", *got, want)
