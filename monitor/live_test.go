@@ -108,6 +108,48 @@ func TestMaxBuffered(t *testing.T) {
 	}
 }
 
+// TestMaxHeld: records of 1 KB from one node while another is silent
+// are held back until their lines come to MaxHeld bytes; then the silent
+// node is declared failed (reason held), well before MaxBuffered
+// records, so that what is held is bounded across requests in bytes, not
+// only as MaxBuffered records of MaxRecord bytes each. A push whose
+// records alone come to more is refused (held_size).
+func TestMaxHeld(t *testing.T) {
+	const maxHeld = 64 << 10
+	m := newTest(t, Options{MaxHeld: maxHeld})
+	defer m.Close()
+	push(t, m, `{"node": "n1", "ts": 1, "state": {"term": 1, "role": "leader"}}`+"\n"+`{"node": "n2", "ts": 2, "state": {"term": 1, "role": "follower"}}`)
+	pad := strings.Repeat(" ", 1000)
+	var most int64
+	for ts := 3; ts < 1000; ts += 10 {
+		var b strings.Builder
+		for i := range 10 {
+			fmt.Fprintf(&b, `{"node": "n1", "ts": %d, "state": {"term": %d, "role": "leader"}}%s`+"\n", ts+i, ts+i, pad)
+		}
+		push(t, m, "%s", b.String())
+		most = max(most, m.held)
+	}
+	if most > maxHeld {
+		t.Errorf("%d bytes of records held, more than MaxHeld", most)
+	}
+	if !m.nodes["n2"].failed {
+		t.Errorf("n2 not failed with %d bytes held", most)
+	}
+	big := strings.Repeat(`{"node": "n1", "ts": 5000, "heartbeat": true}`+pad+"\n", maxHeld/1000)
+	if code, body := do(t, m, "POST", "/v1/records", token, big); code != 422 || !strings.Contains(body, "more than the 65536 bytes of records the monitor holds back at most") {
+		t.Errorf("a push over MaxHeld: %d %q", code, body)
+	}
+	_, metrics := do(t, m, "GET", "/metrics", token, "")
+	for _, want := range []string{
+		`augur_monitor_nodes_failed_total{reason="held"} 1`,
+		`augur_monitor_request_errors_total{reason="held_size"} 1`,
+	} {
+		if !strings.Contains(metrics, want+"\n") {
+			t.Errorf("metrics lack %s:\n%s", want, metrics)
+		}
+	}
+}
+
 // TestNodesWait: with Nodes, the first node's records wait for the
 // others, which are then not late.
 func TestNodesWait(t *testing.T) {

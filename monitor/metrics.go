@@ -23,6 +23,7 @@ type metrics struct {
 	incomplete atomic.Int64
 	collapsed  atomic.Int64
 	buffered   atomic.Int64
+	heldBytes  atomic.Int64
 	nodes      atomic.Int64
 	frontier   atomic.Int64
 	subs       atomic.Int64
@@ -113,14 +114,15 @@ func (m *metrics) write(w io.Writer) error {
 	counter("augur_monitor_cuts_collapsed_total", "Cuts dropped by --collapse.", m.collapsed.Load())
 	counter("augur_monitor_recording_errors_total", "Errors that stopped the recording.", m.recordErrors.Load())
 	gauge("augur_monitor_records_buffered", "Records held back until every node the cuts wait for has pushed past them.", m.buffered.Load())
+	gauge("augur_monitor_records_held_bytes", "Bytes of the lines of the records held back (--max-held).", m.heldBytes.Load())
 	gauge("augur_monitor_nodes", "Nodes that have pushed a record.", m.nodes.Load())
 	gauge("augur_monitor_frontier_ts", "Timestamp of the last record applied to the cuts.", m.frontier.Load())
 	gauge("augur_monitor_subscribers", "Open GET /v1/violations streams.", m.subs.Load())
 	m.mu.Lock()
 	labelled("augur_monitor_violations_total", "Violations found, one per check and snapshot.", "check", m.checks, m.violations)
 	labelled("augur_monitor_request_errors_total", "Requests refused, by reason.", "reason", nil, m.reqErrors)
-	labelled("augur_monitor_nodes_failed_total", "Nodes declared failed, by reason: silent (--fail-after) or buffer (--max-buffered).", "reason", nil, m.nodeFails)
-	labelled("augur_monitor_sheds_total", "Waits given up, by reason: start (--nodes not reached before --max-buffered).", "reason", nil, m.sheds)
+	labelled("augur_monitor_nodes_failed_total", "Nodes declared failed, by reason: silent (--fail-after), buffer (--max-buffered) or held (--max-held).", "reason", nil, m.nodeFails)
+	labelled("augur_monitor_sheds_total", "Waits given up, by reason: start (--nodes not reached before --max-buffered or --max-held).", "reason", nil, m.sheds)
 	labelled("augur_monitor_violation_lines_dropped_total", "Violation lines not delivered, by reason: slow_subscriber (disconnected), stdout (its writer fell behind).", "reason", nil, m.dropped)
 	m.mu.Unlock()
 	h := m.latency

@@ -28,6 +28,7 @@ const (
 	DefaultMaxInflight = 64 << 20
 	DefaultMaxStreams  = 64
 	DefaultMaxRecord   = 64 << 10
+	DefaultMaxHeld     = 64 << 20
 )
 
 // Options configure a [Monitor].
@@ -82,6 +83,14 @@ type Options struct {
 	// a node; beyond it the node the cuts wait for is declared failed.
 	// 0 means DefaultMaxBuffered.
 	MaxBuffered int
+	// MaxHeld bounds the bytes of the records held back, across nodes
+	// and requests, counted as the bytes of their lines: beyond it, as
+	// beyond MaxBuffered, the node the cuts wait for is declared failed,
+	// and a push whose records alone come to more is refused. The held
+	// records then take at most about three times MaxHeld of memory,
+	// where MaxBuffered times MaxRecord allowed gigabytes. 0 means
+	// DefaultMaxHeld.
+	MaxHeld int64
 
 	// Record, if not empty, is the trace directory to write the cuts to
 	// (see the package comment); neither it nor its journal may exist.
@@ -123,6 +132,7 @@ type Monitor struct {
 	nodes    map[string]*node
 	ready    nodeHeap // nodes with records held back, by their next record
 	buffered int      // records held back
+	held     int64    // bytes of their lines (MaxHeld)
 	frontier uint64   // ts of the last record applied
 	applied  bool     // a record has been applied
 	started  bool     // cuts may be made (Options.Nodes reached)
@@ -160,6 +170,7 @@ type node struct {
 
 // A held record is received and not yet applied.
 type held struct {
+	size    int64 // the bytes of its line
 	ts      uint64
 	event   collector.Event
 	vars    []any
@@ -181,6 +192,7 @@ func New(opts Options) (*Monitor, error) {
 	orDefault(&opts.MaxNodes, DefaultMaxNodes)
 	orDefault(&opts.MaxNodeName, DefaultMaxNodeName)
 	orDefault(&opts.MaxBuffered, DefaultMaxBuffered)
+	orDefault(&opts.MaxHeld, DefaultMaxHeld)
 	orDefault(&opts.SubscriberBuffer, DefaultSubscriber)
 	orDefault(&opts.MaxStreams, DefaultMaxStreams)
 	if opts.Now == nil {
@@ -365,6 +377,10 @@ func (m *Monitor) pushLocked(lines []line, arrival time.Time) (PushResult, error
 		return PushResult{}, &PushError{Status: 503, Reason: "closed", Msg: "the monitor is shutting down"}
 	}
 	// Check the whole push before changing anything.
+	if size := pushSize(lines); size > m.opts.MaxHeld {
+		return PushResult{}, &PushError{Status: 422, Reason: "held_size",
+			Msg: fmt.Sprintf("records of %d bytes in one push, more than the %d bytes of records the monitor holds back at most", size, m.opts.MaxHeld)}
+	}
 	last := map[string]uint64{}
 	newNodes := 0
 	for _, l := range lines {
@@ -414,6 +430,15 @@ func (m *Monitor) pushLocked(lines []line, arrival time.Time) (PushResult, error
 	return res, nil
 }
 
+// pushSize returns the bytes of the record lines of a push.
+func pushSize(lines []line) int64 {
+	var n int64
+	for _, l := range lines {
+		n += int64(len(l.text))
+	}
+	return n
+}
+
 // waitedTooLong reports whether FailAfter has passed since the start,
 // while the cuts wait for Options.Nodes.
 func (m *Monitor) waitedTooLong() bool {
@@ -433,8 +458,10 @@ func (m *Monitor) hold(n *node, h *held, line []byte) {
 			m.recordingFailed(err)
 		}
 	}
+	h.size = int64(len(line))
 	n.queue = append(n.queue, h)
 	m.buffered++
+	m.held += h.size
 	m.cutter.Read(n.name)
 	if n.heapIdx < 0 {
 		heap.Push(&m.ready, n)
@@ -467,6 +494,7 @@ func (m *Monitor) advance(finish bool) int {
 					heap.Fix(&m.ready, 0)
 				}
 				m.buffered--
+				m.held -= h.size
 				m.apply(n, h)
 				cuts += m.checkCuts()
 			}
@@ -478,7 +506,8 @@ func (m *Monitor) advance(finish bool) int {
 				cuts += m.checkCuts()
 			}
 		}
-		if finish || m.buffered <= m.opts.MaxBuffered {
+		reason, over := m.overHeld()
+		if finish || !over {
 			break
 		}
 		// Too much held back: the cuts wait for a node that does not
@@ -492,9 +521,10 @@ func (m *Monitor) advance(finish bool) int {
 		if n == nil {
 			break
 		}
-		m.fail(n, "buffer")
+		m.fail(n, reason)
 	}
 	m.met.buffered.Store(int64(m.buffered))
+	m.met.heldBytes.Store(m.held)
 	m.flushRecording()
 	if !finish {
 		// While finishing, cuts may wait for the end of the input, and
@@ -502,6 +532,18 @@ func (m *Monitor) advance(finish bool) int {
 		m.freeRetired()
 	}
 	return cuts
+}
+
+// overHeld reports whether more records are held back than MaxBuffered
+// allows, or more bytes of them than MaxHeld, and names the limit.
+func (m *Monitor) overHeld() (reason string, over bool) {
+	switch {
+	case m.buffered > m.opts.MaxBuffered:
+		return "buffer", true
+	case m.held > m.opts.MaxHeld:
+		return "held", true
+	}
+	return "", false
 }
 
 // watermark returns the least last ts of the nodes the cuts wait for;
@@ -543,6 +585,7 @@ func (m *Monitor) fail(n *node, reason string) {
 var reasonText = map[string]string{
 	"silent": "silent for longer than --fail-after",
 	"buffer": "the cuts waited for it with too many records held back",
+	"held":   "the cuts waited for it with too many bytes of records held back",
 }
 
 // Tick declares failed the nodes silent for longer than FailAfter that

@@ -24,10 +24,12 @@ type RunConfig struct {
 	TLSCert   string // PEM files: serve HTTPS (see [LoadTLS])
 	TLSKey    string
 	MaxBody   string // the largest request body, such as 8MiB (see [ParseSize])
-	// MaxInflight and MaxRecord are Options.MaxInflight and
-	// Options.MaxRecord as sizes; "" leaves the option as it is.
+	// MaxInflight, MaxRecord and MaxHeld are Options.MaxInflight,
+	// Options.MaxRecord and Options.MaxHeld as sizes; "" leaves the
+	// option as it is.
 	MaxInflight string
 	MaxRecord   string
+	MaxHeld     string
 
 	// Options are the rest of the monitor's options; Run sets Checker,
 	// Schema, Token, MaxBody and System from the fields above. Log also
@@ -64,6 +66,11 @@ func Run(ctx context.Context, cfg RunConfig) (Stats, error) {
 			return Stats{}, fmt.Errorf("--max-record: %w", err)
 		}
 		opts.MaxRecord = int(n)
+	}
+	if cfg.MaxHeld != "" {
+		if opts.MaxHeld, err = ParseSize(cfg.MaxHeld); err != nil {
+			return Stats{}, fmt.Errorf("--max-held: %w", err)
+		}
 	}
 	tlsConfig, err := LoadTLS(cfg.TLSCert, cfg.TLSKey)
 	if err != nil {

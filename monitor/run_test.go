@@ -93,6 +93,7 @@ func TestRunRefuses(t *testing.T) {
 		{RunConfig{Checks: "testdata/checks.yaml", MaxBody: "lots"}, "--max-body: bad size"},
 		{RunConfig{Checks: "testdata/checks.yaml", MaxBody: "1MiB", MaxInflight: "0"}, "--max-inflight: bad size"},
 		{RunConfig{Checks: "testdata/checks.yaml", MaxBody: "1MiB", MaxRecord: "2GiB"}, "--max-record: 2GiB is over 1GiB"},
+		{RunConfig{Checks: "testdata/checks.yaml", MaxBody: "1MiB", MaxHeld: "-1"}, "--max-held: bad size"},
 		{RunConfig{Checks: "testdata/checks.yaml", MaxBody: "1MiB", TLSCert: "c.pem"}, "--tls-cert and --tls-key go together"},
 		{RunConfig{Checks: "testdata/none.yaml", MaxBody: "1MiB"}, "none.yaml"},
 	} {

@@ -49,6 +49,7 @@ func newMonitorCmd(runF func(*monitorOptions) error) *cobra.Command {
 	cliflag.IntP(f, &mo.MaxNodeName, "max-node-name", "", monitor.DefaultMaxNodeName, 1, "longest node name, in bytes")
 	cliflag.IntP(f, &mo.Nodes, "nodes", "", 0, 0, "hold the first cut until this many nodes have pushed")
 	cliflag.IntP(f, &mo.MaxBuffered, "max-buffered", "", monitor.DefaultMaxBuffered, 1, "most records held back while the cuts wait for a node; beyond, that node is declared failed")
+	f.StringVar(&c.MaxHeld, "max-held", "64MiB", "most bytes of records held back, across nodes; beyond, the node the cuts wait for is declared failed")
 	cliflag.IntP(f, &mo.SubscriberBuffer, "stream-buffer", "", monitor.DefaultSubscriber, 1, "violation lines a stream may fall behind before it is disconnected")
 	cliflag.Duration(f, &mo.FailAfter, "fail-after", 0, false, "declare a node failed when the cuts have waited this long for it (0: only --max-buffered)")
 	f.Uint64Var(&mo.FailAfterTS, "fail-after-ts", 0, "as augur collect --fail-after: a node is not live more than this logical time after its latest record")

@@ -217,9 +217,9 @@ func TestMonitorFlags(t *testing.T) {
 	var got *monitorOptions
 	cmd := newMonitorCmd(func(o *monitorOptions) error { got = o; return nil })
 	execute(t, cmd, "c.yaml", "--listen", ":9", "--token-file", "tok", "--record", "r.trace", "--tls-cert", "c.pem", "--tls-key", "k.pem",
-		"--max-body", "1MiB", "--max-inflight", "3MiB", "--max-record", "1KiB", "--max-streams", "5", "--max-nodes", "7", "--nodes", "3", "--fail-after", "2s", "--fail-after-ts", "40", "--collapse", "-q", "--spec", "s.yaml")
+		"--max-body", "1MiB", "--max-inflight", "3MiB", "--max-record", "1KiB", "--max-held", "2MiB", "--max-streams", "5", "--max-nodes", "7", "--nodes", "3", "--fail-after", "2s", "--fail-after-ts", "40", "--collapse", "-q", "--spec", "s.yaml")
 	want := monitorOptions{cfg: monitor.RunConfig{Checks: "c.yaml", Spec: "s.yaml", Listen: ":9", TokenFile: "tok", TLSCert: "c.pem", TLSKey: "k.pem",
-		MaxBody: "1MiB", MaxInflight: "3MiB", MaxRecord: "1KiB", Options: monitor.Options{Record: "r.trace", MaxNodes: 7, MaxNodeName: monitor.DefaultMaxNodeName, Nodes: 3, MaxBuffered: 1 << 16, SubscriberBuffer: 4096, MaxStreams: 5,
+		MaxBody: "1MiB", MaxInflight: "3MiB", MaxRecord: "1KiB", MaxHeld: "2MiB", Options: monitor.Options{Record: "r.trace", MaxNodes: 7, MaxNodeName: monitor.DefaultMaxNodeName, Nodes: 3, MaxBuffered: 1 << 16, SubscriberBuffer: 4096, MaxStreams: 5,
 			FailAfter: 2 * time.Second, FailAfterTS: 40, Collapse: true}}, quiet: true}
 	got.stdout, got.stderr = nil, nil
 	if !reflect.DeepEqual(*got, want) {

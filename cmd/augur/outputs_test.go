@@ -101,7 +101,7 @@ func TestOutputFlagsAnnotated(t *testing.T) {
 	notWritten := map[string]bool{
 		"baseline": true, "bug": true, "checks": true, "evaluator": true, "evaluators": true, "faults": true,
 		"family": true, "format": true, "guard": true, "invariants": true, "length": true, "listen": true,
-		"max-body": true, "max-inflight": true, "max-record": true, "modes": true, "monitor-flags": true, "nodes": true, "only-tag": true, "promoted": true, "rates": true,
+		"max-body": true, "max-held": true, "max-inflight": true, "max-record": true, "modes": true, "monitor-flags": true, "nodes": true, "only-tag": true, "promoted": true, "rates": true,
 		"seeds": true, "select": true, "shard": true, "spec": true, "steer": true, "system": true, "tag": true,
 		"testbeds": true, "tls-cert": true, "tls-key": true, "token-file": true, "url": true, "vet": true, "workload": true,
 	}
