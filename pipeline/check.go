@@ -97,7 +97,7 @@ func checkSpec(ctx context.Context, path string, tr *trace.Trace) (*specs.Spec, 
 	if err := spectrace.Check(spec, tr.Schema); err != nil {
 		return nil, err
 	}
-	if err := spectrace.CheckEnums(spec, tr); err != nil {
+	if err := spectrace.CheckEnums(ctx, spec, tr); err != nil {
 		return nil, fmt.Errorf("spec does not fit trace %s: %w", tr.Dir, err)
 	}
 	return spec, nil

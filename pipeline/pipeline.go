@@ -137,7 +137,7 @@ func OpenFitting(specPath, tracePath string) (*specs.Spec, *trace.Trace, error) 
 	}
 	err = spectrace.Check(spec, tr.Schema)
 	if err == nil {
-		err = spectrace.CheckEnums(spec, tr)
+		err = spectrace.CheckEnums(context.TODO(), spec, tr) // OpenFitting takes no context yet
 	}
 	if err != nil {
 		tr.Close()

@@ -1,6 +1,7 @@
 package spectrace
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/augur-dev/augur/specs"
@@ -9,8 +10,10 @@ import (
 
 // CheckEnums checks that the states of tr hold, in the variables of spec s,
 // only values of their enums. The error names the declaration of the
-// variable, and the row and node of the first state that does not.
-func CheckEnums(s *specs.Spec, tr *trace.Trace) error {
+// variable, and the row and node of the first state that does not. It
+// reads every state, so it looks at ctx every scanEvery states and
+// returns ctx's error once it is done.
+func CheckEnums(ctx context.Context, s *specs.Spec, tr *trace.Trace) error {
 	var cols []int // the trace columns of vars
 	var vars []*specs.Var
 	for _, v := range s.Vars {
@@ -24,6 +27,11 @@ func CheckEnums(s *specs.Spec, tr *trace.Trace) error {
 	sr := tr.States()
 	defer sr.Close()
 	for row := range tr.NumStates() {
+		if row%scanEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
 		st, err := sr.State(uint32(row))
 		if err != nil {
 			return err
