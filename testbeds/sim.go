@@ -13,6 +13,7 @@
 package testbeds
 
 import (
+	"cmp"
 	"container/heap"
 	"context"
 	"fmt"
@@ -109,16 +110,26 @@ func (f Faults) String() string {
 		g(f.Drop), g(f.Dup), g(f.Reorder), f.MaxDelay, g(f.Partition), g(f.Heal), g(f.Crash), g(f.CrashAt), f.Down)
 }
 
-// Config is a run's configuration.
+// Config is a run's configuration. A field left zero takes its default,
+// as a testbed's Run and Fork fill it in (Config.WithDefaults): the
+// testbed's nodes and faults, DefaultSteps, DefaultResetAfter,
+// DefaultPredictEvery, DefaultSteerStates. None is said explicitly:
+// NoFaults, NoReset and ResetAtViolation; "" for no bug, guard or
+// steering.
 type Config struct {
-	Nodes  int
-	Steps  int // snapshots recorded, one per event; warm-ups are not, unless RecordWarmup
-	Seed   uint64
+	Nodes int    // 0 means the testbed's (Testbed.Nodes)
+	Steps int    // snapshots recorded, one per event (warm-ups are not, unless RecordWarmup); 0 means DefaultSteps
+	Seed  uint64 // the zero seed is a seed like any other
+	// Faults are the faults injected; the zero Faults means the
+	// testbed's (Testbed.Faults), unless NoFaults is set.
 	Faults Faults
-	Bug    string // the injected bug, "" for none
+	// NoFaults runs without faults: Faults, if not zero, is an error.
+	NoFaults bool
+	Bug      string // the injected bug, "" for none
 	// ResetAfter is the number of snapshots recorded after the first
 	// ground-truth violation of an episode before a fresh system boots:
-	// 0 ends the episode at the violation, a negative count never does.
+	// 0 means DefaultResetAfter; ResetAtViolation ends the episode at the
+	// violation, recording none after it, and NoReset never does.
 	ResetAfter int
 	// RecordWarmup records the warm-up of each episode too (Warmup
 	// events: the cluster boots and elects a first leader), so that the
@@ -159,9 +170,10 @@ type Config struct {
 	OnRecord func(recorded int)
 }
 
-// Command is the augur command line that runs testbed name with c.
+// Command is the augur command line that runs testbed name with c, whose
+// defaults are filled in.
 func (c Config) Command(name string) string {
-	cmd := fmt.Sprintf("augur testbed run %s --nodes %d --steps %d --seed %d --faults %s --reset-after %d", name, c.Nodes, c.Steps, c.Seed, c.Faults, c.ResetAfter)
+	cmd := fmt.Sprintf("augur testbed run %s --nodes %d --steps %d --seed %d --faults %s --reset-after %d", name, c.Nodes, c.Steps, c.Seed, c.Faults, c.resetAfter())
 	if c.Bug != "" {
 		cmd += " --bug " + c.Bug
 	}
@@ -190,6 +202,50 @@ func (c Config) Command(name string) string {
 // violation's immediate aftermath (a few message rounds), not for the
 // persistent damage that follows.
 const DefaultResetAfter = 30
+
+// The explicit values of Config.ResetAfter that no count says.
+const (
+	NoReset          = -1 // an episode runs on after a violation until the run ends
+	ResetAtViolation = -2 // an episode ends at its first violation
+)
+
+// DefaultSteps is the Steps of a run that leaves them zero: each bug of
+// a testbed manifests in a run this long under its default faults.
+const DefaultSteps = 20000
+
+// WithDefaults returns c with each field it leaves zero set to its
+// default, nodes and faults being the testbed's (see Config), and checks
+// what it cannot default.
+func (c Config) WithDefaults(nodes int, faults Faults) (Config, error) {
+	c.Nodes = cmp.Or(c.Nodes, nodes)
+	c.Steps = cmp.Or(c.Steps, DefaultSteps)
+	c.ResetAfter = cmp.Or(c.ResetAfter, DefaultResetAfter)
+	switch {
+	case c.NoFaults && c.Faults != (Faults{}):
+		return c, fmt.Errorf("faults %s and no faults", c.Faults)
+	case !c.NoFaults:
+		c.Faults = cmp.Or(c.Faults, faults)
+	}
+	switch {
+	case c.Steps < 0:
+		return c, fmt.Errorf("%d steps", c.Steps)
+	case c.ResetAfter < ResetAtViolation:
+		return c, fmt.Errorf("reset after %d snapshots", c.ResetAfter)
+	}
+	return c, nil
+}
+
+// resetAfter is c.ResetAfter as a count, as --reset-after takes it: the
+// snapshots recorded after a violation, -1 for never.
+func (c Config) resetAfter() int {
+	switch c.ResetAfter {
+	case 0:
+		return DefaultResetAfter
+	case ResetAtViolation:
+		return 0
+	}
+	return c.ResetAfter
+}
 
 // Timing of the simulation, in ms of logical time.
 const (
@@ -311,7 +367,8 @@ type Progresser interface {
 	Progress() int
 }
 
-// NewSim returns the scheduler of a run with cfg.
+// NewSim returns the scheduler of a run with cfg as it is: its zero
+// fields are not defaulted (a testbed's Run and Fork do that first).
 func NewSim(cfg Config) *Sim {
 	pcg := rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15)
 	s := &Sim{cfg: cfg, pcg: pcg, rng: rand.New(pcg), live: make([]bool, cfg.Nodes), side: make([]bool, cfg.Nodes)}
@@ -595,7 +652,7 @@ func run[S any](ctx context.Context, s *Sim, newSystem func() System[S], dir str
 			s.cfg.OnRecord(s.stats.Snapshots)
 		}
 		if after >= 0 {
-			if s.cfg.ResetAfter >= 0 && after >= s.cfg.ResetAfter {
+			if reset := s.cfg.resetAfter(); reset >= 0 && after >= reset {
 				sys = nil
 			}
 			after++

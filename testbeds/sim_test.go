@@ -1,6 +1,10 @@
 package testbeds
 
-import "testing"
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
 
 func TestParseFaults(t *testing.T) {
 	d := DefaultFaults()
@@ -18,6 +22,44 @@ func TestParseFaults(t *testing.T) {
 	for _, bad := range []string{"drop", "drop=2", "bogus=0.1", "down=-1"} {
 		if _, err := ParseFaults(bad, d); err == nil {
 			t.Errorf("ParseFaults(%q) succeeded", bad)
+		}
+	}
+}
+
+// TestWithDefaults checks each field of Config at its boundary: zero
+// takes the default, and none is said explicitly (NoFaults, NoReset,
+// ResetAtViolation); the command line of a run says the count
+// --reset-after takes.
+func TestWithDefaults(t *testing.T) {
+	base := Faults{Drop: 0.1}
+	for _, tt := range []struct {
+		name    string
+		cfg     Config
+		want    Config
+		reset   string // --reset-after in Command
+		wantErr bool
+	}{
+		{name: "zero", cfg: Config{}, want: Config{Nodes: 5, Steps: DefaultSteps, Faults: base, ResetAfter: DefaultResetAfter}, reset: "30"},
+		{name: "one each", cfg: Config{Nodes: 1, Steps: 1, ResetAfter: 1, Faults: Faults{Dup: 0.5}}, want: Config{Nodes: 1, Steps: 1, Faults: Faults{Dup: 0.5}, ResetAfter: 1}, reset: "1"},
+		{name: "no faults", cfg: Config{NoFaults: true}, want: Config{Nodes: 5, Steps: DefaultSteps, NoFaults: true, ResetAfter: DefaultResetAfter}, reset: "30"},
+		{name: "never reset", cfg: Config{ResetAfter: NoReset}, want: Config{Nodes: 5, Steps: DefaultSteps, Faults: base, ResetAfter: NoReset}, reset: "-1"},
+		{name: "reset at violation", cfg: Config{ResetAfter: ResetAtViolation}, want: Config{Nodes: 5, Steps: DefaultSteps, Faults: base, ResetAfter: ResetAtViolation}, reset: "0"},
+		{name: "faults and no faults", cfg: Config{NoFaults: true, Faults: base}, wantErr: true},
+		{name: "negative steps", cfg: Config{Steps: -1}, wantErr: true},
+		{name: "reset below the explicit values", cfg: Config{ResetAfter: ResetAtViolation - 1}, wantErr: true},
+	} {
+		got, err := tt.cfg.WithDefaults(5, base)
+		if tt.wantErr {
+			if err == nil {
+				t.Errorf("%s: WithDefaults(%+v) = %+v, want an error", tt.name, tt.cfg, got)
+			}
+			continue
+		}
+		if err != nil || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: WithDefaults(%+v) = %+v, %v; want %+v", tt.name, tt.cfg, got, err, tt.want)
+		}
+		if cmd := got.Command("x"); !strings.Contains(cmd, " --reset-after "+tt.reset+" ") && !strings.HasSuffix(cmd, " --reset-after "+tt.reset) {
+			t.Errorf("%s: Command = %q, want --reset-after %s", tt.name, cmd, tt.reset)
 		}
 	}
 }

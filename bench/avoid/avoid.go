@@ -9,9 +9,9 @@
 // ground-truth check failed and the progress the system made. etcd
 // raft, whose state cannot be copied, is guarded only.
 //
-// A run ends an episode at the first violation (Config.ResetAfter 0), so
-// that a run counts every violation its seed leads to rather than the
-// first and its aftermath. The avoided share of a mode is one minus its
+// A run ends an episode at its first violation
+// (testbeds.ResetAtViolation), so that a run counts every violation its
+// seed leads to rather than the first and its aftermath. The avoided share of a mode is one minus its
 // violations over the plain runs' violations, summed over the seeds.
 // Bug-free runs are steered too: steering must not break them.
 //
@@ -158,7 +158,7 @@ func RunAll(ctx context.Context, o Options) ([]*Run, error) {
 				return nil, fmt.Errorf("%s: its state cannot be copied, so it cannot be steered (guard it with --modes)", name)
 			}
 			for _, seed := range o.Seeds {
-				base := testbeds.Config{Nodes: tb.Nodes, Steps: steps, Seed: seed, Faults: tb.Faults, Bug: bug,
+				base := testbeds.Config{Nodes: tb.Nodes, Steps: steps, Seed: seed, Faults: tb.Faults, Bug: bug, ResetAfter: testbeds.ResetAtViolation,
 					Overwrite: true, PredictEvery: o.PredictEvery, SteerStates: o.Budget}
 				for _, m := range modes {
 					cfg := base

@@ -51,7 +51,7 @@ func Vet(ctx context.Context, tb testbeds.Testbed, f *checker.File, seeds []uint
 		refused := map[string]int{}
 		for _, seed := range seeds {
 			cfg := testbeds.Config{Nodes: tb.Nodes, Steps: steps, Seed: seed, Faults: tb.Faults,
-				Guard: path, Overwrite: true}
+				ResetAfter: testbeds.ResetAtViolation, Guard: path, Overwrite: true}
 			st, err := tb.Run(ctx, cfg, filepath.Join(dir, "run.trace"))
 			if err != nil {
 				return nil, fmt.Errorf("%s seed %d: %w", tb.Name, seed, err)

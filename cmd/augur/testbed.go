@@ -53,11 +53,14 @@ func newTestbedRunCmd(runF func(*testbedRunOptions) error) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: runE(o, runF, runTestbed, func(cmd *cobra.Command, args []string) {
 			o.name, o.nodesGiven, o.stderr = args[0], cmd.Flags().Changed("nodes"), cmd.ErrOrStderr()
+			if o.cfg.ResetAfter == 0 {
+				o.cfg.ResetAfter = testbeds.ResetAtViolation // --reset-after 0: none after the violation
+			}
 		}),
 	}
 	f := cmd.Flags()
 	cliflag.IntP(f, &o.cfg.Nodes, "nodes", "", 0, 1, "number of nodes (default: the testbed's, see augur testbed list)")
-	cliflag.IntP(f, &o.cfg.Steps, "steps", "", 20000, 1, "snapshots to record, one per scheduler event (warm-ups are not recorded)")
+	cliflag.IntP(f, &o.cfg.Steps, "steps", "", testbeds.DefaultSteps, 1, "snapshots to record, one per scheduler event (warm-ups are not recorded)")
 	f.Uint64Var(&o.cfg.Seed, "seed", 1, "seed of the run")
 	f.BoolVar(&o.cfg.RecordWarmup, "record-warmup", false, "record each episode's warm-up too, the boot included (runs to learn checks from)")
 	f.StringVar(&o.faults, "faults", "", "faults over the testbed's defaults: name=value,… (drop, dup, reorder, maxdelay, partition, heal, crash, crashat, down) or none")

@@ -36,10 +36,9 @@ func Lookup(name string) (testbeds.Testbed, error) {
 }
 
 // Record runs tb with cfg into dir/NAME.trace, replacing it, and writes
-// the testbed's spec beside it as dir/NAME.yaml. A zero node count or
-// zero faults in cfg take the testbed's defaults, and a fresh system
-// boots testbeds.DefaultResetAfter snapshots after a bug shows. Once ctx
-// is done the run stops, as testbeds.Record does.
+// the testbed's spec beside it as dir/NAME.yaml. What cfg leaves zero
+// takes its default, as tb.Run has it (see testbeds.Config). Once ctx is
+// done the run stops, as testbeds.Record does.
 func Record(ctx context.Context, dir, name string, tb testbeds.Testbed, cfg testbeds.Config) (specPath, tracePath string, st testbeds.Stats, err error) {
 	spec, err := specs.Testbed(tb.Name)
 	if err != nil {
@@ -49,13 +48,7 @@ func Record(ctx context.Context, dir, name string, tb testbeds.Testbed, cfg test
 	if err := os.WriteFile(specPath, spec, 0o644); err != nil {
 		return "", "", st, err
 	}
-	if cfg.Nodes == 0 {
-		cfg.Nodes = tb.Nodes
-	}
-	if cfg.Faults == (testbeds.Faults{}) {
-		cfg.Faults = tb.Faults
-	}
-	cfg.ResetAfter, cfg.Overwrite = testbeds.DefaultResetAfter, true
+	cfg.Overwrite = true
 	st, err = tb.Run(ctx, cfg, tracePath)
 	return specPath, tracePath, st, err
 }

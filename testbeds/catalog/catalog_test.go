@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -192,5 +193,39 @@ func TestRunCanceled(t *testing.T) {
 				t.Errorf("left %v", ents)
 			}
 		})
+	}
+}
+
+// TestRunDefaults runs a testbed with a bug at the boundaries of
+// Config's options: zero takes the defaults (the testbed's nodes and
+// faults, episodes reset DefaultResetAfter snapshots after a violation),
+// and none is explicit: faults "none" runs without faults, NoReset keeps
+// one episode, ResetAtViolation records no snapshot after a violation.
+func TestRunDefaults(t *testing.T) {
+	run := func(cfg testbeds.Config, faults string) testbeds.Stats {
+		t.Helper()
+		cfg.Steps, cfg.Seed, cfg.Bug = 3000, 2, "lost-vote"
+		st, err := catalog.Run(t.Context(), "etcdraft", filepath.Join(t.TempDir(), "run.trace"), cfg, faults)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	def := run(testbeds.Config{}, "")
+	if def.Crashes == 0 || def.Dropped == 0 || def.Violations == 0 || def.Episodes < 2 {
+		t.Errorf("zero config: %d crashes, %d dropped, %d violations in %d episodes; want the default faults, the bug and episodes", def.Crashes, def.Dropped, def.Violations, def.Episodes)
+	}
+	if st := run(testbeds.Config{}, "none"); st.Crashes != 0 || st.Dropped != 0 || st.Partitions != 0 {
+		t.Errorf("faults none: %d crashes, %d dropped, %d partitions", st.Crashes, st.Dropped, st.Partitions)
+	}
+	if st := run(testbeds.Config{ResetAfter: testbeds.DefaultResetAfter}, ""); !reflect.DeepEqual(st.Tagged, def.Tagged) || st.Episodes != def.Episodes {
+		t.Errorf("ResetAfter %d: %d episodes, tags %v; zero gave %d, %v", testbeds.DefaultResetAfter, st.Episodes, st.Tagged, def.Episodes, def.Tagged)
+	}
+	if st := run(testbeds.Config{ResetAfter: testbeds.NoReset}, ""); st.Episodes != 1 {
+		t.Errorf("NoReset: %d episodes, want 1", st.Episodes)
+	}
+	const tag = "bug:lost-vote"
+	if st := run(testbeds.Config{ResetAfter: testbeds.ResetAtViolation}, ""); st.Tagged[tag] == 0 || st.Tagged[tag] > st.Violations || st.Tagged[tag] >= def.Tagged[tag] {
+		t.Errorf("ResetAtViolation: %d snapshots tagged %s in %d violating episodes, want one at most each, fewer than the default's %d", st.Tagged[tag], tag, st.Violations, def.Tagged[tag])
 	}
 }

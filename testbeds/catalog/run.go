@@ -13,10 +13,11 @@ import (
 )
 
 // Run runs the testbed called name with cfg into the trace out,
-// replacing it, until the run ends or ctx is done: augur testbed run. A
-// zero cfg.Nodes takes the testbed's; faults, in the form of
-// testbeds.ParseFaults, change the testbed's default faults. A run that
-// ctx stopped wrote nothing, and its error wraps ctx.Err().
+// replacing it, until the run ends or ctx is done: augur testbed run.
+// What cfg leaves zero takes its default (see testbeds.Config); faults,
+// in the form of testbeds.ParseFaults, change the testbed's default
+// faults, and "none" runs without. A run that ctx stopped wrote nothing,
+// and its error wraps ctx.Err().
 func Run(ctx context.Context, name, out string, cfg testbeds.Config, faults string) (testbeds.Stats, error) {
 	tb, err := Lookup(name)
 	if err != nil {
@@ -28,12 +29,10 @@ func Run(ctx context.Context, name, out string, cfg testbeds.Config, faults stri
 	if cfg.Bug != "" && !slices.Contains(tb.Bugs, cfg.Bug) {
 		return testbeds.Stats{}, fmt.Errorf("testbed run: %s has no bug %q (want one of %s)", tb.Name, cfg.Bug, strings.Join(tb.Bugs, ", "))
 	}
-	if cfg.Nodes == 0 {
-		cfg.Nodes = tb.Nodes
-	}
 	if cfg.Faults, err = testbeds.ParseFaults(faults, tb.Faults); err != nil {
 		return testbeds.Stats{}, err
 	}
+	cfg.NoFaults = cfg.Faults == (testbeds.Faults{})
 	if err := clobber.Check(out, cfg.Guard); err != nil {
 		return testbeds.Stats{}, err
 	}

@@ -57,11 +57,14 @@ const BugPredSelf = "pred-self"
 // bugs are the injectable bugs.
 var bugs = []string{BugPredSelf}
 
+// defaultNodes is the testbed's node count when a run leaves it zero.
+const defaultNodes = 5
+
 // Testbed describes the testbed for augur testbed.
 var Testbed = testbeds.Testbed{
 	Name:   "chord",
 	Doc:    "Chord ring maintenance: successor lists, stabilize, notify, failure detection, rejoin",
-	Nodes:  5,
+	Nodes:  defaultNodes,
 	Bugs:   bugs,
 	Faults: defaultFaults(),
 	Run:    Run,
@@ -145,6 +148,10 @@ type ring struct {
 // Run runs the testbed with cfg and writes its trace to dir, until the
 // run ends or ctx is done (see testbeds.Record).
 func Run(ctx context.Context, cfg testbeds.Config, dir string) (testbeds.Stats, error) {
+	cfg, err := cfg.WithDefaults(defaultNodes, defaultFaults())
+	if err != nil {
+		return testbeds.Stats{}, fmt.Errorf("chord: %w", err)
+	}
 	if cfg.Nodes < 2 || cfg.Nodes > ringSize {
 		return testbeds.Stats{}, fmt.Errorf("chord: %d nodes, want 2 to %d", cfg.Nodes, ringSize)
 	}
@@ -154,6 +161,10 @@ func Run(ctx context.Context, cfg testbeds.Config, dir string) (testbeds.Stats, 
 // Fork runs the testbed with cfg for steps events and returns a copy of
 // the state it reached, for the predictor.
 func Fork(cfg testbeds.Config, steps int) (predict.Model, error) {
+	cfg, err := cfg.WithDefaults(defaultNodes, defaultFaults())
+	if err != nil {
+		return nil, fmt.Errorf("chord: %w", err)
+	}
 	return testbeds.Fork("chord", bugs, cfg, steps, func(sim *testbeds.Sim) testbeds.System[State] { return newRing(sim, cfg) })
 }
 

@@ -54,11 +54,14 @@ const (
 // bugs are the injectable bugs.
 var bugs = []string{BugApplyUncommitted, BugLostTail, BugLostVote}
 
+// defaultNodes is the testbed's node count when a run leaves it zero.
+const defaultNodes = 3
+
 // Testbed describes the testbed for augur testbed.
 var Testbed = testbeds.Testbed{
 	Name:   "etcdraft",
 	Doc:    "etcd raft (go.etcd.io/raft/v3) with a replicated key-value store",
-	Nodes:  3,
+	Nodes:  defaultNodes,
 	Bugs:   bugs,
 	Faults: testbeds.DefaultFaults(),
 	Run:    Run,
@@ -135,6 +138,10 @@ type cluster struct {
 // Run runs the testbed with cfg and writes its trace to dir, until the
 // run ends or ctx is done (see testbeds.Record).
 func Run(ctx context.Context, cfg testbeds.Config, dir string) (testbeds.Stats, error) {
+	cfg, err := cfg.WithDefaults(defaultNodes, testbeds.DefaultFaults())
+	if err != nil {
+		return testbeds.Stats{}, fmt.Errorf("etcdraft: %w", err)
+	}
 	if cfg.Nodes < 1 {
 		return testbeds.Stats{}, fmt.Errorf("etcdraft: %d nodes", cfg.Nodes)
 	}
@@ -146,6 +153,10 @@ func Run(ctx context.Context, cfg testbeds.Config, dir string) (testbeds.Stats, 
 // copy is forked by replay (see testbeds.Fork), and each copy the
 // predictor makes runs the steps again.
 func Fork(cfg testbeds.Config, steps int) (predict.Model, error) {
+	cfg, err := cfg.WithDefaults(defaultNodes, testbeds.DefaultFaults())
+	if err != nil {
+		return nil, fmt.Errorf("etcdraft: %w", err)
+	}
 	return testbeds.Fork("etcdraft", bugs, cfg, steps, func(sim *testbeds.Sim) testbeds.System[State] { return newCluster(sim, cfg) })
 }
 

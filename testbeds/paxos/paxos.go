@@ -58,11 +58,14 @@ const (
 // bugs are the injectable bugs.
 var bugs = []string{BugLastPromise, BugLostPromise}
 
+// defaultNodes is the testbed's node count when a run leaves it zero.
+const defaultNodes = 3
+
 // Testbed describes the testbed for augur testbed.
 var Testbed = testbeds.Testbed{
 	Name:   "paxos",
 	Doc:    "repeated single-decree Paxos (Paxos Made Simple), every node proposer, acceptor and learner",
-	Nodes:  3,
+	Nodes:  defaultNodes,
 	Bugs:   bugs,
 	Faults: defaultFaults(),
 	Run:    Run,
@@ -219,6 +222,10 @@ type recorded struct {
 // Run runs the testbed with cfg and writes its trace to dir, until the
 // run ends or ctx is done (see testbeds.Record).
 func Run(ctx context.Context, cfg testbeds.Config, dir string) (testbeds.Stats, error) {
+	cfg, err := cfg.WithDefaults(defaultNodes, defaultFaults())
+	if err != nil {
+		return testbeds.Stats{}, fmt.Errorf("paxos: %w", err)
+	}
 	if cfg.Nodes < 1 || cfg.Nodes > 64 {
 		return testbeds.Stats{}, fmt.Errorf("paxos: %d nodes (want 1 to 64)", cfg.Nodes)
 	}
@@ -228,6 +235,10 @@ func Run(ctx context.Context, cfg testbeds.Config, dir string) (testbeds.Stats, 
 // Fork runs the testbed with cfg for steps events and returns a copy of
 // the state it reached, for the predictor.
 func Fork(cfg testbeds.Config, steps int) (predict.Model, error) {
+	cfg, err := cfg.WithDefaults(defaultNodes, defaultFaults())
+	if err != nil {
+		return nil, fmt.Errorf("paxos: %w", err)
+	}
 	return testbeds.Fork("paxos", bugs, cfg, steps, func(sim *testbeds.Sim) testbeds.System[State] { return newCluster(sim, cfg) })
 }
 

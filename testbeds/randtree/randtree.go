@@ -63,11 +63,14 @@ const (
 // bugs are the injectable bugs.
 var bugs = []string{BugNoRecoveryTimer, BugStaleChild}
 
+// defaultNodes is the testbed's node count when a run leaves it zero.
+const defaultNodes = 7
+
 // Testbed describes the testbed for augur testbed.
 var Testbed = testbeds.Testbed{
 	Name:   "randtree",
 	Doc:    "RandTree, the random overlay tree of MaceMC and CrystalBall",
-	Nodes:  7,
+	Nodes:  defaultNodes,
 	Bugs:   bugs,
 	Faults: testbeds.DefaultFaults(),
 	Run:    Run,
@@ -154,6 +157,10 @@ type cluster struct {
 // Run runs the testbed with cfg and writes its trace to dir, until the
 // run ends or ctx is done (see testbeds.Record).
 func Run(ctx context.Context, cfg testbeds.Config, dir string) (testbeds.Stats, error) {
+	cfg, err := cfg.WithDefaults(defaultNodes, testbeds.DefaultFaults())
+	if err != nil {
+		return testbeds.Stats{}, fmt.Errorf("randtree: %w", err)
+	}
 	if cfg.Nodes < 1 {
 		return testbeds.Stats{}, fmt.Errorf("randtree: %d nodes", cfg.Nodes)
 	}
@@ -163,6 +170,10 @@ func Run(ctx context.Context, cfg testbeds.Config, dir string) (testbeds.Stats, 
 // Fork runs the testbed with cfg for steps events and returns a copy of
 // the state it reached, for the predictor.
 func Fork(cfg testbeds.Config, steps int) (predict.Model, error) {
+	cfg, err := cfg.WithDefaults(defaultNodes, testbeds.DefaultFaults())
+	if err != nil {
+		return nil, fmt.Errorf("randtree: %w", err)
+	}
 	return testbeds.Fork("randtree", bugs, cfg, steps, func(sim *testbeds.Sim) testbeds.System[State] { return newCluster(sim, cfg) })
 }
 
