@@ -182,6 +182,48 @@ func firstDiff(a, b []string) (int, bool) {
 // shard order. It refuses parts of other specs, traces, shard counts,
 // blocks or property sets, and missing or duplicate shards.
 func Merge(parts []*Stats) (*Stats, error) {
+	byIndex, err := shardOrder(parts)
+	if err != nil {
+		return nil, err
+	}
+	first := parts[0]
+	for _, p := range parts {
+		if i, ok := firstDiff(first.IDs, p.IDs); !ok {
+			return nil, fmt.Errorf("cannot merge %s and %s: different properties (%d and %d; first difference at row %d)", first.name(), p.name(), len(first.IDs), len(p.IDs), i)
+		}
+	}
+	out := &Stats{
+		Header: first.Header,
+		IDs:    slices.Clone(first.IDs),
+		Stats:  make([]evaluator.Stats, len(first.IDs)),
+	}
+	out.Shard.Index = 0
+	out.Merged = true
+	out.Snapshots = 0
+	var failures [][]evaluator.ExprFailures
+	for _, p := range byIndex {
+		failures = append(failures, p.Failures)
+		out.Snapshots += p.Snapshots
+		for t, n := range p.Tags {
+			if out.Tags == nil {
+				out.Tags = map[string]int64{}
+			}
+			out.Tags[t] += n
+		}
+		for i := range out.Stats {
+			add(&out.Stats[i], &p.Stats[i], out.MaxWitnesses)
+		}
+	}
+	out.Failures = evaluator.MergeFailures(failures...)
+	return out, nil
+}
+
+// shardOrder checks what the headers of parts say: that they are the
+// partial stats of one evaluation (the same spec, trace, shard count,
+// block and witness limit), each shard once and none missing. It returns
+// the parts by shard index. Their properties it leaves to Merge, so that
+// MergeFiles can check the headers before it reads any part whole.
+func shardOrder(parts []*Stats) ([]*Stats, error) {
 	if len(parts) == 0 {
 		return nil, fmt.Errorf("no partial stats to merge")
 	}
@@ -201,10 +243,6 @@ func Merge(parts []*Stats) (*Stats, error) {
 			what = fmt.Sprintf("different blocks (%d and %d)", first.Shard.Block, p.Shard.Block)
 		case p.MaxWitnesses != first.MaxWitnesses:
 			what = fmt.Sprintf("different witness limits (%d and %d)", first.MaxWitnesses, p.MaxWitnesses)
-		default:
-			if i, ok := firstDiff(first.IDs, p.IDs); !ok {
-				what = fmt.Sprintf("different properties (%d and %d; first difference at row %d)", len(first.IDs), len(p.IDs), i)
-			}
 		}
 		if what != "" {
 			return nil, fmt.Errorf("cannot merge %s and %s: %s", first.name(), p.name(), what)
@@ -231,31 +269,7 @@ func Merge(parts []*Stats) (*Stats, error) {
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("missing shard %s of %d (have %s)", strings.Join(missing, ", "), n, names(parts))
 	}
-
-	out := &Stats{
-		Header: first.Header,
-		IDs:    slices.Clone(first.IDs),
-		Stats:  make([]evaluator.Stats, len(first.IDs)),
-	}
-	out.Shard.Index = 0
-	out.Merged = true
-	out.Snapshots = 0
-	var failures [][]evaluator.ExprFailures
-	for _, p := range byIndex {
-		failures = append(failures, p.Failures)
-		out.Snapshots += p.Snapshots
-		for t, n := range p.Tags {
-			if out.Tags == nil {
-				out.Tags = map[string]int64{}
-			}
-			out.Tags[t] += n
-		}
-		for i := range out.Stats {
-			add(&out.Stats[i], &p.Stats[i], out.MaxWitnesses)
-		}
-	}
-	out.Failures = evaluator.MergeFailures(failures...)
-	return out, nil
+	return byIndex, nil
 }
 
 // add adds the stats o of one shard to s. The witnesses and moments kept

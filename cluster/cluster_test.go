@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/ipc"
 
 	"github.com/augur-dev/augur/evaluator"
 	"github.com/augur-dev/augur/specs"
@@ -267,6 +270,38 @@ func TestMergeFiles(t *testing.T) {
 	}
 	if err := MergeFiles(context.Background(), out, paths[:2]...); err == nil {
 		t.Error("MergeFiles merged two of three shards")
+	}
+	// A shard given twice, or missing, is refused from the headers,
+	// before any part is read whole: here a part whose content does not
+	// match its digest, which only the whole read finds, comes last (it
+	// was read, and its error given, before the duplicate was seen).
+	damaged := filepath.Join(dir, "damaged.arrow")
+	data, err := os.ReadFile(paths[2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := ipc.NewFileReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, _ := r.Schema().Metadata().GetValue(keyDigest)
+	r.Close()
+	other := []byte(sum)
+	other[0] = "10"[min(int(other[0]-'0'), 1)] // another hex digit: the header still parses
+	data = bytes.ReplaceAll(data, []byte(sum), other)
+	if err := os.WriteFile(damaged, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Read(damaged); err == nil || !strings.Contains(err.Error(), "does not match") {
+		t.Fatalf("the damaged part reads: %v", err)
+	}
+	for _, parts := range [][]string{{paths[0], paths[1], paths[1], damaged}, {paths[0], damaged, paths[0]}} {
+		if err := MergeFiles(context.Background(), out, parts...); err == nil || !strings.Contains(err.Error(), "given twice") {
+			t.Errorf("MergeFiles(%v) = %v, want a shard given twice", parts, err)
+		}
+	}
+	if err := MergeFiles(context.Background(), out, paths[0], damaged); err == nil || !strings.Contains(err.Error(), "missing shard 1 of 3") {
+		t.Errorf("MergeFiles of shards 0 and 2 = %v, want shard 1 missing", err)
 	}
 	// Interrupted (augur merge on SIGINT), it writes nothing.
 	ctx, cancel := context.WithCancel(context.Background())

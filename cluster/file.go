@@ -300,13 +300,61 @@ func Read(path string) (*Stats, error) {
 	}
 	s, err := read(path, data, true)
 	if err != nil {
-		var fe *ipcfile.Error
-		if errors.As(err, &fe) {
-			return nil, err // names the file
-		}
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, named(path, err)
 	}
 	return s, nil
+}
+
+// named returns err of the stats file at path, naming the file.
+func named(path string, err error) error {
+	var fe *ipcfile.Error
+	if errors.As(err, &fe) {
+		return err // names the file
+	}
+	return fmt.Errorf("%s: %w", path, err)
+}
+
+// readHeader reads the header of the stats file at path, without reading
+// its rows: a Stats without properties. Read checks the rest.
+func readHeader(path string) (s *Stats, err error) {
+	f, size, err := infile.OpenLimited(path, MaxFileSize)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	defer func() {
+		if p := recover(); p != nil {
+			s, err = nil, named(path, fmt.Errorf("malformed stats file: %v", p))
+		}
+	}()
+	sf, h, err := openStats(path, f, size)
+	if err != nil {
+		return nil, named(path, err)
+	}
+	sf.Close()
+	return &Stats{Header: h, Path: path}, nil
+}
+
+// openStats opens the stats file of size bytes read through ra and
+// parses its header. The caller closes the file.
+func openStats(path string, ra io.ReaderAt, size int64) (*ipcfile.File, Header, error) {
+	f, err := ipcfile.Open(path, ra, size, ipcfile.Options{MaxDepth: maxDepth, Compressed: true})
+	if err != nil {
+		var magic [6]byte
+		if _, rerr := ra.ReadAt(magic[:], 0); rerr == nil && isArrowMagic(magic[:]) {
+			return nil, Header{}, err
+		}
+		return nil, Header{}, fmt.Errorf("not an augur stats file (not an Arrow IPC file)")
+	}
+	h, err := parseHeader(f.Schema().Metadata())
+	if err == nil && !sameFields(f.Schema()) {
+		err = fmt.Errorf("unexpected columns %s", f.Schema())
+	}
+	if err != nil {
+		f.Close()
+		return nil, Header{}, err
+	}
+	return f, h, nil
 }
 
 // MaxFileSize bounds a stats file, which Read reads whole: a pool of a
@@ -328,22 +376,12 @@ func read(path string, data []byte, verify bool) (s *Stats, err error) {
 			s, err = nil, fmt.Errorf("malformed stats file: %v", p)
 		}
 	}()
-	f, err := ipcfile.Open(path, bytes.NewReader(data), int64(len(data)), ipcfile.Options{MaxDepth: maxDepth, Compressed: true})
-	if err != nil {
-		if isArrowMagic(data) {
-			return nil, err
-		}
-		return nil, fmt.Errorf("not an augur stats file (not an Arrow IPC file)")
-	}
-	defer f.Close()
-	md := f.Schema().Metadata()
-	h, err := parseHeader(md)
+	f, h, err := openStats(path, bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		return nil, err
 	}
-	if !sameFields(f.Schema()) {
-		return nil, fmt.Errorf("unexpected columns %s", f.Schema())
-	}
+	defer f.Close()
+	md := f.Schema().Metadata()
 	want, ok := md.GetValue(keyDigest)
 	if !ok || md.Keys()[md.Len()-1] != keyDigest {
 		return nil, fmt.Errorf("no %s at the end of the header", keyDigest)
@@ -618,11 +656,26 @@ func (s *Stats) readRecord(rec arrow.RecordBatch) error {
 
 // MergeFiles reads the partial stats in the files parts, merges them
 // (see [Merge]) and writes the result to output, which may not be one of
-// them: augur merge. When ctx is done it stops, while a part is read or
+// them: augur merge. It reads the parts' headers first, and refuses a
+// shard given twice or missing, or parts of different evaluations, before
+// it reads any part whole. When ctx is done it stops, while a part is read or
 // before the result is written, and returns ctx's error; output is then
 // as it was.
 func MergeFiles(ctx context.Context, output string, parts ...string) error {
 	if err := clobber.Check(output, parts...); err != nil {
+		return err
+	}
+	// The headers first: a shard given twice, missing, or of another
+	// evaluation is refused before any part is read whole.
+	headers := make([]*Stats, len(parts))
+	for i, path := range parts {
+		h, err := readHeader(path)
+		if err != nil {
+			return err
+		}
+		headers[i] = h
+	}
+	if _, err := shardOrder(headers); err != nil {
 		return err
 	}
 	stats := make([]*Stats, len(parts))

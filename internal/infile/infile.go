@@ -38,24 +38,36 @@ func Open(path string) (*os.File, error) {
 	return f, nil
 }
 
+// OpenLimited opens the regular file at path as Open does, refusing a
+// file larger than limit bytes with an error wrapping ErrTooLarge, and
+// returns it with its size.
+func OpenLimited(path string, limit int64) (*os.File, int64, error) {
+	f, err := Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	info, err := f.Stat()
+	if err == nil && info.Size() > limit {
+		err = tooLarge(path, info.Size(), limit)
+	}
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	return f, info.Size(), nil
+}
+
 // ReadFile returns the content of the regular file at path, refusing a
 // file larger than limit bytes with an error wrapping ErrTooLarge.
 func ReadFile(path string, limit int64) ([]byte, error) {
-	f, err := Open(path)
+	f, size, err := OpenLimited(path, limit)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if info.Size() > limit {
-		return nil, tooLarge(path, info.Size(), limit)
-	}
 	// One buffer of the size, and a byte more to see a file that has
 	// grown since; it grows only if the file has.
-	data := make([]byte, 0, info.Size()+1)
+	data := make([]byte, 0, size+1)
 	for {
 		if len(data) == cap(data) {
 			data = append(data, 0)[:len(data)]
