@@ -6,6 +6,7 @@
 package speed
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -24,28 +25,64 @@ import (
 	"github.com/augur-dev/augur/testbeds/replog"
 )
 
-// Options configure [Run]; they are augur bench's flags.
+// Options configure [Run]; they are augur bench's flags. A field left
+// zero takes the default augur bench starts from; all of the pool is
+// AllProps.
 type Options struct {
-	Nodes     int    // nodes of the testbed's cluster
-	Snapshots int    // snapshots of the trace
+	Nodes     int    // nodes of the testbed's cluster; 0 means DefaultNodes
+	Snapshots int    // snapshots of the trace; 0 means DefaultSnapshots
 	Seed      uint64 // seed of the run
-	Props     int    // properties timed, spread evenly over the pool (0: all)
-	Workers   []int  // worker counts to time each evaluator with
-	Kinds     []evaluator.Kind
-	// Workload is etcdraft, periodic (periodic snapshots of a busy
+	// Props is the number of properties timed, spread evenly over the
+	// pool: 0 means DefaultProps, AllProps (or any negative count) the
+	// whole pool.
+	Props   int
+	Workers []int            // worker counts to time each evaluator with; none means 1
+	Kinds   []evaluator.Kind // the evaluators timed; none means reference and fast
+	// Workload is etcdraft (""), periodic (periodic snapshots of a busy
 	// cluster, where most nodes change between two) or predicate (the
 	// replicated log, timed with its predicate and without).
 	Workload string
-	Literals int    // 2: the testbed's spec; 3: ScaleSpec
-	Churn    int    // events of the run per snapshot (etcdraft: thinned to one snapshot)
+	Literals int    // 2 (or 0): the testbed's spec; 3: ScaleSpec
+	Churn    int    // events of the run per snapshot (etcdraft: thinned to one snapshot); 0 means 1
 	Keep     string // if not "", the directory the spec and trace are kept in
 }
+
+// The defaults of Options.
+const (
+	DefaultNodes     = 5
+	DefaultSnapshots = 1000
+	DefaultProps     = 4000
+)
+
+// AllProps, as Options.Props, times every property of the pool.
+const AllProps = -1
+
+// withDefaults returns o with what it leaves zero set to its default.
+func (o Options) withDefaults() Options {
+	o.Nodes = cmp.Or(o.Nodes, DefaultNodes)
+	o.Snapshots = cmp.Or(o.Snapshots, DefaultSnapshots)
+	o.Props = cmp.Or(o.Props, DefaultProps)
+	if len(o.Workers) == 0 {
+		o.Workers = []int{1}
+	}
+	if len(o.Kinds) == 0 {
+		o.Kinds = []evaluator.Kind{evaluator.Reference, evaluator.Fast}
+	}
+	o.Workload = cmp.Or(o.Workload, "etcdraft")
+	o.Literals = cmp.Or(o.Literals, 2)
+	o.Churn = cmp.Or(o.Churn, 1)
+	return o
+}
+
+// pool is o.Props as pipeline.Sample takes it: 0 for all.
+func (o Options) pool() int { return max(o.Props, 0) }
 
 // Run records the workload o asks for, times each evaluator and worker
 // count on it (the etcd raft workload also end to end, as augur infer
 // --no-filter runs), and writes what it measured to w. It fails when two
 // runs disagree.
 func Run(ctx context.Context, w io.Writer, o Options) error {
+	o = o.withDefaults()
 	for _, n := range o.Workers {
 		if n < 1 {
 			return fmt.Errorf("--workers %d: want at least 1", n)
@@ -89,7 +126,7 @@ func Run(ctx context.Context, w io.Writer, o Options) error {
 	fmt.Fprintf(w, "workload: %s, %d nodes, %d snapshots, %d states, %d properties, seed %d%s (prepared in %s)\n",
 		name, o.Nodes, p.Trace.NumSnapshots(), p.Trace.NumStates(), len(p.Program.Props), o.Seed, shape, round(time.Since(start)))
 	fmt.Fprintf(w, "churn: %s\n", churn)
-	timings, err := pipeline.TimeEndToEnd(ctx, specPath, tracePath, o.Props, o.Kinds, o.Workers)
+	timings, err := pipeline.TimeEndToEnd(ctx, specPath, tracePath, o.pool(), o.Kinds, o.Workers)
 	if err != nil {
 		return err
 	}
@@ -171,7 +208,7 @@ func runPredicate(ctx context.Context, w io.Writer, o Options, dir string) error
 			return err
 		}
 		defer p.Close()
-		if err := p.Sample(o.Props); err != nil {
+		if err := p.Sample(o.pool()); err != nil {
 			return err
 		}
 		what := "with the predicate agree"
@@ -212,7 +249,7 @@ func workload(ctx context.Context, dir string, o Options) (p *pipeline.Pipeline,
 	if p, err = pipeline.Open(specPath, tracePath); err != nil {
 		return nil, "", "", err
 	}
-	if err := p.Sample(o.Props); err != nil {
+	if err := p.Sample(o.pool()); err != nil {
 		p.Close()
 		return nil, "", "", err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -165,4 +166,33 @@ func snapshots(t *testing.T, path string) []string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestOptionsDefaults checks Options at the boundary of each field: zero
+// takes augur bench's default, AllProps (any negative count) the whole
+// pool, and a value given stays.
+func TestOptionsDefaults(t *testing.T) {
+	def := Options{Nodes: DefaultNodes, Snapshots: DefaultSnapshots, Props: DefaultProps, Workers: []int{1},
+		Kinds: []evaluator.Kind{evaluator.Reference, evaluator.Fast}, Workload: "etcdraft", Literals: 2, Churn: 1}
+	given := Options{Nodes: 1, Snapshots: 1, Seed: 3, Props: 1, Workers: []int{2}, Kinds: []evaluator.Kind{evaluator.Fast},
+		Workload: "periodic", Literals: 3, Churn: 16, Keep: "k"}
+	for _, tt := range []struct {
+		o, want Options
+		pool    int // what pipeline.Sample is given
+	}{
+		{Options{}, def, DefaultProps},
+		{given, given, 1},
+		{Options{Props: AllProps}, withProps(def, AllProps), 0},
+		{Options{Props: -7}, withProps(def, -7), 0},
+	} {
+		got := tt.o.withDefaults()
+		if !reflect.DeepEqual(got, tt.want) || got.pool() != tt.pool {
+			t.Errorf("withDefaults(%+v) = %+v, pool %d; want %+v, pool %d", tt.o, got, got.pool(), tt.want, tt.pool)
+		}
+	}
+}
+
+func withProps(o Options, props int) Options {
+	o.Props = props
+	return o
 }

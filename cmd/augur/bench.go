@@ -28,14 +28,17 @@ func newBenchCmd(runF func(*benchOptions) error) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: runE(o, runF, runBench, func(cmd *cobra.Command, args []string) {
 			o.stdout = cmd.OutOrStdout()
+			if o.opts.Props == 0 {
+				o.opts.Props = speed.AllProps // --props 0: all
+			}
 		}),
 	}
 	f := cmd.Flags()
 	so := &o.opts
-	cliflag.IntP(f, &so.Nodes, "nodes", "", 5, 1, "nodes of the etcd raft cluster")
-	cliflag.IntP(f, &so.Snapshots, "snapshots", "", 1000, 1, "snapshots of the trace")
+	cliflag.IntP(f, &so.Nodes, "nodes", "", speed.DefaultNodes, 1, "nodes of the etcd raft cluster")
+	cliflag.IntP(f, &so.Snapshots, "snapshots", "", speed.DefaultSnapshots, 1, "snapshots of the trace")
 	f.Uint64Var(&so.Seed, "seed", 1, "seed of the run")
-	cliflag.IntP(f, &so.Props, "props", "", 4000, 0, "properties evaluated, spread evenly over the generated pool (0: all)")
+	cliflag.IntP(f, &so.Props, "props", "", speed.DefaultProps, 0, "properties evaluated, spread evenly over the generated pool (0: all)")
 	f.IntSliceVar(&so.Workers, "workers", []int{1}, "worker counts to time each evaluator with")
 	f.StringSliceVar(&o.evaluators, "evaluators", []string{"reference", "fast"}, "evaluators to time")
 	outputFlag(f, &so.Keep, "keep", "", outDir, "write the spec and the trace into this directory and keep them")
