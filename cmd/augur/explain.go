@@ -53,11 +53,7 @@ func runExplain(ctx context.Context, o *explainOptions) error {
 	if o.format != "text" && o.format != "json" {
 		return fmt.Errorf("unknown format %q (want text or json)", o.format)
 	}
-	po := o.po
-	if !o.quiet {
-		po.Progress = progress.New(o.stderr)
-	}
-	x, err := pipeline.Explain(ctx, o.spec, o.trace, o.property, po)
+	x, err := pipeline.Explain(ctx, o.spec, o.trace, o.property, o.pipelineOptions())
 	if err != nil {
 		return err
 	}
@@ -65,4 +61,15 @@ func runExplain(ctx context.Context, o *explainOptions) error {
 		return x.WriteJSON(o.stdout)
 	}
 	return x.WriteText(o.stdout)
+}
+
+// pipelineOptions returns the pipeline options o asks for. How far
+// evaluation is shows on a terminal only, so that a log keeps the
+// explanation alone.
+func (o *explainOptions) pipelineOptions() pipeline.Options {
+	po := o.po
+	if pr := progress.OnTerminal(o.stderr); pr != nil && !o.quiet {
+		po.Progress = pr
+	}
+	return po
 }

@@ -88,8 +88,10 @@ func (o *inferOptions) pipelineOptions() (pipeline.Options, error) {
 	}
 	po.Timeline = o.formatOf("") == "html" && len(o.outputs) == 0 ||
 		slices.ContainsFunc(o.outputs, func(out string) bool { return o.formatOf(out) == "html" })
-	if !o.quiet {
-		po.Progress = progress.New(o.stderr)
+	// How far evaluation is shows on a terminal only, so that a log
+	// keeps the report alone.
+	if pr := progress.OnTerminal(o.stderr); pr != nil && !o.quiet {
+		po.Progress = pr
 	}
 	return po, nil
 }

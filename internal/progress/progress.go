@@ -1,14 +1,11 @@
 // Package progress shows how far a long run is: a bar when the output is a
-// terminal, otherwise (New) a plain line every few seconds, so that CI logs
-// stay readable, or (OnTerminal) nothing, so that a log keeps a command's
-// result alone.
+// terminal, and nothing otherwise, so that a log keeps a command's result
+// alone.
 package progress
 
 import (
-	"fmt"
 	"io"
 	"os"
-	"time"
 
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
@@ -19,32 +16,22 @@ import (
 // nil *Progress reports nothing.
 type Progress struct {
 	w     io.Writer
-	tty   bool
 	p     *mpb.Progress
 	bar   *mpb.Bar
 	total int // the bar's
-	what  string
-	last  time.Time
-}
-
-// New returns a Progress that writes to w, drawing a bar when w is a
-// terminal.
-func New(w io.Writer) *Progress {
-	f, ok := w.(*os.File)
-	return &Progress{w: w, tty: ok && term.IsTerminal(int(f.Fd()))}
 }
 
 // OnTerminal returns a Progress that draws a bar when w is a terminal, and
 // nil, which reports nothing, when it is not.
 func OnTerminal(w io.Writer) *Progress {
-	if pr := New(w); pr.tty {
-		return pr
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		return &Progress{w: w}
 	}
 	return nil
 }
 
 // Terminal reports whether pr draws a bar, its output being a terminal.
-func (pr *Progress) Terminal() bool { return pr != nil && pr.tty }
+func (pr *Progress) Terminal() bool { return pr != nil }
 
 // Start begins reporting total units of what; a total of 0 is taken from
 // the first Update.
@@ -52,33 +39,24 @@ func (pr *Progress) Start(what string, total int) {
 	if pr == nil {
 		return
 	}
-	pr.what, pr.last, pr.total = what, time.Now(), total
-	if pr.tty {
-		pr.p = mpb.New(mpb.WithOutput(pr.w), mpb.WithWidth(40))
-		pr.bar = pr.p.AddBar(int64(total),
-			mpb.PrependDecorators(decor.Name(what), decor.CountersNoUnit(" %d/%d")),
-			mpb.AppendDecorators(decor.Percentage(), decor.Name(" "), decor.AverageETA(decor.ET_STYLE_GO)),
-		)
-	}
+	pr.total = total
+	pr.p = mpb.New(mpb.WithOutput(pr.w), mpb.WithWidth(40))
+	pr.bar = pr.p.AddBar(int64(total),
+		mpb.PrependDecorators(decor.Name(what), decor.CountersNoUnit(" %d/%d")),
+		mpb.AppendDecorators(decor.Percentage(), decor.Name(" "), decor.AverageETA(decor.ET_STYLE_GO)),
+	)
 }
 
 // Update records that done of total units are finished.
 func (pr *Progress) Update(done, total int) {
-	if pr == nil {
+	if pr == nil || pr.bar == nil {
 		return
 	}
-	if pr.bar != nil {
-		if total != pr.total {
-			pr.total = total
-			pr.bar.SetTotal(int64(total), false)
-		}
-		pr.bar.SetCurrent(int64(done))
-		return
+	if total != pr.total {
+		pr.total = total
+		pr.bar.SetTotal(int64(total), false)
 	}
-	if now := time.Now(); now.Sub(pr.last) >= 5*time.Second {
-		pr.last = now
-		fmt.Fprintf(pr.w, "%s: %d/%d (%.0f%%)\n", pr.what, done, total, 100*float64(done)/float64(max(total, 1)))
-	}
+	pr.bar.SetCurrent(int64(done))
 }
 
 // Stop ends the bar.
