@@ -39,7 +39,7 @@ type Options struct {
 
 	// FailAfter, if positive, is a heartbeat timeout in logical time: a
 	// node is not live at a cut more than FailAfter after its latest
-	// record. Zero means nodes are live until they leave.
+	// record. 0, the default, has none: nodes are live until they leave.
 	FailAfter uint64
 	// Collapse drops a snapshot whose member states are those of the
 	// snapshot written before it.
@@ -53,7 +53,7 @@ type Options struct {
 	// Window is the out-of-order window of each input, in records: a
 	// record may come up to Window records after records of other nodes
 	// with larger timestamps in the same input. Memory grows with it;
-	// 0 means 4096.
+	// 0 means DefaultWindow.
 	Window int
 	// Allocator holds the batches read from Arrow streams; nil means
 	// memory.DefaultAllocator.

@@ -10,7 +10,7 @@ import (
 type CutOptions struct {
 	// FailAfter, if positive, is a heartbeat timeout in logical time: a
 	// node is not live at a cut more than FailAfter after its latest
-	// record. Zero means nodes are live until they leave.
+	// record. 0, the default, has none: nodes are live until they leave.
 	FailAfter uint64
 	// Collapse drops a cut whose members are those of the cut emitted
 	// before it.

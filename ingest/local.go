@@ -10,8 +10,9 @@ import (
 	"github.com/augur-dev/augur/trace"
 )
 
-// defaultWindow is the out-of-order window of an input, in records.
-const defaultWindow = 4096
+// DefaultWindow is the out-of-order window of an input, in records, when
+// Options.Window is 0.
+const DefaultWindow = 4096
 
 // maxWarnings bounds Result.Warnings; Result.Skipped counts them all.
 const maxWarnings = 100
@@ -69,7 +70,7 @@ func collectLocal(ctx context.Context, out string, inputs []string, kinds []inpu
 		skip:   map[pos]bool{},
 	}
 	if b.window <= 0 {
-		b.window = defaultWindow
+		b.window = DefaultWindow
 	}
 	defer b.close()
 	schema, inferred, err := b.open(inputs, kinds)
