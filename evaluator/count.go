@@ -30,6 +30,10 @@ func (e *fast) countAll(sc *scope, sr *scopeRun) {
 
 // recountDirty counts again the dirty properties of the scope.
 func (e *fast) recountDirty(sc *scope, sr *scopeRun) {
+	if !e.patterns && sr.nw <= 4 {
+		e.recountFew(sc, sr)
+		return
+	}
 	for w, m := range sr.dirty {
 		if m == 0 {
 			continue
@@ -59,15 +63,24 @@ func (e *fast) recountHolds(sc *scope, sr *scopeRun, j int32) {
 	} else {
 		holds = sr.triHolds(&ru.ptri)
 	}
-	nb := int64(sr.nb)
-	if ru.start >= 0 && ru.holds == holds && ru.nb == nb {
-		if holds < nb && !ru.owed && !ru.witnessed {
-			ru.owed = true
-			sr.owed = append(sr.owed, j)
-		}
-		return
+	if nb := int64(sr.nb); !sr.goOn(ru, j, holds, nb) {
+		e.settle(sc, sr, j, holds, int(nb), nil)
 	}
-	e.settle(sc, sr, j, holds, int(nb), nil)
+}
+
+// goOn reports whether ru, the run of property j of the scope, goes on at
+// the current snapshot, where the property holds at holds of nb bindings:
+// its counts are the run's. The property then joins the scope's owed
+// list if it fails there and may still take a witness (as in settle).
+func (sr *scopeRun) goOn(ru *prun, j int32, holds, nb int64) bool {
+	if ru.start < 0 || ru.holds != holds || ru.nb != nb {
+		return false
+	}
+	if holds < nb && !ru.owed && !ru.witnessed {
+		ru.owed = true
+		sr.owed = append(sr.owed, j)
+	}
+	return true
 }
 
 // triHolds returns the number of the current bindings at which t, a
@@ -94,6 +107,44 @@ func (sr *scopeRun) triHolds(t *ptri) int64 {
 		c += bits.OnesCount64(((l0[3] ^ x0) | (l1[3] ^ x1) | (l2[3] ^ x2)) & m[3])
 		if w == last {
 			return int64(c)
+		}
+	}
+}
+
+// recountFew is recountDirty without patterns when the scope's bitsets
+// take at most four words (up to 256 bindings: two nodes of up to 16, one
+// node of up to 256), as they do at the paper's scale: it counts a
+// property of up to three literals in line, one masked block of four
+// words as triHolds reads it, and goes on with its run without a call
+// when its count stayed the same. When most nodes change at every
+// snapshot, half the properties are counted again at each, and the calls
+// and the loop of recountHolds and triHolds took most of their time.
+func (e *fast) recountFew(sc *scope, sr *scopeRun) {
+	nw, nb := sr.nw, int64(sr.nb)
+	bs, m := sr.bits, sr.lastMask
+	for w, d := range sr.dirty {
+		if d == 0 {
+			continue
+		}
+		sr.dirty[w] = 0
+		for ; d != 0; d &= d - 1 {
+			j := int32(w<<6 + bits.TrailingZeros64(d))
+			ru := &sr.runs[j]
+			if ru.atoms[0] < 0 {
+				e.recountHolds(sc, sr, j)
+				continue
+			}
+			l0 := (*[4]uint64)(bs[int(ru.atoms[0])*nw:])
+			l1 := (*[4]uint64)(bs[int(ru.atoms[1])*nw:])
+			l2 := (*[4]uint64)(bs[int(ru.atoms[2])*nw:])
+			x0, x1, x2 := -uint64(ru.neg&1), -uint64(ru.neg>>1&1), -uint64(ru.neg>>2&1)
+			holds := int64(bits.OnesCount64(((l0[0]^x0)|(l1[0]^x1)|(l2[0]^x2))&m[0]) +
+				bits.OnesCount64(((l0[1]^x0)|(l1[1]^x1)|(l2[1]^x2))&m[1]) +
+				bits.OnesCount64(((l0[2]^x0)|(l1[2]^x1)|(l2[2]^x2))&m[2]) +
+				bits.OnesCount64(((l0[3]^x0)|(l1[3]^x1)|(l2[3]^x2))&m[3]))
+			if !sr.goOn(ru, j, holds, nb) {
+				e.settle(sc, sr, j, holds, int(nb), nil)
+			}
 		}
 	}
 }

@@ -57,8 +57,9 @@ type fast struct {
 	args       []any      // predicate arguments
 	argc       []*cell    // their cells
 	memo       map[callKey]callResult
-	oldPos     []int32 // by live node: its position in prev, or -1 if its row is new (evalRemapped)
-	oldPosAt   uint64  // the gen oldPos is of
+	vecs       []colVec // by plan column: its cells unboxed for the atom kernels (vec)
+	oldPos     []int32  // by live node: its position in prev, or -1 if its row is new (evalRemapped)
+	oldPosAt   uint64   // the gen oldPos is of
 
 	patterns bool   // the task counts Stats.Patterns
 	gen      uint64 // counts the snapshots evaluated, across chunks; from 1
@@ -97,6 +98,8 @@ type scopeRun struct {
 	spare    []uint64 // the bitsets of the previous snapshot, while they are remapped
 	from     []int32  // by binding: the binding of the previous snapshot it keeps the values of, or -1 (evalRemapped)
 	tmp      []uint64
+	all      []uint64 // every binding's bit (every), for everyNb bindings
+	everyNb  int
 	dirty    []uint64     // by scope property: count it again at this snapshot
 	owed     []int32      // properties that fail and may still take witnesses
 	tables   []*nodeTable // by number of nodes, up to 64
@@ -959,8 +962,14 @@ func (e *fast) evalMoved(sc *scope, sr *scopeRun, tb *nodeTable) {
 				}
 			}
 		}
-		changed := false
 		ns := sc.nslots
+		if ok, changed := e.compareAt(a, sr.bind, ns, tmp, out); ok {
+			if changed {
+				e.touch(sr, ai)
+			}
+			continue
+		}
+		changed := false
 		for w, m := range tmp {
 			for ; m != 0; m &= m - 1 {
 				b := w<<6 + bits.TrailingZeros64(m)
@@ -1185,6 +1194,9 @@ func (e *fast) evalAtom(sc *scope, sr *scopeRun, a *fatom, out []uint64) {
 				bitset.Set(out, b)
 			}
 		}
+		return
+	}
+	if ok, _ := e.compareAt(a, sr.bind, ns, sr.every(), out); ok {
 		return
 	}
 	for b := range nb {
