@@ -47,3 +47,41 @@ func TestHarnesses(t *testing.T) {
 		t.Error("no harness found: the walk missed the module")
 	}
 }
+
+// TestInternalLeaves checks the rule of architecture.md that the helpers
+// under internal/ are leaves: they import no package of the module
+// outside internal/, so that any layer may use them without an arrow
+// upward. Test harnesses (…test) may import what they test; internal/ir,
+// the compiled form of properties, is to leave internal/ (issue 29).
+func TestInternalLeaves(t *testing.T) {
+	const module = "github.com/augur-dev/augur/"
+	fset := token.NewFileSet()
+	for _, dir := range goDirs(t, "..") {
+		if !strings.HasPrefix(dir, "internal/") || dir == "internal/ir" {
+			continue
+		}
+		ents, err := os.ReadDir(filepath.Join("..", dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range ents {
+			name := e.Name()
+			if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(fset, filepath.Join("..", dir, name), nil, parser.ImportsOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.HasSuffix(f.Name.Name, "test") {
+				continue
+			}
+			for _, imp := range f.Imports {
+				path, _ := strconv.Unquote(imp.Path.Value)
+				if strings.HasPrefix(path, module) && !strings.HasPrefix(path, module+"internal/") {
+					t.Errorf("%s/%s imports %s: a helper under internal/ imports only the standard library, other modules and internal/", dir, name, path)
+				}
+			}
+		}
+	}
+}

@@ -12,8 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/augur-dev/augur/trace"
 )
 
 // ErrConflict is wrapped by every error of Check.
@@ -151,10 +149,15 @@ func ancestors(path string) []string {
 	}
 }
 
+// traceFiles are trace.ManifestFile and trace.StatesFile, named here so
+// that this helper stays a leaf, without the trace package and Arrow
+// (TestTraceFiles holds them equal).
+var traceFiles = [...]string{"manifest.json", "states.arrow"}
+
 // isTrace reports whether dir is a trace directory: it holds a manifest
 // and a states file (a manifest alone is common in other projects).
 func isTrace(dir string) bool {
-	for _, name := range []string{trace.ManifestFile, trace.StatesFile} {
+	for _, name := range traceFiles {
 		if info, err := os.Stat(filepath.Join(dir, name)); err != nil || !info.Mode().IsRegular() {
 			return false
 		}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/augur-dev/augur/trace"
 )
 
 // A checkCase is an output, its inputs, and part of the error expected
@@ -145,5 +147,13 @@ func TestCheckPlace(t *testing.T) {
 		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
 			t.Errorf("CheckPlace(%q, %v) = %v, want an error saying %q", tt.out, tt.dir, err, tt.want)
 		}
+	}
+}
+
+// TestTraceFiles checks that the files that make a directory a trace
+// are those the trace package writes.
+func TestTraceFiles(t *testing.T) {
+	if want := [...]string{trace.ManifestFile, trace.StatesFile}; traceFiles != want {
+		t.Errorf("traceFiles = %q, want %q", traceFiles, want)
 	}
 }
