@@ -110,12 +110,12 @@ func (f Faults) String() string {
 		g(f.Drop), g(f.Dup), g(f.Reorder), f.MaxDelay, g(f.Partition), g(f.Heal), g(f.Crash), g(f.CrashAt), f.Down)
 }
 
-// Config is a run's configuration. A field left zero takes its default,
-// as a testbed's Run and Fork fill it in (Config.WithDefaults): the
-// testbed's nodes and faults, DefaultSteps, DefaultResetAfter,
-// DefaultPredictEvery, DefaultSteerStates. None is said explicitly:
-// NoFaults, NoReset and ResetAtViolation; "" for no bug, guard or
-// steering.
+// Config is a run's configuration. A field left zero takes its default:
+// the testbed's nodes and faults, DefaultSteps and DefaultResetAfter,
+// which a testbed's Run and Fork fill in first (Config.WithDefaults),
+// and DefaultPredictEvery and DefaultSteerStates when the run steers.
+// None is said explicitly: NoFaults, NoReset and ResetAtViolation; ""
+// for no bug, guard or steering.
 type Config struct {
 	Nodes int    // 0 means the testbed's (Testbed.Nodes)
 	Steps int    // snapshots recorded, one per event (warm-ups are not, unless RecordWarmup); 0 means DefaultSteps

@@ -215,8 +215,13 @@ func TestRunDefaults(t *testing.T) {
 	if def.Crashes == 0 || def.Dropped == 0 || def.Violations == 0 || def.Episodes < 2 {
 		t.Errorf("zero config: %d crashes, %d dropped, %d violations in %d episodes; want the default faults, the bug and episodes", def.Crashes, def.Dropped, def.Violations, def.Episodes)
 	}
-	if st := run(testbeds.Config{}, "none"); st.Crashes != 0 || st.Dropped != 0 || st.Partitions != 0 {
-		t.Errorf("faults none: %d crashes, %d dropped, %d partitions", st.Crashes, st.Dropped, st.Partitions)
+	for _, none := range []struct {
+		cfg    testbeds.Config
+		faults string
+	}{{testbeds.Config{}, "none"}, {testbeds.Config{NoFaults: true}, ""}} {
+		if st := run(none.cfg, none.faults); st.Crashes != 0 || st.Dropped != 0 || st.Partitions != 0 {
+			t.Errorf("NoFaults %v, faults %q: %d crashes, %d dropped, %d partitions", none.cfg.NoFaults, none.faults, st.Crashes, st.Dropped, st.Partitions)
+		}
 	}
 	if st := run(testbeds.Config{ResetAfter: testbeds.DefaultResetAfter}, ""); !reflect.DeepEqual(st.Tagged, def.Tagged) || st.Episodes != def.Episodes {
 		t.Errorf("ResetAfter %d: %d episodes, tags %v; zero gave %d, %v", testbeds.DefaultResetAfter, st.Episodes, st.Tagged, def.Episodes, def.Tagged)

@@ -16,7 +16,7 @@ import (
 // replacing it, until the run ends or ctx is done: augur testbed run.
 // What cfg leaves zero takes its default (see testbeds.Config); faults,
 // in the form of testbeds.ParseFaults, change the testbed's default
-// faults, and "none" runs without. A run that ctx stopped wrote nothing,
+// faults (none under cfg.NoFaults), and "none" runs without. A run that ctx stopped wrote nothing,
 // and its error wraps ctx.Err().
 func Run(ctx context.Context, name, out string, cfg testbeds.Config, faults string) (testbeds.Stats, error) {
 	tb, err := Lookup(name)
@@ -29,7 +29,11 @@ func Run(ctx context.Context, name, out string, cfg testbeds.Config, faults stri
 	if cfg.Bug != "" && !slices.Contains(tb.Bugs, cfg.Bug) {
 		return testbeds.Stats{}, fmt.Errorf("testbed run: %s has no bug %q (want one of %s)", tb.Name, cfg.Bug, strings.Join(tb.Bugs, ", "))
 	}
-	if cfg.Faults, err = testbeds.ParseFaults(faults, tb.Faults); err != nil {
+	base := tb.Faults
+	if cfg.NoFaults {
+		base = testbeds.Faults{}
+	}
+	if cfg.Faults, err = testbeds.ParseFaults(faults, base); err != nil {
 		return testbeds.Stats{}, err
 	}
 	cfg.NoFaults = cfg.Faults == (testbeds.Faults{})
