@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/augur-dev/augur/internal/infile"
 )
 
 // checkInputs explains the two usual mistakes with a spec and a trace
@@ -44,7 +46,7 @@ func checkInputs(specPath, tracePath string) error {
 // isJSONL reports whether the file at path starts, after white space,
 // with a JSON object, as JSON lines do and a YAML spec does not.
 func isJSONL(path string) bool {
-	f, err := os.Open(path)
+	f, err := infile.Open(path) // not os.Open: a named pipe would block it
 	if err != nil {
 		return false
 	}

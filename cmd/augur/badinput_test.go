@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"crypto/sha256"
 	"fmt"
 	"io/fs"
@@ -8,7 +10,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // badInputs are command lines that must fail with exit status 2 and an
@@ -171,6 +175,55 @@ func TestBadInput(t *testing.T) {
 			}
 			refused(t, dir, strings.Fields(tt.args), tt.stderr)
 		})
+	}
+}
+
+// TestNamedPipeTrace: a named pipe given as the trace is refused at
+// once. Telling a trace given as JSON lines from one given as a file
+// opened it to read its first byte, which blocks until a writer comes:
+// infer, explain, generate and report hung (issue 31 audit). The test
+// unblocks a command still running after 10 s by opening the pipe for
+// writing and closing it, as often as the command opens it.
+func TestNamedPipeTrace(t *testing.T) {
+	dir := t.TempDir()
+	spec, err := filepath.Abs("../../testdata/small.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stats := filepath.Join(dir, "stats.arrow")
+	augur(t, "collect", "../../testdata/small.jsonl", "-o", filepath.Join(dir, "s.trace"))
+	augur(t, "infer", spec, filepath.Join(dir, "s.trace"), "-q", "--stats", stats)
+	pipe := filepath.Join(dir, "p.trace")
+	if err := syscall.Mkfifo(pipe, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"infer", spec, pipe, "-q"},
+		{"explain", spec, pipe, "forall n0 in nodes: n0.applied <= n0.commit", "-q"},
+		{"generate", spec, pipe},
+		{"report", spec, pipe, stats},
+	} {
+		var stdout, stderr bytes.Buffer
+		done := make(chan int, 1)
+		go func() { done <- run(context.Background(), args, &stdout, &stderr) }()
+		var code int
+		select {
+		case code = <-done:
+		case <-time.After(10 * time.Second):
+			t.Errorf("augur %s with a named pipe as the trace still runs after 10 s", args[0])
+			for code = -1; code < 0; {
+				if w, err := os.OpenFile(pipe, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+					w.Close() // the reader sees the end of the pipe
+				}
+				select {
+				case code = <-done:
+				case <-time.After(10 * time.Millisecond):
+				}
+			}
+		}
+		if code != exitError || !strings.Contains(stderr.String(), "p.trace") {
+			t.Errorf("augur %s: exit %d, stderr %q; want exit %d naming the pipe", args[0], code, stderr.String(), exitError)
+		}
 	}
 }
 
