@@ -8,6 +8,9 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
+
+	"github.com/augur-dev/augur/internal/infile"
 )
 
 // TokenEnv is the environment variable that holds the bearer token when
@@ -16,6 +19,10 @@ const TokenEnv = "AUGUR_MONITOR_TOKEN"
 
 // maxTokenFile bounds the token file read.
 const maxTokenFile = 64 << 10
+
+// maxPEMFile bounds a certificate or key file read: a chain of a few
+// certificates takes kilobytes.
+const maxPEMFile = 1 << 20
 
 // ReadToken returns the bearer token in file, else in $AUGUR_MONITOR_TOKEN
 // if file is "". An empty token is an error: the monitor does not serve
@@ -28,8 +35,10 @@ func ReadToken(file string) (string, error) {
 		return "", fmt.Errorf("no token: give --token-file F or set $%s (requests must carry it as a bearer token)", TokenEnv)
 	}
 	// A pipe is allowed (--token-file <(pass show augur)); the size is
-	// bounded, since a token is a line.
-	f, err := os.Open(file)
+	// bounded, since a token is a line. It is opened without blocking, as
+	// opening a named pipe would until a writer comes: without one it
+	// reads as empty.
+	f, err := os.OpenFile(file, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return "", err
 	}
@@ -78,9 +87,16 @@ func LoadTLS(cert, key string) (*tls.Config, error) {
 	if cert == "" {
 		return nil, nil
 	}
-	c, err := tls.LoadX509KeyPair(cert, key)
+	var pem [2][]byte
+	for i, file := range []string{cert, key} {
+		var err error
+		if pem[i], err = infile.ReadFile(file, maxPEMFile); err != nil {
+			return nil, fmt.Errorf("TLS: %w", err)
+		}
+	}
+	c, err := tls.X509KeyPair(pem[0], pem[1])
 	if err != nil {
-		return nil, fmt.Errorf("TLS: %w", err)
+		return nil, fmt.Errorf("TLS: %s and %s: %w", cert, key, err)
 	}
 	return &tls.Config{Certificates: []tls.Certificate{c}, MinVersion: tls.VersionTLS12}, nil
 }

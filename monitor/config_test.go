@@ -5,7 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func TestParseSize(t *testing.T) {
@@ -46,6 +48,44 @@ func TestReadToken(t *testing.T) {
 	if _, err := ReadToken(""); err == nil {
 		t.Error("no token was accepted")
 	}
+	// A named pipe no one writes to is an empty token at once (it
+	// blocked augur monitor in open, SIGINT or not), and /dev/zero too
+	// long a token.
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for file, want := range map[string]string{fifo: "empty token", "/dev/zero": "not a token"} {
+		err := within(t, 5*time.Second, fifo, func() error { _, err := ReadToken(file); return err })
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ReadToken(%s) = %v, want an error saying %q", file, err, want)
+		}
+	}
+}
+
+// within runs f, and fails t if it has not returned after d; it then
+// unblocks f by opening the named pipe fifo for writing, and closing it,
+// until f returns.
+func within(t *testing.T, d time.Duration, fifo string, f func() error) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- f() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(d):
+		t.Errorf("still blocked after %v", d)
+	}
+	for {
+		if w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			w.Close()
+		}
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
 
 func TestLoadTLS(t *testing.T) {
@@ -57,6 +97,26 @@ func TestLoadTLS(t *testing.T) {
 	}
 	if _, err := LoadTLS(filepath.Join(t.TempDir(), "no.pem"), "no.pem"); err == nil {
 		t.Error("missing files were accepted")
+	}
+	// What is not a regular file, or is larger than a PEM file can be, is
+	// refused before it is read: a named pipe blocked the monitor, and
+	// /dev/zero or a sparse file of 8 GiB were read until memory ran out.
+	dir := t.TempDir()
+	fifo, big := filepath.Join(dir, "fifo.pem"), filepath.Join(dir, "big.pem")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(big, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, 8<<30); err != nil {
+		t.Fatal(err)
+	}
+	for file, want := range map[string]string{fifo: "is a named pipe", "/dev/zero": "is a device", big: "more than"} {
+		err := within(t, 5*time.Second, fifo, func() error { _, err := LoadTLS(file, file); return err })
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("LoadTLS(%s) = %v, want an error saying %q", file, err, want)
+		}
 	}
 }
 
