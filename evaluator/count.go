@@ -119,9 +119,20 @@ func (sr *scopeRun) triHolds(t *ptri) int64 {
 // when its count stayed the same. When most nodes change at every
 // snapshot, half the properties are counted again at each, and the calls
 // and the loop of recountHolds and triHolds took most of their time.
+//
+// A run of one snapshot, the previous, that ends here, as most do when
+// most nodes change at every snapshot, is added to the property's sums
+// in line too, unless its stats take its moment or tags (flush).
 func (e *fast) recountFew(sc *scope, sr *scopeRun) {
 	nw, nb := sr.nw, int64(sr.nb)
 	bs, m := sr.bits, sr.lastMask
+	prev := int32(e.idx - 1)
+	// The previous snapshot is tagged: e.tagged ends with it, or with it
+	// and the current one.
+	tagged := false
+	for _, k := range e.tagged[max(0, len(e.tagged)-2):] {
+		tagged = tagged || k == prev
+	}
 	for w, d := range sr.dirty {
 		if d == 0 {
 			continue
@@ -142,7 +153,16 @@ func (e *fast) recountFew(sc *scope, sr *scopeRun) {
 				bits.OnesCount64(((l0[1]^x0)|(l1[1]^x1)|(l2[1]^x2))&m[1]) +
 				bits.OnesCount64(((l0[2]^x0)|(l1[2]^x1)|(l2[2]^x2))&m[2]) +
 				bits.OnesCount64(((l0[3]^x0)|(l1[3]^x1)|(l2[3]^x2))&m[3]))
-			if !sr.goOn(ru, j, holds, nb) {
+			switch {
+			case sr.goOn(ru, j, holds, nb):
+			case ru.start >= 0 && ru.start == prev && ru.nb > 0 && (ru.holds == ru.nb || ru.momentsKept && !tagged):
+				sr.sums[j].add(ru, 1, sr.scores.of(ru.holds, ru.nb))
+				ru.start, ru.holds, ru.nb = int32(e.idx), holds, nb
+				if holds < nb && !ru.owed && !ru.witnessed {
+					ru.owed = true
+					sr.owed = append(sr.owed, j)
+				}
+			default:
 				e.settle(sc, sr, j, holds, int(nb), nil)
 			}
 		}

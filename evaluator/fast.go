@@ -174,8 +174,8 @@ type prun struct {
 
 // psums are what a property's runs add to the counts of its Stats.
 type psums struct {
-	support, bindings, violations, perfect, violating int64
-	score                                             Score
+	support, bindings, violations, perfect int64 // the snapshots of support not perfect are violating
+	score                                  Score
 }
 
 // internBudget bounds the bytes of interned keys an engine keeps; past it
@@ -323,7 +323,7 @@ func (e *fast) finish() {
 			st.Bindings += c.bindings
 			st.Violations += c.violations
 			st.Perfect += c.perfect
-			st.ViolatingSnapshots += c.violating
+			st.ViolatingSnapshots += c.support - c.perfect
 			st.ScoreSum = st.ScoreSum.Add(c.score)
 			*c = psums{}
 		}
@@ -1434,10 +1434,7 @@ func (e *fast) flush(sc *scope, sr *scopeRun, j int32) {
 	}
 	c := &sr.sums[j]
 	r := int64(n)
-	c.support += r
-	c.bindings += r * ru.nb
-	c.violations += r * (ru.nb - ru.holds)
-	c.score = c.score.AddN(sr.scores.of(ru.holds, ru.nb), r)
+	c.add(ru, r, Score{}.AddN(sr.scores.of(ru.holds, ru.nb), r))
 	pp := &sc.props[j]
 	if e.patterns && pp.patterns {
 		st := &e.task.acc[pp.index]
@@ -1446,10 +1443,8 @@ func (e *fast) flush(sc *scope, sr *scopeRun, j int32) {
 		}
 	}
 	if ru.holds == ru.nb {
-		c.perfect += r
 		return
 	}
-	c.violating += r
 	k, _ := slices.BinarySearch(e.tagged, int32(start))
 	tagged := k < len(e.tagged) && int(e.tagged[k]) < e.idx
 	if ru.momentsKept && !tagged {
@@ -1463,6 +1458,18 @@ func (e *fast) flush(sc *scope, sr *scopeRun, j int32) {
 	ru.momentsKept = st.momentsKept(e.task.moments, e.task.full)
 	for ; k < len(e.tagged) && int(e.tagged[k]) < e.idx; k++ {
 		st.countTags(e.tags[e.tagged[k]])
+	}
+}
+
+// add adds to c a run of r snapshots with ru's counts, whose scores sum
+// to sum.
+func (c *psums) add(ru *prun, r int64, sum Score) {
+	c.support += r
+	c.bindings += r * ru.nb
+	c.violations += r * (ru.nb - ru.holds)
+	c.score = c.score.Add(sum)
+	if ru.holds == ru.nb {
+		c.perfect += r
 	}
 }
 
