@@ -51,6 +51,9 @@ func Init(ctx context.Context, tr *trace.Trace, w io.Writer) error {
 		if err := specs.CheckName(c.Name); err != nil {
 			whys[i] = err
 		}
+		if len(c.Name) > maxNameLen {
+			whys[i] = errLongName(c.Name)
+		}
 		if whys[i] != nil {
 			typs[i] = ""
 		}
@@ -96,7 +99,7 @@ func Init(ctx context.Context, tr *trace.Trace, w io.Writer) error {
 	}
 	for i, c := range tr.Schema {
 		if whys[i] != nil {
-			fmt.Fprintf(&b, "  # column %s left out: %v\n", strconv.Quote(c.Name), whys[i])
+			fmt.Fprintf(&b, "  # column %s left out: %v\n", cut(c.Name), whys[i])
 			continue
 		}
 		typ, err := typeExpr(c.Type, c.Name, intNames)
@@ -243,6 +246,30 @@ func stringsOf(v any) []string {
 	return nil
 }
 
+// maxNameLen bounds the names of the variables and fields a starter spec
+// declares: every property over one repeats its name (a field named by a
+// JSON key of 10 MB ran infer out of memory building the properties'
+// text). maxFields bounds the fields of a struct it declares, each
+// compared with the others (a JSON object of 50,000 keys, which collect
+// takes as a struct, took spec init 56 s and infer out of memory).
+const (
+	maxNameLen = 256
+	maxFields  = 256
+)
+
+// errLongName says why a starter spec does not declare name.
+func errLongName(name string) error {
+	return fmt.Errorf("a name of %d bytes, longer than the %d of a starter spec", len(name), maxNameLen)
+}
+
+// cut returns name quoted, cut to its first 64 bytes.
+func cut(name string) string {
+	if len(name) > 64 {
+		return strconv.Quote(name[:64]) + "…"
+	}
+	return strconv.Quote(name)
+}
+
 // typeExpr returns the type expression of a physical type at path (a
 // column name, then [] for an element and .f for a field), with the
 // integer positions named in ints given their semantic types.
@@ -268,11 +295,17 @@ func typeExpr(dt arrow.DataType, path string, ints map[string]string) (string, e
 			return "map<string, " + elem + ">", err
 		}
 	case *arrow.StructType:
-		if dt.NumFields() == 0 {
+		switch {
+		case dt.NumFields() == 0:
 			return "", fmt.Errorf("struct without fields")
+		case dt.NumFields() > maxFields:
+			return "", fmt.Errorf("a struct of %d fields, more than the %d a starter spec compares (declare the fields to compare)", dt.NumFields(), maxFields)
 		}
 		fields := make([]string, dt.NumFields())
 		for i, f := range dt.Fields() {
+			if len(f.Name) > maxNameLen {
+				return "", fmt.Errorf("field %s: %w", cut(f.Name), errLongName(f.Name))
+			}
 			if specs.CheckName(f.Name) != nil {
 				return "", fmt.Errorf("field %s cannot be named in a spec", strconv.Quote(f.Name))
 			}

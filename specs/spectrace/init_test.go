@@ -171,3 +171,50 @@ func TestInitLongStrings(t *testing.T) {
 		t.Errorf("Init declared v otherwise than as a string:\n%s", out.String())
 	}
 }
+
+// TestInitHugeNames checks that a starter spec leaves out, with a short
+// comment, a column whose name, or a struct whose field names or number
+// of fields, would make every property over it huge: collect takes the
+// keys of a JSON object as a struct's fields, and a key of 10 MB (or
+// 50,000 keys) declared as such ran augur infer out of memory.
+func TestInitHugeNames(t *testing.T) {
+	long := strings.Repeat("k", 10000)
+	var many []arrow.Field
+	manyVal := map[string]any{}
+	for i := range maxFields + 1 {
+		name := fmt.Sprintf("f%d", i)
+		many = append(many, arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Int64, Nullable: true})
+		manyVal[name] = int64(i)
+	}
+	schema := trace.Schema{
+		{Name: "term", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "acks", Type: arrow.StructOf(arrow.Field{Name: long, Type: arrow.FixedWidthTypes.Boolean, Nullable: true})},
+		{Name: "wide", Type: arrow.StructOf(many...)},
+		{Name: "v" + long, Type: arrow.PrimitiveTypes.Int64},
+	}
+	b := tracetest.New(t, schema, trace.Options{System: "names"})
+	for i := range 3 {
+		row := b.State("n0", uint64(i), int64(i), map[string]any{long: true}, manyVal, int64(i))
+		b.Snapshot(trace.Snapshot{ID: uint64(i), TS: uint64(i), Members: []uint32{row}})
+	}
+	var out strings.Builder
+	if err := Init(context.Background(), b.Open(), &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`# column "acks" left out: field "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"…: a name of 10000 bytes, longer than the 256 of a starter spec`,
+		`# column "wide" left out: a struct of 257 fields, more than the 256 a starter spec compares`,
+		`# column "vkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"… left out: a name of 10001 bytes`,
+		"\n  term: ",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the starter spec lacks %q", want)
+		}
+	}
+	if out.Len() > 8<<10 {
+		t.Errorf("a starter spec of %d bytes", out.Len())
+	}
+	if _, err := specs.Parse("s.yaml", []byte(out.String())); err != nil {
+		t.Errorf("the starter spec does not parse: %v", err)
+	}
+}
