@@ -14,7 +14,10 @@
 // local state, so the search follows chains of messages from a changed
 // node rather than every interleaving of timers: the paper's trade of
 // completeness for depth. The checks, compiled by package checker, are
-// evaluated on every explored state. The model's own state may violate
+// evaluated on every explored state: as an event changes one node at
+// most, at the bindings of that node, whose failing ones replace the
+// node's in its parent's count, and on the whole state only when it
+// violates. The model's own state may violate
 // them already; a state violates when it adds failing bindings to the
 // model's, and that ends its chain, which is reported as a [Path] with
 // the witness. The violating paths of an earlier search can be replayed
