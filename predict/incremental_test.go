@@ -115,4 +115,3 @@ func describe(p *predict.Path) string {
 	}
 	return s
 }
-
