@@ -7,8 +7,9 @@
 //
 // [Learn], in order:
 //
-//  1. generates the pool of the spec with the constants mined from the
-//     first run, and evaluates it over each run in turn, each run
+//  1. generates the pool of the spec (with Options.Iterate, over more
+//     containers) with the constants mined from the first run, and
+//     evaluates it over each run in turn, each run
 //     evaluating only what the runs before it kept;
 //  2. keeps a property that, in every run, is non-vacuous (some binding
 //     exists) in at least Options.MinSupport of the run's snapshots,

@@ -11,6 +11,7 @@ import (
 	"github.com/augur-dev/augur/checker"
 	"github.com/augur-dev/augur/evaluator"
 	"github.com/augur-dev/augur/filter"
+	"github.com/augur-dev/augur/generator"
 	"github.com/augur-dev/augur/grammar"
 	"github.com/augur-dev/augur/pipeline"
 	"github.com/augur-dev/augur/reporter"
@@ -35,6 +36,13 @@ type Options struct {
 	// properties violated in at most this share of each run's
 	// non-vacuous snapshots (and in some snapshot of some run).
 	Almost float64
+
+	// Iterate names containers of the spec whose elements the pool also
+	// quantifies over, besides those of its generate.iterate: the spec is
+	// the reporter's too, whose ranks a larger pool would move, while a
+	// guard may want what only an iterator says (that two acceptors'
+	// votes agree). The checks file names the spec unchanged.
+	Iterate []string
 
 	// Progress, if set, is told how far evaluation is.
 	Progress pipeline.Progress
@@ -90,7 +98,7 @@ func Learn(ctx context.Context, specPath string, traces []string, o Options) (*R
 	if o.MinSupport < 0 || o.MinSupport > 1 || o.Almost < 0 || o.Almost >= 1 {
 		return nil, fmt.Errorf("learn: the least support (%g) is a share in (0, 1] and the almost-invariants' violating share (%g) one in [0, 1)", o.MinSupport, o.Almost)
 	}
-	p, err := pipeline.Open(specPath, traces[0])
+	p, err := open(specPath, traces[0], o.Iterate)
 	if err != nil {
 		return nil, err
 	}
@@ -126,6 +134,43 @@ func Learn(ctx context.Context, specPath string, traces []string, o Options) (*R
 		}
 	}
 	return r, nil
+}
+
+// open opens the spec at specPath and the run at tracePath as
+// pipeline.Open does, its pool also iterating over the containers of
+// iterate.
+func open(specPath, tracePath string, iterate []string) (_ *pipeline.Pipeline, err error) {
+	if len(iterate) == 0 {
+		return pipeline.Open(specPath, tracePath)
+	}
+	spec, tr, err := pipeline.OpenFitting(specPath, tracePath)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			tr.Close()
+		}
+	}()
+	g := &spec.Generate
+	for _, name := range iterate {
+		if !slices.Contains(g.Iterate, name) {
+			g.Iterate = append(g.Iterate, name)
+		}
+	}
+	consts, err := generator.MineConstants(tr, spec)
+	if err != nil {
+		return nil, err
+	}
+	pool, err := generator.Generate(spec, consts)
+	if err != nil {
+		return nil, fmt.Errorf("learn: %w", err)
+	}
+	prog, err := evaluator.Compile(spec, pool.Props)
+	if err != nil {
+		return nil, fmt.Errorf("generated properties do not compile: %w", err)
+	}
+	return &pipeline.Pipeline{Spec: spec, Trace: tr, Constants: consts, Pool: pool, Generated: len(pool.Props), Program: prog}, nil
 }
 
 // learner holds the properties still kept, and what the runs say of

@@ -273,3 +273,36 @@ func TestVet(t *testing.T) {
 		t.Errorf("%d changes, want %d", v.Changes, 2*19)
 	}
 }
+
+// TestLearnIterate checks that Options.Iterate adds iterators to the
+// pool of a spec that names none, and that an unknown container is an
+// error.
+func TestLearnIterate(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "toy.yaml")
+	if err := os.WriteFile(path, []byte(strings.Replace(testSpec, "iterate: [items]", "iterate: []", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	good := run{n: 40, itemsEvery: 2}
+	traces := []string{good.write(t, dir, "run0"), good.write(t, dir, "run1")}
+	learned := func(o Options) map[string]bool {
+		res, err := Learn(context.Background(), path, traces, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]bool{}
+		for _, c := range res.Checks {
+			got[c.Text] = true
+		}
+		return got
+	}
+	if learned(Options{})[itemInY] {
+		t.Errorf("%s learned without an iterator over items", itemInY)
+	}
+	if !learned(Options{Iterate: []string{"items"}})[itemInY] {
+		t.Errorf("%s not learned with Iterate: [items]", itemInY)
+	}
+	if _, err := Learn(context.Background(), path, traces, Options{Iterate: []string{"x"}}); err == nil || !strings.Contains(err.Error(), "not a container") {
+		t.Errorf("Iterate: [x]: got error %v, want one saying x is not a container", err)
+	}
+}

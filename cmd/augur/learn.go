@@ -42,6 +42,7 @@ func newLearnCmd(runF func(*learnOptions) error) *cobra.Command {
 	f.StringSliceVar(&o.vet, "vet", nil, "runs believed good, held out from learning: drop the checks that would refuse one of their changes")
 	f.Float64Var(&o.lo.MinSupport, "min-support", learn.DefaultMinSupport, "least share of each run's snapshots at which a property is non-vacuous")
 	f.Float64Var(&o.lo.Almost, "almost", 0, "also learn the properties violated in at most this share of each run's non-vacuous snapshots")
+	f.StringSliceVar(&o.lo.Iterate, "iterate", nil, "containers of the spec to quantify over besides those its generate.iterate names (the learned pool only)")
 	evaluatorFlag(f, &o.lo.Evaluator)
 	cliflag.Workers(f, &o.lo.Workers)
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress on stderr")
