@@ -113,6 +113,10 @@ type Anomaly struct {
 	// representative fails, far more often than chance, so that it ranks
 	// after the anomalies with moments of their own; "" when none.
 	During string `json:"during,omitempty"`
+	// Refines is the text of the simpler property of which the
+	// representative is a syntactic weakening, kept as an implication,
+	// listed just before it; "" when none.
+	Refines string `json:"refines,omitempty"`
 	// BaselineViolatingSnapshots counts the snapshots of the baseline
 	// where the representative fails: such anomalies rank after the
 	// others.
@@ -197,7 +201,7 @@ func (x *Explanation) fate(f *reporter.Fate, n int) {
 		}
 	}
 	if f.Anomaly != nil {
-		x.Anomaly = &Anomaly{Representative: f.Anomaly.Text, ID: f.Anomaly.ID, Role: f.Role, During: f.Anomaly.During, BaselineViolatingSnapshots: f.Anomaly.BaselineViolatingSnapshots}
+		x.Anomaly = &Anomaly{Representative: f.Anomaly.Text, ID: f.Anomaly.ID, Role: f.Role, During: f.Anomaly.During, Refines: f.Anomaly.Refines, BaselineViolatingSnapshots: f.Anomaly.BaselineViolatingSnapshots}
 	}
 	if f.Broken != nil {
 		x.Broken = &Broken{ViolatingSnapshots: f.Broken.ViolatingSnapshots, Representative: f.BrokenRep.Text, Rank: f.BrokenRank}
@@ -828,6 +832,9 @@ func (x *Explanation) WriteText(w io.Writer) error {
 			label("anomaly")("represents its anomaly, which ranks %d of %d (augur infer --all)", x.Order, x.Anomalies)
 		} else {
 			label("anomaly")("%s, under %s, whose anomaly ranks %d of %d (augur infer --all)", a.Role, a.Representative, x.Order, x.Anomalies)
+		}
+		if a.Refines != "" {
+			more("it refines %s, listed just before it: it fails only where that one does", a.Refines)
 		}
 		if a.During != "" {
 			more("it fails during the episodes of %s: ranked after the anomalies with moments of their own", a.During)

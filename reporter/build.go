@@ -205,6 +205,11 @@ type Entry struct {
 	// near this one's, far more often than chance: this one ranks after
 	// the anomalies that fail at moments of their own.
 	During string `json:"during,omitempty"`
+	// Refines is the text of a simpler property of which this one is a
+	// syntactic weakening (this one = it or R), kept because R explains
+	// its violations, and which ranked below this one: this one fails
+	// only where it does, and it is listed just before this one.
+	Refines string `json:"refines,omitempty"`
 	// BaselineViolatingSnapshots counts the snapshots of the baseline
 	// where the property fails.
 	BaselineViolatingSnapshots int64               `json:"baseline_violating_snapshots,omitempty"`
@@ -284,6 +289,7 @@ func Build(in Input, opts Options) (*Report, error) {
 	}
 	slices.SortStableFunc(r.AlmostInvariants, byScore)
 	duringLast(r.AlmostInvariants, moments, res.Snapshots, th.Grouping, opts.HoldRatio, th.DuringLevel)
+	refinedFirst(r.AlmostInvariants, opts.HoldRatio)
 	if opts.SteadyTag != "" {
 		steadyFirst(r.AlmostInvariants)
 	}

@@ -101,8 +101,11 @@ func writeSection(b *strings.Builder, s section) {
 		if len(e.ExplainedBy) > 0 {
 			fmt.Fprintf(tw, "\t\t\t%s\n", explainedBy(e.ExplainedBy, maxLine-indent))
 		}
+		if e.Refines != "" {
+			fmt.Fprintf(tw, "\t\t\t  %s\n", naming("refines", e.Refines, "a simpler property", ", listed before it: fails only where it does", ranks, maxLine-indent))
+		}
 		if e.During != "" {
-			fmt.Fprintf(tw, "\t\t\t  %s\n", during(e.During, ranks, maxLine-indent))
+			fmt.Fprintf(tw, "\t\t\t  %s\n", naming("fails during the episodes of", e.During, "another anomaly", ": ranked after the anomalies with moments of their own", ranks, maxLine-indent))
 		}
 		if e.BaselineViolatingSnapshots > 0 {
 			fmt.Fprintf(tw, "\t\t\t  fails in the baseline too (%s)\n", plural(e.BaselineViolatingSnapshots, "snapshot"))
@@ -148,18 +151,18 @@ func explainedBy(by []string, width int) string {
 	return fmt.Sprintf("  explained by %d longer properties (--format json lists them)", len(by))
 }
 
-// during returns the line saying during which anomaly's episodes an
-// entry fails, by its rank when the report lists it, else by its text
-// when it fits in width characters.
-func during(text string, ranks map[string]int, width int) string {
-	const ranked = ": ranked after the anomalies with moments of their own"
+// naming returns a line that names another entry: what, then the
+// entry by its rank when the report lists it, else by its text when the
+// line fits in width characters, else as unnamed (the JSON names it);
+// then why.
+func naming(what, text, unnamed, why string, ranks map[string]int, width int) string {
 	if r, ok := ranks[text]; ok {
-		return fmt.Sprintf("fails during the episodes of #%d%s", r, ranked)
+		return fmt.Sprintf("%s #%d%s", what, r, why)
 	}
-	if s := "fails during the episodes of " + text + ranked; utf8.RuneCountInString(s) <= width {
+	if s := what + " " + text + why; utf8.RuneCountInString(s) <= width {
 		return s
 	}
-	return "fails during the episodes of another anomaly (--format json names it)" + ranked
+	return what + " " + unnamed + " (--format json names it)" + why
 }
 
 // formatTags renders tag counts, most frequent first.

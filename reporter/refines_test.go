@@ -1,0 +1,101 @@
+package reporter
+
+import (
+	"slices"
+	"testing"
+)
+
+// ordered returns the entries of props (each failing at its moments,
+// standing out unless named in quiet) in the order given.
+func ordered(t *testing.T, props map[string][]uint64, order []string, quiet ...string) []*Entry {
+	t.Helper()
+	byText := map[string]*Entry{}
+	for _, e := range entries(t, props) {
+		e.TemporalRate = 0.99
+		if slices.Contains(quiet, e.Text) {
+			e.TemporalRate = 0.5
+		}
+		byText[e.Text] = e
+	}
+	es := make([]*Entry, len(order))
+	for i, s := range order {
+		if es[i] = byText[s]; es[i] == nil {
+			t.Fatalf("%s is not in props", s)
+		}
+	}
+	return es
+}
+
+func TestRefinedFirst(t *testing.T) {
+	const (
+		q     = `forall n0 in nodes: n0.applied <= n0.commit`
+		p     = `forall n0, n1 in nodes: n0.applied <= n0.commit or n0.term != n1.term`
+		p2    = `forall n0 in nodes: n0.applied <= n0.commit or n0.state == "leader"`
+		pp    = `forall n0, n1 in nodes: n0.applied <= n0.commit or n0.state == "leader" or n0.term != n1.term`
+		other = `forall n0, n1 in nodes: n0.commit <= n1.commit or n0.term != n1.term`
+		last  = `forall n0 in nodes: n0.term <= n0.commit`
+	)
+	props := map[string][]uint64{
+		q:     every(100, 12),
+		p:     every(300, 2),
+		p2:    every(200, 3),
+		pp:    every(600, 1),
+		other: span(50, 52),
+		last:  every(90, 20),
+	}
+	for _, tt := range []struct {
+		name    string
+		order   []string
+		quiet   []string // not standing out
+		during  []string // failing during another's episodes
+		want    []string
+		refines map[string]string
+	}{{
+		name:    "what a weakening refines is listed just before it",
+		order:   []string{other, p, last, q},
+		want:    []string{other, q, p, last},
+		refines: map[string]string{p: q},
+	}, {
+		name:  "a weakening below what it weakens stays",
+		order: []string{q, other, p, last},
+		want:  []string{q, other, p, last},
+	}, {
+		name:  "a property that does not stand out is not listed earlier",
+		order: []string{p, other, q},
+		quiet: []string{q},
+		want:  []string{p, other, q},
+	}, {
+		name:   "a property that fails during another's episodes is not listed earlier",
+		order:  []string{p, other, q},
+		during: []string{q},
+		want:   []string{p, other, q},
+	}, {
+		name:    "two refinements: the first brings what they refine, the second stays",
+		order:   []string{p2, other, p, q},
+		want:    []string{q, p2, other, p},
+		refines: map[string]string{p2: q},
+	}, {
+		name:    "a refinement of a refinement brings both, simplest first",
+		order:   []string{pp, other, p2, q, last},
+		want:    []string{q, p2, pp, other, last},
+		refines: map[string]string{pp: p2, p2: q},
+	}} {
+		t.Run(tt.name, func(t *testing.T) {
+			es := ordered(t, props, tt.order, tt.quiet...)
+			for _, e := range es {
+				if slices.Contains(tt.during, e.Text) {
+					e.During = other
+				}
+			}
+			refinedFirst(es, 0.95)
+			if got := texts(es); !slices.Equal(got, tt.want) {
+				t.Errorf("order\n%q\nwant\n%q", got, tt.want)
+			}
+			for _, e := range es {
+				if want := tt.refines[e.Text]; e.Refines != want {
+					t.Errorf("%s: Refines = %q, want %q", e.Text, e.Refines, want)
+				}
+			}
+		})
+	}
+}
