@@ -7,9 +7,7 @@ import (
 
 // refinedFirst lists, before each entry P of es (representatives in rank
 // order), the entries standing out at holdRatio that P refines and that
-// rank below it, and sets P's Refines to the last of them. An entry that
-// fails during another's episodes (During, see duringLast) is not
-// brought forward: it ranks after the others whatever refines it. P refines Q
+// rank below it, and sets P's Refines to the last of them. P refines Q
 // when it is a syntactic weakening P = Q or R: it fails only where Q
 // does, so its anomaly is part of Q's. Such a P is an anomaly of its own
 // only when R explains Q's violations (the or-effect test keeps it: R
@@ -19,7 +17,9 @@ import (
 // test of the counts can tell; listing Q just before P shows the simple
 // property a person would write at the rank of its most telling part,
 // and costs P one place, where listing P after Q would push a bug that
-// only P pins down down to Q's rank. Everything else keeps its order.
+// only P pins down down to Q's rank. An entry that fails during
+// another's episodes (During, see duringLast) is not brought forward.
+// Everything else keeps its order.
 func refinedFirst(es []*Entry, holdRatio float64) {
 	bySym := map[string]*Entry{}
 	pos := make(map[*Entry]int, len(es))
