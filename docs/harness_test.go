@@ -1,6 +1,7 @@
 package docs_test
 
 import (
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"os"
@@ -16,33 +17,18 @@ import (
 // standard library's httptest and fstest are: no product package links
 // the testing package and its flags.
 func TestHarnesses(t *testing.T) {
-	fset := token.NewFileSet()
 	harnesses := 0
-	for _, dir := range goDirs(t, "..") {
-		ents, err := os.ReadDir(filepath.Join("..", dir))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range ents {
-			name := e.Name()
-			if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+	eachProductFile(t, func(dir, name string, f *ast.File) {
+		for _, imp := range f.Imports {
+			if path, _ := strconv.Unquote(imp.Path.Value); path != "testing" {
 				continue
 			}
-			f, err := parser.ParseFile(fset, filepath.Join("..", dir, name), nil, parser.ImportsOnly)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, imp := range f.Imports {
-				if path, _ := strconv.Unquote(imp.Path.Value); path != "testing" {
-					continue
-				}
-				harnesses++
-				if !strings.HasSuffix(f.Name.Name, "test") {
-					t.Errorf("%s/%s: package %s imports testing outside a _test.go file; a test harness is a package named …test", dir, name, f.Name.Name)
-				}
+			harnesses++
+			if !strings.HasSuffix(f.Name.Name, "test") {
+				t.Errorf("%s/%s: package %s imports testing outside a _test.go file; a test harness is a package named …test", dir, name, f.Name.Name)
 			}
 		}
-	}
+	})
 	if harnesses == 0 {
 		t.Error("no harness found: the walk missed the module")
 	}
@@ -55,11 +41,25 @@ func TestHarnesses(t *testing.T) {
 // the compiled form of properties, is to leave internal/ (issue 29).
 func TestInternalLeaves(t *testing.T) {
 	const module = "github.com/augur-dev/augur/"
+	eachProductFile(t, func(dir, name string, f *ast.File) {
+		if !strings.HasPrefix(dir, "internal/") || dir == "internal/ir" || strings.HasSuffix(f.Name.Name, "test") {
+			return
+		}
+		for _, imp := range f.Imports {
+			path, _ := strconv.Unquote(imp.Path.Value)
+			if strings.HasPrefix(path, module) && !strings.HasPrefix(path, module+"internal/") {
+				t.Errorf("%s/%s imports %s: a helper under internal/ imports only the standard library, other modules and internal/", dir, name, path)
+			}
+		}
+	})
+}
+
+// eachProductFile calls fn with each Go file of the module that is not a
+// test, by package directory and name, parsed up to its imports.
+func eachProductFile(t *testing.T, fn func(dir, name string, f *ast.File)) {
+	t.Helper()
 	fset := token.NewFileSet()
 	for _, dir := range goDirs(t, "..") {
-		if !strings.HasPrefix(dir, "internal/") || dir == "internal/ir" {
-			continue
-		}
 		ents, err := os.ReadDir(filepath.Join("..", dir))
 		if err != nil {
 			t.Fatal(err)
@@ -73,15 +73,7 @@ func TestInternalLeaves(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if strings.HasSuffix(f.Name.Name, "test") {
-				continue
-			}
-			for _, imp := range f.Imports {
-				path, _ := strconv.Unquote(imp.Path.Value)
-				if strings.HasPrefix(path, module) && !strings.HasPrefix(path, module+"internal/") {
-					t.Errorf("%s/%s imports %s: a helper under internal/ imports only the standard library, other modules and internal/", dir, name, path)
-				}
-			}
+			fn(dir, name, f)
 		}
 	}
 }

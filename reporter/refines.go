@@ -1,10 +1,5 @@
 package reporter
 
-import (
-	"cmp"
-	"slices"
-)
-
 // refinedFirst lists, before each entry P of es (representatives in rank
 // order), the entries standing out at holdRatio that P refines and that
 // rank below it, and sets P's Refines to the last of them. P refines Q
@@ -21,25 +16,23 @@ import (
 // another's episodes (During, see duringLast) is not brought forward.
 // Everything else keeps its order.
 func refinedFirst(es []*Entry, holdRatio float64) {
-	bySym := map[string]*Entry{}
+	byText := make(map[string]*Entry, len(es))
 	pos := make(map[*Entry]int, len(es))
 	for i, e := range es {
+		byText[e.Text] = e
 		pos[e] = i
-		if standsOut(e, holdRatio) && e.During == "" {
-			bySym[e.sym] = e
-		}
 	}
+	// Q's ExplainedBy are the refinements the or-effect test kept.
 	refined := map[*Entry][]*Entry{} // the entries each one refines, in rank order
-	for _, e := range es {
-		if len(e.prop.Property.Matrix) < 2 {
+	for _, q := range es {
+		if !standsOut(q, holdRatio) || q.During != "" {
 			continue
 		}
-		for s := range subDisjunctions(e.prop.Property) {
-			if q := bySym[s]; q != nil && pos[q] > pos[e] {
-				refined[e] = append(refined[e], q)
+		for _, t := range q.ExplainedBy {
+			if p := byText[t]; p != nil && pos[p] < pos[q] {
+				refined[p] = append(refined[p], q)
 			}
 		}
-		slices.SortFunc(refined[e], func(a, b *Entry) int { return cmp.Compare(pos[a], pos[b]) })
 	}
 	if len(refined) == 0 {
 		return

@@ -82,7 +82,10 @@ func TestRefinedFirst(t *testing.T) {
 	}} {
 		t.Run(tt.name, func(t *testing.T) {
 			es := ordered(t, props, tt.order, tt.quiet...)
+			// The or-effect test found each R explaining Q's violations.
+			explained := map[string][]string{q: {p, p2, pp}, p2: {pp}}
 			for _, e := range es {
+				e.ExplainedBy = explained[e.Text]
 				if slices.Contains(tt.during, e.Text) {
 					e.During = other
 				}
