@@ -1,6 +1,10 @@
 package evaluator
 
-import "math/bits"
+import (
+	"math/bits"
+
+	"github.com/augur-dev/augur/internal/bitset"
+)
 
 // This file is the fast evaluator's last stage on a scope: counting its
 // properties once its atoms' bitsets hold the current snapshot. After
@@ -14,6 +18,28 @@ import "math/bits"
 // the bindings changed, 36% where 12% did). Counting every property
 // there, rather than marking them, took about 1.3 times the CPU time
 // (paired whole-process runs of augur infer, 2,000 snapshots).
+
+// countStage is a scope's state for counting its properties and
+// flushing their runs.
+type countStage struct {
+	owed   []int32    // properties that fail and may still take witnesses
+	scores scoreTable // the scores of the current number of bindings (flush)
+
+	// By scope property, in the order of scope.props so that counting
+	// the dirty ones walks memory forward: its run, what its runs added
+	// during the chunk (to its Stats at the end of the chunk), and the
+	// patterns of its run when the task counts them.
+	runs []prun
+	sums []psums
+	pats [][1 << MaxPatternLiterals]int64
+
+	// For the patterns of properties of up to three literals (derive):
+	// the number of bindings where each atom holds, and where each pair
+	// of scope.pairs does, counted at fast.gen onesAt and pairAt (see
+	// evalStage.atomMod).
+	ones, pairN    []int64
+	onesAt, pairAt []uint64
+}
 
 // countAll counts every property of the scope at the current snapshot.
 func (e *fast) countAll(sc *scope, sr *scopeRun) {
@@ -167,4 +193,222 @@ func (e *fast) recountFew(sc *scope, sr *scopeRun) {
 			}
 		}
 	}
+}
+
+// recount counts a property whose atoms changed on the current snapshot.
+// Only the reporter's second pass, limited to the candidates, counts
+// literal patterns (not Options.NoPatterns): the first counts holding bindings
+// alone, one OR and one popcount per word.
+func (e *fast) recount(sc *scope, sr *scopeRun, pp *pprop, j int32) {
+	switch {
+	case !e.patterns || !pp.patterns:
+		e.settle(sc, sr, j, e.holds(sc, sr, j), sr.nb, nil)
+	case len(pp.lits) <= 3:
+		holds := e.holds(sc, sr, j)
+		pats := e.derive(sc, sr, pp, holds)
+		e.settle(sc, sr, j, holds, sr.nb, &pats)
+	default:
+		holds, pats := e.count(sr, pp)
+		e.settle(sc, sr, j, holds, sr.nb, &pats)
+	}
+}
+
+// derive returns the literal patterns of pp, of at most three literals,
+// which holds at holds of the current bindings. By inclusion and
+// exclusion they follow from the number of bindings where each subset of
+// the literals holds together; those of one literal and of two are
+// counted once per atom and per pair of atoms, for every property that
+// shares them, and that of all three follows from holds. A property
+// thus costs one popcount a word, where count takes seven.
+func (e *fast) derive(sc *scope, sr *scopeRun, pp *pprop, holds int64) [1 << MaxPatternLiterals]int64 {
+	nb := int64(sr.nb)
+	var pats [1 << MaxPatternLiterals]int64
+	var o, c [3]int64 // bindings where each literal's atom holds, and where the literal does
+	for i, a := range pp.lits {
+		o[i] = e.ones(sr, a)
+		c[i] = o[i]
+		if pp.xor[i] != 0 {
+			c[i] = nb - o[i]
+		}
+	}
+	pats[0] = nb - holds
+	switch len(pp.lits) {
+	case 1:
+		pats[1] = holds
+	case 2:
+		both := c[0] + c[1] - holds
+		pats[1], pats[2], pats[3] = c[0]-both, c[1]-both, both
+	case 3:
+		var b [3]int64 // bindings where literals 0 and 1, 0 and 2, 1 and 2 hold
+		for n, ij := range [3][2]int{{0, 1}, {0, 2}, {1, 2}} {
+			i, j := ij[0], ij[1]
+			var both int64 // bindings where both atoms hold
+			if pp.lits[i] == pp.lits[j] {
+				both = o[i]
+			} else {
+				both = e.pair(sc, sr, pp.pairs[n])
+			}
+			switch ni, nj := pp.xor[i] != 0, pp.xor[j] != 0; {
+			case ni && nj:
+				both = nb - o[i] - o[j] + both
+			case ni:
+				both = o[j] - both
+			case nj:
+				both = o[i] - both
+			}
+			b[n] = both
+		}
+		all := holds - c[0] - c[1] - c[2] + b[0] + b[1] + b[2]
+		pats[7] = all
+		pats[3], pats[5], pats[6] = b[0]-all, b[1]-all, b[2]-all
+		pats[1] = c[0] - b[0] - b[1] + all
+		pats[2] = c[1] - b[0] - b[2] + all
+		pats[4] = c[2] - b[1] - b[2] + all
+	}
+	return pats
+}
+
+// ones returns the number of the current bindings where atom a holds.
+func (e *fast) ones(sr *scopeRun, a int32) int64 {
+	if at := sr.onesAt[a]; at != 0 && at >= sr.allMod && at >= sr.atomMod[a] {
+		return sr.ones[a]
+	}
+	l := sr.bits[int(a)*sr.nw:][:sr.nw]
+	var c int
+	for w := range len(l) - 1 {
+		c += bits.OnesCount64(l[w])
+	}
+	c += bits.OnesCount64(l[len(l)-1] & bitset.Tail(sr.nb))
+	sr.ones[a], sr.onesAt[a] = int64(c), e.gen
+	return int64(c)
+}
+
+// pair returns the number of the current bindings where both atoms of
+// pair p of the scope hold.
+func (e *fast) pair(sc *scope, sr *scopeRun, p int32) int64 {
+	ab := sc.pairs[p]
+	if at := sr.pairAt[p]; at != 0 && at >= sr.allMod && at >= sr.atomMod[ab[0]] && at >= sr.atomMod[ab[1]] {
+		return sr.pairN[p]
+	}
+	nw := sr.nw
+	l0, l1 := sr.bits[int(ab[0])*nw:][:nw], sr.bits[int(ab[1])*nw:][:nw]
+	var c int
+	for w := range nw - 1 {
+		c += bits.OnesCount64(l0[w] & l1[w])
+	}
+	c += bits.OnesCount64(l0[nw-1] & l1[nw-1] & bitset.Tail(sr.nb))
+	sr.pairN[p], sr.pairAt[p] = int64(c), e.gen
+	return int64(c)
+}
+
+// holds returns the number of the scope's current bindings at which
+// property j holds: the popcount of the OR of its literals' bitsets.
+// Properties of up to three literals, nearly all of a pool, take one
+// loop (scope.tri).
+func (e *fast) holds(sc *scope, sr *scopeRun, j int32) int64 {
+	t := &sr.runs[j].ptri
+	if t.atoms[0] < 0 {
+		last, tail := sr.nw-1, bitset.Tail(sr.nb)
+		pp := &sc.props[j]
+		var c int
+		for w := range last {
+			c += bits.OnesCount64(e.or(sr, pp, w))
+		}
+		c += bits.OnesCount64(e.or(sr, pp, last) & tail)
+		return int64(c)
+	}
+	return sr.triHolds(t)
+}
+
+// count returns the number of the scope's current bindings at which pp,
+// which keeps patterns, holds, and its literal patterns.
+func (e *fast) count(sr *scopeRun, pp *pprop) (int64, [1 << MaxPatternLiterals]int64) {
+	nb, nw := sr.nb, sr.nw
+	tail := bitset.Tail(nb)
+	var holds int64
+	var pats [1 << MaxPatternLiterals]int64
+	switch {
+	case len(pp.lits) == 1:
+		l0, x0 := sr.bits[int(pp.lits[0])*nw:][:nw], pp.xor[0]
+		var c int
+		for w := range nw - 1 {
+			c += bits.OnesCount64(l0[w] ^ x0)
+		}
+		c += bits.OnesCount64((l0[nw-1] ^ x0) & tail)
+		pats[0], pats[1] = int64(nb-c), int64(c)
+		holds = int64(c)
+	case len(pp.lits) == 2:
+		l0, x0 := sr.bits[int(pp.lits[0])*nw:][:nw], pp.xor[0]
+		l1, x1 := sr.bits[int(pp.lits[1])*nw:][:nw], pp.xor[1]
+		var c0, c1, c01 int
+		for w := range nw {
+			a, b := l0[w]^x0, l1[w]^x1
+			if w == nw-1 {
+				a &= tail
+				b &= tail
+			}
+			c0 += bits.OnesCount64(a)
+			c1 += bits.OnesCount64(b)
+			c01 += bits.OnesCount64(a & b)
+		}
+		pats[3] = int64(c01)
+		pats[1] = int64(c0 - c01)
+		pats[2] = int64(c1 - c01)
+		pats[0] = int64(nb - c0 - c1 + c01)
+		holds = int64(nb) - pats[0]
+	default:
+		// pats[S] first counts the bindings where every literal of S
+		// holds; the patterns follow by inclusion and exclusion.
+		k := len(pp.lits)
+		var x [1 << MaxPatternLiterals]uint64
+		for w := range nw {
+			x[0] = ^uint64(0)
+			if w == nw-1 {
+				x[0] = tail
+			}
+			for i, a := range pp.lits {
+				l := sr.bits[int(a)*nw+w] ^ pp.xor[i]
+				for set := range 1 << i {
+					x[set|1<<i] = x[set] & l
+				}
+			}
+			for set := 1; set < 1<<k; set++ {
+				pats[set] += int64(bits.OnesCount64(x[set]))
+			}
+		}
+		pats[0] = int64(nb)
+		for i := range k {
+			for set := range 1 << k {
+				if set&(1<<i) == 0 {
+					pats[set] -= pats[set|1<<i]
+				}
+			}
+		}
+		holds = int64(nb) - pats[0]
+	}
+	return holds, pats
+}
+
+// or returns word w of the disjunction of pp's literals.
+func (e *fast) or(sr *scopeRun, pp *pprop, w int) uint64 {
+	var or uint64
+	for i, a := range pp.lits {
+		or |= sr.bits[int(a)*sr.nw+w] ^ pp.xor[i]
+	}
+	return or
+}
+
+// firstFail returns the first of the scope's current bindings at which
+// pp fails; there must be one.
+func (e *fast) firstFail(sr *scopeRun, pp *pprop) int {
+	for w := range sr.nw {
+		fail := ^e.or(sr, pp, w)
+		if w == sr.nw-1 {
+			fail &= bitset.Tail(sr.nb)
+		}
+		if fail != 0 {
+			return w<<6 + bits.TrailingZeros64(fail)
+		}
+	}
+	panic("evaluator: no failing binding")
 }
