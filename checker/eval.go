@@ -1,6 +1,6 @@
 package checker
 
-import "github.com/augur-dev/augur/internal/ir"
+import "github.com/augur-dev/augur/ir"
 
 // eval evaluates checks binding by binding on the live nodes of a
 // snapshot, as the evaluator's reference engine does on a trace's, and

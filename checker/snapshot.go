@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/augur-dev/augur/internal/ir"
+	"github.com/augur-dev/augur/ir"
 )
 
 // A Snapshot holds the states of the live nodes of a system, for

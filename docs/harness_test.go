@@ -37,12 +37,11 @@ func TestHarnesses(t *testing.T) {
 // TestInternalLeaves checks the rule of architecture.md that the helpers
 // under internal/ are leaves: they import no package of the module
 // outside internal/, so that any layer may use them without an arrow
-// upward. Test harnesses (…test) may import what they test; internal/ir,
-// the compiled form of properties, is to leave internal/ (issue 29).
+// upward. Test harnesses (…test) may import what they test.
 func TestInternalLeaves(t *testing.T) {
 	const module = "github.com/augur-dev/augur/"
 	eachProductFile(t, func(dir, name string, f *ast.File) {
-		if !strings.HasPrefix(dir, "internal/") || dir == "internal/ir" || strings.HasSuffix(f.Name.Name, "test") {
+		if !strings.HasPrefix(dir, "internal/") || strings.HasSuffix(f.Name.Name, "test") {
 			return
 		}
 		for _, imp := range f.Imports {
@@ -52,6 +51,33 @@ func TestInternalLeaves(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestIRLayer checks the place of ir in architecture.md, between the
+// generator and the evaluator: of the module it imports only the
+// property language, the spec, their positions and the helpers under
+// internal/, so that the evaluator and the checker share it without an
+// arrow upward.
+func TestIRLayer(t *testing.T) {
+	const module = "github.com/augur-dev/augur/"
+	above := map[string]bool{"diag": true, "grammar": true, "specs": true}
+	files := 0
+	eachProductFile(t, func(dir, name string, f *ast.File) {
+		if dir != "ir" {
+			return
+		}
+		files++
+		for _, imp := range f.Imports {
+			path, _ := strconv.Unquote(imp.Path.Value)
+			rel, ok := strings.CutPrefix(path, module)
+			if ok && !above[rel] && !strings.HasPrefix(rel, "internal/") {
+				t.Errorf("%s/%s imports %s: ir imports of the module only diag, grammar, specs and internal/", dir, name, path)
+			}
+		}
+	})
+	if files == 0 {
+		t.Error("no file of ir found: the walk missed it")
+	}
 }
 
 // eachProductFile calls fn with each Go file of the module that is not a

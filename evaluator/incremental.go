@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"github.com/augur-dev/augur/internal/bitset"
-	"github.com/augur-dev/augur/internal/ir"
+	"github.com/augur-dev/augur/ir"
 )
 
 // This file is the fast evaluator's stage of incremental re-evaluation:

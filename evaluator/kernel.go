@@ -5,7 +5,7 @@ import (
 
 	"github.com/augur-dev/augur/grammar"
 	"github.com/augur-dev/augur/internal/bitset"
-	"github.com/augur-dev/augur/internal/ir"
+	"github.com/augur-dev/augur/ir"
 )
 
 // This file holds the fast evaluator's atom kernels: a comparison of two

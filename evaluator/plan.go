@@ -7,7 +7,7 @@ import (
 	"strconv"
 
 	"github.com/augur-dev/augur/grammar"
-	"github.com/augur-dev/augur/internal/ir"
+	"github.com/augur-dev/augur/ir"
 	"github.com/augur-dev/augur/specs"
 )
 

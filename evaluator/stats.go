@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 
-	"github.com/augur-dev/augur/internal/ir"
+	"github.com/augur-dev/augur/ir"
 	"github.com/augur-dev/augur/trace"
 )
 

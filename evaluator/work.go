@@ -7,7 +7,7 @@ import (
 
 	"github.com/augur-dev/augur/diag"
 	"github.com/augur-dev/augur/grammar"
-	"github.com/augur-dev/augur/internal/ir"
+	"github.com/augur-dev/augur/ir"
 	"github.com/augur-dev/augur/specs"
 	"github.com/augur-dev/augur/trace"
 )
