@@ -294,16 +294,33 @@ func record(schema *arrow.Schema, s *Stats) (arrow.RecordBatch, error) {
 // A file larger than MaxFileSize, or that is not a regular file (a named
 // pipe, a device), is refused before it is read.
 func Read(path string) (*Stats, error) {
+	return ReadContext(context.Background(), path)
+}
+
+// ReadContext is Read, stopping with ctx's error once ctx is done: a
+// stats file of a large pool takes seconds to decode (0.5 s of CPU a
+// megabyte), and ctx is looked at every readEvery properties.
+func ReadContext(ctx context.Context, path string) (*Stats, error) {
 	data, err := infile.ReadFile(path, MaxFileSize)
 	if err != nil {
 		return nil, err
 	}
-	s, err := read(path, data, true)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s, err := read(ctx, path, data, true)
+	if err != nil && ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
 	if err != nil {
 		return nil, named(path, err)
 	}
 	return s, nil
 }
+
+// readEvery is how many properties ReadContext decodes between looks at
+// its context: some milliseconds.
+const readEvery = 1024
 
 // named returns err of the stats file at path, naming the file.
 func named(path string, err error) error {
@@ -368,7 +385,7 @@ const maxDepth = 3
 
 // read decodes and checks a stats file; verify compares its content with
 // its digest, which only the fuzz test skips, to reach the checks behind.
-func read(path string, data []byte, verify bool) (s *Stats, err error) {
+func read(ctx context.Context, path string, data []byte, verify bool) (s *Stats, err error) {
 	defer func() {
 		// ipcfile leaves nothing for the Arrow library to panic on; should
 		// something remain, it is still an error.
@@ -408,7 +425,7 @@ func read(path string, data []byte, verify bool) (s *Stats, err error) {
 			return nil, err
 		}
 		d.record(rec)
-		err = s.readRecord(rec)
+		err = s.readRecord(ctx, rec)
 		rec.Release()
 		if err != nil {
 			return nil, err
@@ -604,7 +621,7 @@ func sameFields(schema *arrow.Schema) bool {
 	return true
 }
 
-func (s *Stats) readRecord(rec arrow.RecordBatch) error {
+func (s *Stats) readRecord(ctx context.Context, rec arrow.RecordBatch) error {
 	for c := range rec.NumCols() {
 		if rec.Column(int(c)).NullN() > 0 {
 			return fmt.Errorf("column %s has nulls", rec.ColumnName(int(c)))
@@ -612,6 +629,11 @@ func (s *Stats) readRecord(rec arrow.RecordBatch) error {
 	}
 	c := columnsOf(rec)
 	for i := range int(rec.NumRows()) {
+		if i%readEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
 		st := evaluator.Stats{
 			Support:            c.ints[1].Value(i),
 			Bindings:           c.ints[2].Value(i),
@@ -680,7 +702,7 @@ func MergeFiles(ctx context.Context, output string, parts ...string) error {
 	}
 	stats := make([]*Stats, len(parts))
 	for i, path := range parts {
-		p, err := readContext(ctx, path)
+		p, err := ReadContext(ctx, path)
 		if err != nil {
 			return err
 		}
@@ -694,29 +716,4 @@ func MergeFiles(ctx context.Context, output string, parts ...string) error {
 		return err
 	}
 	return Write(output, merged)
-}
-
-// readContext is Read, returning ctx's error as soon as ctx is done. A
-// part of a large pool takes seconds to read (0.5 s of CPU a megabyte);
-// the read then goes on in its goroutine until it ends, and its result
-// is dropped.
-func readContext(ctx context.Context, path string) (*Stats, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	type result struct {
-		s   *Stats
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		s, err := Read(path)
-		done <- result{s, err}
-	}()
-	select {
-	case r := <-done:
-		return r.s, r.err
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
 }

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"bytes"
+	"context"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/ipc"
@@ -36,8 +37,8 @@ func FuzzRead(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		read("fuzz.arrow", data, true)
-		s, err := read("fuzz.arrow", data, false)
+		read(context.Background(), "fuzz.arrow", data, true)
+		s, err := read(context.Background(), "fuzz.arrow", data, false)
 		if err != nil {
 			return
 		}
@@ -50,7 +51,7 @@ func FuzzRead(f *testing.F) {
 		if err := encode(&buf, rec, ipc.WithZstd()); err != nil {
 			t.Fatal(err)
 		}
-		back, err := read("fuzz.arrow", buf.Bytes(), true)
+		back, err := read(context.Background(), "fuzz.arrow", buf.Bytes(), true)
 		if err != nil {
 			t.Fatalf("accepted stats written again cannot be read: %v", err)
 		}

@@ -136,7 +136,7 @@ func Explain(ctx context.Context, specPath, tracePath, propertyText string, o Op
 	if err != nil {
 		return nil, err
 	}
-	p, err := Open(specPath, tracePath)
+	p, err := OpenContext(ctx, specPath, tracePath)
 	if err != nil {
 		return nil, err
 	}

@@ -72,8 +72,17 @@ type Pipeline struct {
 // Open loads the spec and the trace, checks that the spec fits the
 // trace's variables, and generates and compiles the property pool, which
 // depends only on them. The caller closes the pipeline.
-func Open(specPath, tracePath string) (_ *Pipeline, err error) {
-	spec, tr, err := OpenFitting(specPath, tracePath)
+func Open(specPath, tracePath string) (*Pipeline, error) {
+	return OpenContext(context.Background(), specPath, tracePath)
+}
+
+// OpenContext is Open, returning ctx's error within moments once ctx is
+// done: checking the spec's enums looks at ctx, and generating and
+// compiling a pool, which take seconds for tens of thousands of
+// properties and no context, go on in a goroutine whose result is
+// dropped.
+func OpenContext(ctx context.Context, specPath, tracePath string) (_ *Pipeline, err error) {
+	spec, tr, err := openFitting(ctx, specPath, tracePath)
 	if err != nil {
 		return nil, err
 	}
@@ -86,15 +95,37 @@ func Open(specPath, tracePath string) (_ *Pipeline, err error) {
 	if err != nil {
 		return nil, err
 	}
-	pool, err := generator.Generate(spec, consts)
-	if err != nil {
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	prog, err := evaluator.Compile(spec, pool.Props)
-	if err != nil {
-		return nil, fmt.Errorf("generated properties do not compile: %w", err)
+	type built struct {
+		pool *generator.Pool
+		prog *evaluator.Program
+		err  error
 	}
-	return &Pipeline{Spec: spec, Trace: tr, Constants: consts, Pool: pool, Generated: len(pool.Props), Program: prog, specPath: specPath, tracePath: tracePath}, nil
+	done := make(chan built, 1)
+	go func() {
+		pool, err := generator.Generate(spec, consts)
+		if err != nil {
+			done <- built{err: err}
+			return
+		}
+		prog, err := evaluator.Compile(spec, pool.Props)
+		if err != nil {
+			err = fmt.Errorf("generated properties do not compile: %w", err)
+		}
+		done <- built{pool, prog, err}
+	}()
+	var b built
+	select {
+	case b = <-done:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if b.err != nil {
+		return nil, b.err
+	}
+	return &Pipeline{Spec: spec, Trace: tr, Constants: consts, Pool: b.pool, Generated: len(b.pool.Props), Program: b.prog, specPath: specPath, tracePath: tracePath}, nil
 }
 
 // Generate generates the pool of the spec at specPath, with the constants
@@ -124,6 +155,12 @@ func Generate(specPath, tracePath string) (*generator.Pool, error) {
 // values; a trace given as JSONL, or after the spec, is an error that
 // says what to give instead. The caller closes the trace.
 func OpenFitting(specPath, tracePath string) (*specs.Spec, *trace.Trace, error) {
+	return openFitting(context.Background(), specPath, tracePath)
+}
+
+// openFitting is OpenFitting, stopping the check of the enums once ctx
+// is done.
+func openFitting(ctx context.Context, specPath, tracePath string) (*specs.Spec, *trace.Trace, error) {
 	if err := checkInputs(specPath, tracePath); err != nil {
 		return nil, nil, err
 	}
@@ -137,7 +174,7 @@ func OpenFitting(specPath, tracePath string) (*specs.Spec, *trace.Trace, error) 
 	}
 	err = spectrace.Check(spec, tr.Schema)
 	if err == nil {
-		err = spectrace.CheckEnums(context.TODO(), spec, tr) // OpenFitting takes no context yet
+		err = spectrace.CheckEnums(ctx, spec, tr)
 	}
 	if err != nil {
 		tr.Close()
@@ -152,7 +189,7 @@ func (p *Pipeline) Close() error { return p.Trace.Close() }
 // Infer runs the whole pipeline: spec and trace, constants, generation,
 // evaluation with filtering, and the report.
 func Infer(ctx context.Context, specPath, tracePath string, o Options) (*reporter.Report, error) {
-	p, err := Open(specPath, tracePath)
+	p, err := OpenContext(ctx, specPath, tracePath)
 	if err != nil {
 		return nil, err
 	}

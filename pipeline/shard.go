@@ -14,7 +14,7 @@ import (
 // which differ between shards, and merged stats must equal a single
 // run's, so o.NoFilter is implied.
 func Shard(ctx context.Context, specPath, tracePath string, sh evaluator.Shard, o Options) (*cluster.Stats, error) {
-	p, specHash, err := openHashed(specPath, tracePath)
+	p, specHash, err := openHashed(ctx, specPath, tracePath)
 	if err != nil {
 		return nil, err
 	}
@@ -27,7 +27,7 @@ func Shard(ctx context.Context, specPath, tracePath string, sh evaluator.Shard, 
 // [ReportStats] would in one run: the stats let augur report build the
 // report again, in any format, without evaluating.
 func InferStats(ctx context.Context, specPath, tracePath string, o Options) (*reporter.Report, *cluster.Stats, error) {
-	p, specHash, err := openHashed(specPath, tracePath)
+	p, specHash, err := openHashed(ctx, specPath, tracePath)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -65,7 +65,7 @@ func (p *Pipeline) shard(ctx context.Context, specHash string, sh evaluator.Shar
 // again, which is deterministic, and checks that the stats were computed
 // from this spec, this trace and this pool.
 func ReportStats(ctx context.Context, specPath, tracePath string, st *cluster.Stats, o Options) (*reporter.Report, error) {
-	p, specHash, err := openHashed(specPath, tracePath)
+	p, specHash, err := openHashed(ctx, specPath, tracePath)
 	if err != nil {
 		return nil, err
 	}
@@ -78,12 +78,12 @@ func ReportStats(ctx context.Context, specPath, tracePath string, st *cluster.St
 
 // openHashed opens the pipeline of a spec and a trace, with the hash of
 // the spec file that partial stats are stamped with.
-func openHashed(specPath, tracePath string) (*Pipeline, string, error) {
+func openHashed(ctx context.Context, specPath, tracePath string) (*Pipeline, string, error) {
 	specHash, err := cluster.SpecHash(specPath)
 	if err != nil {
 		return nil, "", err
 	}
-	p, err := Open(specPath, tracePath)
+	p, err := OpenContext(ctx, specPath, tracePath)
 	if err != nil {
 		return nil, "", err
 	}

@@ -44,7 +44,7 @@ func runReport(ctx context.Context, o *reportOptions) error {
 	if err != nil {
 		return err
 	}
-	st, err := cluster.Read(o.stats)
+	st, err := cluster.ReadContext(ctx, o.stats)
 	if err != nil {
 		return err
 	}

@@ -58,6 +58,11 @@ func TestSignals(t *testing.T) {
 		t.Fatal(err)
 	}
 	augur(t, "collect", "../../testdata/small.jsonl", "-o", in("run.trace"))
+	// report reads stats of 66,000 properties and generates and compiles
+	// the pool again: seconds of CPU, which took no context.
+	writeIntTrace(t, in("vars.trace"), 3, 20, 8)
+	augur(t, "spec", "init", in("vars.trace"), "-o", in("vars.yaml"))
+	augur(t, "infer", in("vars.yaml"), in("vars.trace"), "-q", "--stats", in("vars.arrow"))
 	// merge reads every part whole after checking their headers: 16
 	// shards, since a part given twice is refused before any is read.
 	parts := []string{"merge"}
@@ -78,6 +83,7 @@ func TestSignals(t *testing.T) {
 		{"merge", append(parts, "-o", in("merged.arrow")), syscall.SIGTERM, in("merged.arrow")},
 		{"infer", []string{"infer", in("wide.yaml"), in("wide.trace"), "-q", "--no-filter", "--format", "json", "-o", in("report.json")}, syscall.SIGINT, in("report.json")},
 		{"collect", []string{"collect", in("big.jsonl"), "-o", in("run.trace")}, syscall.SIGINT, in("run.trace")},
+		{"report", []string{"report", in("vars.yaml"), in("vars.trace"), in("vars.arrow"), "-o", in("vars.txt")}, syscall.SIGINT, in("vars.txt")},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			before := ""
