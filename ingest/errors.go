@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/augur-dev/augur/diag"
+	"github.com/augur-dev/augur/internal/infile"
 )
 
 // An Error is a problem with the input at a position: the input file as
@@ -109,6 +110,24 @@ func isIdent(s string) bool {
 		}
 	}
 	return true
+}
+
+// openInput opens the input file name: a regular file only, opened
+// without blocking (see [infile.Open]), so that a named pipe with no
+// writer does not block collect where no signal reaches it, and a device
+// is not read without end. A pipe is refused even with a writer: telling
+// an input's kind reads its first lines, which a pipe would not give
+// again.
+func openInput(name string) (*os.File, error) {
+	f, err := infile.Open(name)
+	var nr *infile.NotRegularError
+	switch {
+	case errors.As(err, &nr):
+		return nil, &Error{Pos: diag.Position{Filename: name}, Msg: "is " + nr.What + ", not a regular file; collect reads files"}
+	case err != nil:
+		return nil, &Error{Pos: diag.Position{Filename: name}, Msg: "open input", Err: unwrapPathError(err)}
+	}
+	return f, nil
 }
 
 // unwrapPathError drops the *os.PathError wrapper, whose path the *Error

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -161,9 +160,9 @@ func scanInputs(ctx context.Context, out string, inputs []string, fn func(at pos
 		scratch []byte
 	)
 	for _, name := range inputs {
-		f, err := os.Open(name)
+		f, err := openInput(name)
 		if err != nil {
-			return n, &Error{Pos: diag.Position{Filename: name}, Msg: "open input", Err: unwrapPathError(err)}
+			return n, err
 		}
 		lr := newLineReader(name, f)
 		lr.buf = scratch

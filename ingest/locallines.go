@@ -31,9 +31,9 @@ type localLine struct {
 }
 
 func openLocalLines(name string) (*localLines, error) {
-	f, err := os.Open(name)
+	f, err := openInput(name)
 	if err != nil {
-		return nil, &Error{Pos: diag.Position{Filename: name}, Msg: "open input", Err: unwrapPathError(err)}
+		return nil, err
 	}
 	ll := &localLines{name: name, f: f, lr: newLineReader(name, f), endsNL: true}
 	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {

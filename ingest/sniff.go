@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"os"
 
 	"github.com/augur-dev/augur/diag"
 )
@@ -26,9 +25,9 @@ const (
 // non-blank line. An input whose first line is not a JSON object is read
 // in the mode of the others, whose reader reports the line.
 func sniff(name string) (inputKind, error) {
-	f, err := os.Open(name)
+	f, err := openInput(name)
 	if err != nil {
-		return inputInvalid, &Error{Pos: diag.Position{Filename: name}, Msg: "open input", Err: unwrapPathError(err)}
+		return inputInvalid, err
 	}
 	defer f.Close()
 	br := bufio.NewReaderSize(f, 64<<10)

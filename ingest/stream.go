@@ -106,9 +106,9 @@ func OpenStream(path string, mem memory.Allocator) (*StreamReader, error) {
 	if mem == nil {
 		mem = memory.DefaultAllocator
 	}
-	f, err := os.Open(path)
+	f, err := openInput(path)
 	if err != nil {
-		return nil, &Error{Pos: diag.Position{Filename: path}, Msg: "open input", Err: unwrapPathError(err)}
+		return nil, err
 	}
 	sr := &StreamReader{path: path, f: f, mem: mem}
 	sr.cr = &countingReader{r: bufio.NewReaderSize(f, 64<<10)}

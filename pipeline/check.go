@@ -57,6 +57,10 @@ func CheckFiles(ctx context.Context, w io.Writer, o CheckOptions) (violated bool
 		return false, err
 	}
 	defer tr.Close()
+	// A witness is a violating snapshot: more than the trace holds
+	// shows them all, and would only make each worker reserve room for
+	// them (--max-witnesses 1e9 ran out of memory).
+	maxWitnesses = min(maxWitnesses, max(tr.NumSnapshots(), 1))
 	specPath := o.Spec
 	if specPath == "" {
 		specPath = f.Spec

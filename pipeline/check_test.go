@@ -96,7 +96,8 @@ func TestCheckFailureWarnings(t *testing.T) {
 // TestCheckWitnessesOption checks CheckOptions.MaxWitnesses at its
 // boundaries over a check violated at 30 snapshots: zero takes the
 // default, NoWitnesses and any negative count show none, a positive
-// count shows that many, and more than the violations shows them all.
+// count shows that many, and more than the violations shows them all,
+// also more than memory could hold.
 // Every violation is counted whatever is shown.
 func TestCheckWitnessesOption(t *testing.T) {
 	const violating = 30
@@ -119,6 +120,7 @@ func TestCheckWitnessesOption(t *testing.T) {
 		{1, 1},
 		{DefaultCheckWitnesses + 1, DefaultCheckWitnesses + 1},
 		{violating + 10, violating},
+		{1 << 40, violating}, // no room for as many is reserved (it ran out of memory)
 	} {
 		var out bytes.Buffer
 		violated, err := CheckFiles(t.Context(), &out, CheckOptions{Checks: checks, Trace: tr.Dir, Format: "json", MaxWitnesses: tt.max, Workers: 1})

@@ -23,6 +23,7 @@ var badInputs = []struct {
 	name     string
 	files    map[string]string // name → content, added to the fixture
 	symlinks map[string]string // name → target
+	links    map[string]string // name → target, a hard link
 	args     string            // split on spaces
 	stderr   string            // a regular expression
 }{
@@ -37,6 +38,7 @@ var badInputs = []struct {
 	{name: "merge -o a part", args: "merge p0.arrow p1.arrow -o p0.arrow", stderr: `output p0.arrow: it is the input p0.arrow`},
 	{name: "report -o the stats", args: "report spec.yaml run.trace stats.arrow -o stats.arrow", stderr: `output stats.arrow: it is the input stats.arrow`},
 	{name: "promote -o the report", args: "promote report.json --select 1 -o report.json --force", stderr: `output report.json: it is the input report.json`},
+	{name: "promote -o the report's spec", args: "promote report.json --select 1 -o spec.yaml", stderr: `output spec.yaml: it is the input spec.yaml`},
 	{name: "spec init -o inside the trace", args: "spec init run.trace -o run.trace/spec.yaml --force", stderr: `output run.trace/spec.yaml: it lies inside the input run.trace`},
 	{name: "collect -o the input", args: "collect run.jsonl -o run.jsonl --force", stderr: `output run.jsonl: it is the input run.jsonl`},
 	{name: "collect -o the spec", args: "collect run.jsonl --spec spec.yaml -o spec.yaml", stderr: `output spec.yaml: it is the input spec.yaml`},
@@ -57,6 +59,9 @@ var badInputs = []struct {
 	{name: "demo --keep holding the baseline", args: "demo --steps 10 -q --baseline other.trace --keep .", stderr: `output \.: the input other.trace lies inside it`},
 	{name: "demo -o the baseline", args: "demo --steps 10 -q --baseline other.trace -o other.trace", stderr: `output other.trace: it is the input other.trace`},
 	{name: "cpuprofile over the spec", args: "infer spec.yaml run.trace -q --cpuprofile spec.yaml", stderr: `output spec.yaml: it is the input spec.yaml`},
+	{name: "cpuprofile through a hard link into the trace", links: map[string]string{"prof": "run.trace/manifest.json"}, args: "check checks.yaml run.trace --cpuprofile prof", stderr: `output prof: it is run.trace/manifest.json, inside the input run.trace`},
+	{name: "cpuprofile through a link into the trace", symlinks: map[string]string{"prof": "run.trace/states.arrow"}, args: "check checks.yaml run.trace --cpuprofile prof", stderr: `output prof: it lies inside the input run.trace`},
+	{name: "infer -o a hard link into the trace", links: map[string]string{"r.json": "run.trace/manifest.json"}, args: "infer spec.yaml run.trace -q -o r.json", stderr: `output r.json: it is run.trace/manifest.json, inside the input run.trace`},
 
 	// One guard for every output, before any work (issue 31, item 1).
 	{name: "monitor --addr-file the checks", files: map[string]string{"tok": "a-token-of-at-least-sixteen-bytes\n"},
@@ -82,6 +87,8 @@ var badInputs = []struct {
 		args: "infer spec.yaml z.trace -q", stderr: `manifest.json: is a device, not a regular file`},
 	{name: "promote of a report linked to /dev/zero", symlinks: map[string]string{"z.json": "/dev/zero"}, args: "promote z.json --select 1 -o out.yaml", stderr: `z.json: is a device, not a regular file`},
 	{name: "score of a report linked to /dev/zero", symlinks: map[string]string{"z.json": "/dev/zero"}, args: "score z.json", stderr: `z.json: is a device, not a regular file`},
+	{name: "monitor push of a link to /dev/zero", files: map[string]string{"tok": "a-token-of-at-least-sixteen-bytes\n"}, symlinks: map[string]string{"z.jsonl": "/dev/zero"},
+		args: "monitor push z.jsonl --url http://127.0.0.1:1 --token-file tok", stderr: `z.jsonl: is a device, not a regular file`},
 	{name: "monitor of a token linked to /dev/zero", symlinks: map[string]string{"z": "/dev/zero"}, args: "monitor checks.yaml --token-file z", stderr: `z: more than 65536 bytes: not a token`},
 
 	// Malformed inputs of every kind: an error naming the file and where.
@@ -133,6 +140,7 @@ var badInputs = []struct {
 	{name: "infer --top -5", args: "infer spec.yaml run.trace -q --top -5", stderr: `invalid argument "-5" for "--top" flag: must be at least 0`},
 	{name: "infer --block 0", args: "infer spec.yaml run.trace -q --shard 0/2 --block 0 --stats s.arrow", stderr: `"--block" flag: must be at least 1`},
 	{name: "report --top -1", args: "report spec.yaml run.trace stats.arrow --top -1", stderr: `"--top" flag: must be at least 0`},
+	{name: "infer --workers 1000000", args: "infer spec.yaml run.trace -q --workers 1000000", stderr: `--workers 1000000: at most 256 \(each worker keeps its own engine`},
 	{name: "check --max-witnesses -1", args: "check checks.yaml run.trace --max-witnesses -1", stderr: `invalid argument "-1" for "--max-witnesses" flag: must be at least 0`},
 	{name: "check --workers x", args: "check checks.yaml run.trace --workers x", stderr: `invalid argument "x" for "--workers" flag: not an integer`},
 	{name: "collect --window -5", args: "collect run.jsonl -o new.trace --window -5", stderr: `invalid argument "-5" for "--window" flag: must be at least 0`},
@@ -173,6 +181,11 @@ func TestBadInput(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			for name, target := range tt.links {
+				if err := os.Link(filepath.Join(dir, target), filepath.Join(dir, name)); err != nil {
+					t.Fatal(err)
+				}
+			}
 			refused(t, dir, strings.Fields(tt.args), tt.stderr)
 		})
 	}
@@ -181,9 +194,10 @@ func TestBadInput(t *testing.T) {
 // TestNamedPipeTrace: a named pipe given as the trace is refused at
 // once. Telling a trace given as JSON lines from one given as a file
 // opened it to read its first byte, which blocks until a writer comes:
-// infer, explain, generate and report hung (issue 31 audit). The test
-// unblocks a command still running after 10 s by opening the pipe for
-// writing and closing it, as often as the command opens it.
+// infer, explain, generate and report hung (issue 31 audit), and so did
+// collect and monitor push given it as their input, deaf to SIGINT.
+// The test unblocks a command still running after 10 s by opening the
+// pipe for writing and closing it, as often as the command opens it.
 func TestNamedPipeTrace(t *testing.T) {
 	dir := t.TempDir()
 	spec, err := filepath.Abs("../../testdata/small.yaml")
@@ -193,6 +207,8 @@ func TestNamedPipeTrace(t *testing.T) {
 	stats := filepath.Join(dir, "stats.arrow")
 	augur(t, "collect", "../../testdata/small.jsonl", "-o", filepath.Join(dir, "s.trace"))
 	augur(t, "infer", spec, filepath.Join(dir, "s.trace"), "-q", "--stats", stats)
+	tok := filepath.Join(dir, "tok")
+	writeFile(t, tok, "a-token-of-at-least-sixteen-bytes\n")
 	pipe := filepath.Join(dir, "p.trace")
 	if err := syscall.Mkfifo(pipe, 0o644); err != nil {
 		t.Fatal(err)
@@ -202,6 +218,8 @@ func TestNamedPipeTrace(t *testing.T) {
 		{"explain", spec, pipe, "forall n0 in nodes: n0.applied <= n0.commit", "-q"},
 		{"generate", spec, pipe},
 		{"report", spec, pipe, stats},
+		{"collect", pipe, "-o", filepath.Join(dir, "c.trace")},
+		{"monitor", "push", pipe, "--url", "http://127.0.0.1:1", "--token-file", tok},
 	} {
 		var stdout, stderr bytes.Buffer
 		done := make(chan int, 1)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/augur-dev/augur/internal/cliflag"
+	"github.com/augur-dev/augur/internal/infile"
 	"github.com/augur-dev/augur/monitor"
 	"github.com/spf13/cobra"
 )
@@ -57,7 +58,21 @@ func newMonitorWatchCmd(runF func(*monitorClientOptions) error) *cobra.Command {
 	return cmd
 }
 
+// maxPushFile bounds a file monitor push replays: the records of all its
+// files are read whole, to be merged in timestamp order.
+const maxPushFile = 512 << 20
+
 func runMonitorPush(ctx context.Context, o *monitorClientOptions) error {
+	// Refused before monitor.ReadLines reads them whole: a named pipe
+	// blocked push until a writer came, /dev/zero was read until memory
+	// ran out, and so was a sparse file of 8 GiB.
+	for _, name := range o.files {
+		f, _, err := infile.OpenLimited(name, maxPushFile)
+		if err != nil {
+			return err
+		}
+		f.Close()
+	}
 	token, err := monitor.ReadToken(o.tokenFile)
 	if err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/augur-dev/augur/checker"
 	"github.com/augur-dev/augur/internal/clobber"
+	"github.com/augur-dev/augur/reporter"
 )
 
 // Every file or directory a command writes is named by a flag made with
@@ -53,9 +54,9 @@ func outputPaths(f *pflag.Flag) []string {
 
 // guardOutputs returns an error naming the conflict if an output flag of
 // cmd, as given, could destroy an input (an argument, the value of any
-// other flag, or the spec a checks file among them names) or cannot be
-// written where it is: see [clobber.Check], [clobber.CheckDir] and
-// [clobber.CheckPlace].
+// other flag, or the spec a checks file or report among them names) or
+// cannot be written where it is: see [clobber.Check], [clobber.CheckDir]
+// and [clobber.CheckPlace].
 func guardOutputs(cmd *cobra.Command, args []string) error {
 	type output struct {
 		path string
@@ -117,19 +118,26 @@ func flagPaths(f *pflag.Flag) []string {
 	return nil
 }
 
-// namedSpec returns the spec named by the checks file at path, or "" if
-// path is not a YAML file, not a checks file or names no spec. Errors
-// are the command's to report.
+// namedSpec returns the spec named by the checks file or the JSON report
+// at path (which promote turns into a checks file naming that spec), or
+// "" if path is neither or names no spec. Errors are the command's to
+// report.
 func namedSpec(path string) string {
-	if ext := filepath.Ext(path); ext != ".yaml" && ext != ".yml" {
-		return ""
-	}
 	if info, err := os.Stat(path); err != nil || !info.Mode().IsRegular() {
 		return ""
 	}
-	f, err := checker.Load(path)
-	if err != nil {
-		return ""
+	switch filepath.Ext(path) {
+	case ".yaml", ".yml":
+		if f, err := checker.Load(path); err == nil {
+			return f.Spec
+		}
+	case ".json":
+		if r, err := reporter.ReadFile(path); err == nil && r.Spec != "" {
+			if filepath.IsAbs(r.Spec) {
+				return r.Spec
+			}
+			return filepath.Join(filepath.Dir(path), r.Spec) // relative to the report
+		}
 	}
-	return f.Spec
+	return ""
 }

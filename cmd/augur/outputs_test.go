@@ -18,8 +18,9 @@ import (
 
 // guardedCommands holds, for every command augur runs, a command line
 // that would work in the fixture (with tok, a token file, added) and
-// the inputs it reads, a checks file's spec included. A new command
-// needs a line here before TestOutputFlagsGuarded passes.
+// the inputs it reads, the spec a checks file or a report names
+// included. A new command needs a line here before
+// TestOutputFlagsGuarded passes.
 var guardedCommands = map[string]struct {
 	args   string
 	inputs []string
@@ -40,7 +41,7 @@ var guardedCommands = map[string]struct {
 	"augur monitor load":          {"monitor load --nodes 2 --rates 10 --duration 1s --url http://127.0.0.1:1 --token-file tok", []string{"tok"}},
 	"augur monitor push":          {"monitor push run.jsonl --url http://127.0.0.1:1 --token-file tok", []string{"run.jsonl", "tok"}},
 	"augur monitor watch":         {"monitor watch --url http://127.0.0.1:1 --token-file tok", []string{"tok"}},
-	"augur promote":               {"promote report.json --select 1 -o c.yaml", []string{"report.json"}},
+	"augur promote":               {"promote report.json --select 1 -o c.yaml", []string{"report.json", "spec.yaml"}},
 	"augur report":                {"report spec.yaml run.trace stats.arrow", []string{"spec.yaml", "run.trace", "run.trace/states.arrow", "stats.arrow"}},
 	"augur score":                 {"score report.json", []string{"report.json"}},
 	"augur spec check":            {"spec check spec.yaml run.trace", []string{"spec.yaml", "run.trace", "run.trace/manifest.json"}},
@@ -153,5 +154,28 @@ func refused(t *testing.T, dir string, args []string, want string) {
 	}
 	if after := sums(t, dir); !maps.Equal(before, after) {
 		t.Errorf("files changed:\nbefore %v\nafter  %v", slices.Sorted(maps.Keys(before)), slices.Sorted(maps.Keys(after)))
+	}
+}
+
+// TestCPUProfileReplaced checks that --cpuprofile replaces its file as
+// every output does, renaming a complete profile over it, so that a
+// file hard-linked to it keeps its content (it was written in place).
+func TestCPUProfileReplaced(t *testing.T) {
+	dir := t.TempDir()
+	copyTree(t, fixture(t), dir)
+	t.Chdir(dir)
+	writeFile(t, "notes.txt", "kept\n")
+	if err := os.Link("notes.txt", "cpu.prof"); err != nil {
+		t.Fatal(err)
+	}
+	augur(t, "spec", "check", "spec.yaml", "run.trace", "--cpuprofile", "cpu.prof")
+	if got, err := os.ReadFile("notes.txt"); err != nil || string(got) != "kept\n" {
+		t.Errorf("notes.txt hard-linked to the profile = %q, %v; want it kept", got, err)
+	}
+	if info, err := os.Stat("cpu.prof"); err != nil || info.Size() == 0 {
+		t.Errorf("profile: %v, %v; want a profile", info, err)
+	}
+	if tmp, _ := filepath.Glob(".cpu.prof.tmp-*"); len(tmp) > 0 {
+		t.Errorf("temporary files left: %q", tmp)
 	}
 }

@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"runtime"
 	"runtime/pprof"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -34,24 +37,27 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetErr(stderr)
 	// The profile starts once guardOutputs has passed its output.
 	guard := root.PersistentPreRunE
-	var profile *os.File
+	var profile *profileFile
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
 		if err := guard(cmd, args); err != nil {
+			return err
+		}
+		if err := checkWorkers(cmd); err != nil {
 			return err
 		}
 		cpuprofile := root.PersistentFlags().Lookup("cpuprofile").Value.String()
 		if cpuprofile == "" {
 			return nil
 		}
-		f, err := os.Create(cpuprofile)
+		p, err := createProfile(cpuprofile)
 		if err != nil {
 			return err
 		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			f.Close()
+		if err := pprof.StartCPUProfile(p.f); err != nil {
+			p.abort()
 			return err
 		}
-		profile = f
+		profile = p
 		return nil
 	}
 	err := root.ExecuteContext(ctx)
@@ -59,7 +65,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		// Stopped here, not in a post-run hook, so that a command that
 		// fails still leaves a complete profile.
 		pprof.StopCPUProfile()
-		if cerr := profile.Close(); err == nil {
+		if cerr := profile.commit(); err == nil {
 			err = cerr
 		}
 	}
@@ -82,6 +88,69 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return exitError
+}
+
+// maxWorkers bounds --workers: each worker evaluates its share of the
+// properties with an engine of its own (about 1 MB on a small trace and
+// pool, more on larger), and more workers than CPUs gain nothing; a
+// million took 22 s to run out of memory under a 4 GiB limit.
+const maxWorkers = 256
+
+// checkWorkers refuses a --workers count of cmd above maxWorkers.
+func checkWorkers(cmd *cobra.Command) error {
+	f := cmd.Flags().Lookup("workers")
+	if f == nil || f.Value.Type() != "int" {
+		return nil
+	}
+	if n, err := strconv.Atoi(f.Value.String()); err == nil && n > maxWorkers {
+		return fmt.Errorf("--workers %d: at most %d (each worker keeps its own engine; more than the CPUs, %d here, gain nothing)", n, maxWorkers, runtime.NumCPU())
+	}
+	return nil
+}
+
+// A profileFile is the --cpuprofile being written: like every output, a
+// regular file is replaced atomically, written to a temporary file beside
+// it and renamed over it when complete, so that a hard link to it keeps
+// its content; a device or a pipe (/dev/null) is written in place.
+type profileFile struct {
+	f    *os.File
+	path string // where the temporary file goes; "" when written in place
+}
+
+func createProfile(path string) (*profileFile, error) {
+	if info, err := os.Stat(path); err == nil && !info.Mode().IsRegular() {
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		return &profileFile{f: f}, err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
+	if err != nil {
+		return nil, err
+	}
+	return &profileFile{f: f, path: path}, nil
+}
+
+// commit closes the profile and renames it into place.
+func (p *profileFile) commit() error {
+	err := p.f.Close()
+	if p.path == "" {
+		return err
+	}
+	if err == nil {
+		err = os.Chmod(p.f.Name(), 0o644)
+	}
+	if err == nil {
+		return os.Rename(p.f.Name(), p.path)
+	}
+	os.Remove(p.f.Name())
+	return err
+}
+
+// abort closes the profile and removes its temporary file.
+func (p *profileFile) abort() {
+	p.f.Close()
+	if p.path != "" {
+		os.Remove(p.f.Name())
+	}
 }
 
 // interrupted returns the message of err, an error of a command that a

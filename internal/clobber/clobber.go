@@ -28,7 +28,8 @@ func Check(out string, inputs ...string) error {
 	conflict := func(format string, args ...any) error {
 		return fmt.Errorf("output %s: %s: %w", out, fmt.Sprintf(format, args...), ErrConflict)
 	}
-	if outInfo, err := os.Stat(out); err == nil {
+	outInfo, err := os.Stat(out)
+	if err == nil {
 		for _, in := range inputs {
 			if in == "" {
 				continue
@@ -41,7 +42,13 @@ func Check(out string, inputs ...string) error {
 			}
 		}
 	}
-	for _, dir := range ancestors(out) {
+	// A symbolic link is checked where it leads too: a link to a file
+	// inside a trace or an input directory names that file.
+	places := ancestors(out)
+	if real, err := filepath.EvalSymlinks(out); err == nil {
+		places = append(places, ancestors(real)...)
+	}
+	for _, dir := range places {
 		info, err := os.Stat(dir)
 		if err != nil || !info.IsDir() {
 			continue
@@ -56,6 +63,14 @@ func Check(out string, inputs ...string) error {
 		}
 		if isTrace(dir) {
 			return conflict("it lies inside the trace directory %s", dir)
+		}
+	}
+	// A hard link to a file inside an input directory.
+	if outInfo != nil && outInfo.Mode().IsRegular() {
+		for _, in := range inputs {
+			if file := find(in, outInfo); file != "" {
+				return conflict("it is %s, inside the input %s", file, in)
+			}
 		}
 	}
 	return nil
@@ -125,6 +140,35 @@ func within(path string, dir os.FileInfo) bool {
 		}
 	}
 	return false
+}
+
+// maxFind bounds the entries find looks at in one input directory: a
+// trace holds a few files; a directory given as an input (a testbed's,
+// a --keep) some hundreds.
+const maxFind = 10000
+
+// find returns the path of the file inside the directory dir that is
+// target, or "" if there is none among its first maxFind entries (or
+// dir is not a directory).
+func find(dir string, target os.FileInfo) string {
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+		return ""
+	}
+	var found string
+	seen := 0
+	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if seen++; err != nil || seen > maxFind {
+			return fs.SkipAll
+		}
+		if d.Type().IsRegular() {
+			if info, err := d.Info(); err == nil && os.SameFile(info, target) {
+				found = path
+				return fs.SkipAll
+			}
+		}
+		return nil
+	})
+	return found
 }
 
 // ancestors returns the directories that hold path, innermost first, with

@@ -34,7 +34,12 @@ func TestCheck(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := os.Link("spec.yaml", "hard.yaml"); err != nil {
+	for _, link := range [][2]string{{"spec.yaml", "hard.yaml"}, {"run.trace/manifest.json", "hard.json"}, {"parts/p0.arrow", "hard.arrow"}} {
+		if err := os.Link(link[0], link[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("run.trace/states.arrow", "link.arrow"); err != nil {
 		t.Fatal(err)
 	}
 	tests := []checkCase{
@@ -44,6 +49,11 @@ func TestCheck(t *testing.T) {
 		{"./parts/../spec.yaml", []string{"spec.yaml"}, "it is the input spec.yaml"},
 		{"alias.yaml", []string{"spec.yaml"}, "it is the input spec.yaml"},
 		{"hard.yaml", []string{"spec.yaml"}, "it is the input spec.yaml"},
+		{"hard.json", []string{"spec.yaml", "run.trace"}, "it is run.trace/manifest.json, inside the input run.trace"},
+		{"hard.arrow", []string{"parts"}, "it is parts/p0.arrow, inside the input parts"},
+		{"hard.arrow", []string{"spec.yaml"}, ""},
+		{"link.arrow", []string{"spec.yaml"}, "inside the trace directory"},
+		{"link.arrow", []string{"run.trace"}, "it lies inside the input run.trace"},
 		{"run.trace/states.arrow", []string{"spec.yaml"}, "inside the trace directory"},
 		{"run.trace/new.json", nil, "inside the trace directory"},
 		{"alias.trace/report.json", []string{"spec.yaml"}, "inside the trace directory"},

@@ -91,8 +91,18 @@ func tooLarge(path string, size, limit int64) error {
 	return fmt.Errorf("%s: %d bytes, more than the %d read of such a file: %w", path, size, limit, ErrTooLarge)
 }
 
-// regular returns nil if info describes a regular file, and otherwise an
-// error naming path and saying what it is.
+// A NotRegularError is the error of Open for what is not a regular file.
+type NotRegularError struct {
+	Path string
+	What string // "a named pipe", "a device", ...
+}
+
+func (e *NotRegularError) Error() string {
+	return fmt.Sprintf("%s: is %s, not a regular file", e.Path, e.What)
+}
+
+// regular returns nil if info describes a regular file, and otherwise a
+// *NotRegularError naming path and saying what it is.
 func regular(path string, info fs.FileInfo) error {
 	var what string
 	switch m := info.Mode(); {
@@ -109,5 +119,5 @@ func regular(path string, info fs.FileInfo) error {
 	default:
 		what = "a special file"
 	}
-	return fmt.Errorf("%s: is %s, not a regular file", path, what)
+	return &NotRegularError{Path: path, What: what}
 }
