@@ -48,6 +48,7 @@ import (
 	"github.com/augur-dev/augur/internal/safefile"
 	"github.com/augur-dev/augur/pipeline"
 	"github.com/augur-dev/augur/reporter"
+	"github.com/augur-dev/augur/specs/spectrace"
 	"github.com/augur-dev/augur/testbeds"
 	"github.com/augur-dev/augur/testbeds/catalog"
 )
@@ -124,6 +125,12 @@ type Options struct {
 	// trace's or the spec's hash and the run is evaluated afresh. Rebuilding
 	// the reports of kept runs with the current reporter is then cheap.
 	Reuse bool
+	// InitSpec, if set, infers each run's reports with the spec augur spec
+	// init writes from the run's own trace ([spectrace.InitFile]),
+	// unedited, kept as TESTBED-BUG-SEED.init.yaml, instead of the
+	// testbed's hand-written spec: how far a new user's first report gets.
+	// Relevance is read from the snapshots' tags, whatever the spec.
+	InitSpec bool
 	// Progress, if set, is called after each run.
 	Progress func(done, total int)
 }
@@ -243,6 +250,9 @@ type Summary struct {
 	// Reused counts the runs reported from kept stats (Options.Reuse),
 	// not evaluated.
 	Reused int `json:"reused"`
+	// InitSpec reports whether the runs used the specs augur spec init
+	// wrote (Options.InitSpec).
+	InitSpec bool `json:"init_spec,omitempty"`
 }
 
 // Run runs, for each seed and each testbed, the bug-free run and a run
@@ -281,7 +291,7 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 	for _, tb := range tbs {
 		total += len(o.Seeds) * (1 + len(tb.Bugs))
 	}
-	sum := &Summary{Seeds: o.Seeds}
+	sum := &Summary{Seeds: o.Seeds, InitSpec: o.InitSpec}
 	start := time.Now()
 	add := func(r run) {
 		sum.Runs = append(sum.Runs, r.Result)
@@ -345,6 +355,12 @@ func runOne(ctx context.Context, dir string, tb testbeds.Testbed, bug string, se
 		}()
 		if r.Tagged == 0 {
 			return r, nil
+		}
+	}
+	if o.InitSpec {
+		spec = filepath.Join(dir, name+".init.yaml")
+		if err := spectrace.InitFile(ctx, tr, spec, nil); err != nil {
+			return fail(err)
 		}
 	}
 	p, err := pipeline.Open(spec, tr)

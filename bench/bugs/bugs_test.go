@@ -275,3 +275,49 @@ func TestReuse(t *testing.T) {
 		t.Errorf("other traces: %d reused; want 0", fourth.Reused)
 	}
 }
+
+// TestRunInitSpec runs one small testbed with the specs augur spec init
+// writes from each run's trace: each scored run keeps its spec beside
+// the testbed's, its report names it, and relevance, read from the
+// snapshots' tags, is scored as with the testbed's spec.
+func TestRunInitSpec(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a testbed")
+	}
+	keep := t.TempDir()
+	sum, err := Run(context.Background(), Options{Seeds: []uint64{1}, Testbeds: []string{"randtree"}, Steps: 3000, Keep: keep, InitSpec: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sum.InitSpec || len(sum.Runs) != 3 {
+		t.Fatalf("init spec %v, %d runs; want true, 3", sum.InitSpec, len(sum.Runs))
+	}
+	scored := 0
+	for _, r := range sum.Runs {
+		if !r.Manifested() {
+			continue
+		}
+		scored++
+		name := fmt.Sprintf("%s-%s-1", r.Testbed, cmp.Or(r.Bug, "none"))
+		rep, err := reporter.ReadFile(filepath.Join(keep, name+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := filepath.Join(keep, name+".init.yaml"); rep.Spec != want {
+			t.Errorf("%s: report of spec %s; want %s", name, rep.Spec, want)
+		}
+		if r.Plain.Reported == 0 {
+			t.Errorf("%s: nothing reported", name)
+		}
+	}
+	if scored < 2 {
+		t.Errorf("%d runs scored; want at least 2", scored)
+	}
+	var text strings.Builder
+	if err := sum.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "3 runs with the specs of augur spec init in ") {
+		t.Errorf("the verdict does not say the specs were spec init's:\n%s", text.String())
+	}
+}

@@ -157,6 +157,9 @@ func (s *Summary) WriteText(w io.Writer) error {
 	if s.Reused > 0 {
 		reused = fmt.Sprintf(" (%d from kept stats)", s.Reused)
 	}
+	if s.InitSpec {
+		reused += " with the specs of augur spec init"
+	}
 	fmt.Fprintf(w, "%s: %d runs%s in %s; bug-free runs report at most %d steady almost-invariants (target %d)\n",
 		verdict, len(s.Runs), reused, s.Elapsed.Round(time.Second), s.MaxSteady(), MaxBugFreeSteady)
 	for _, f := range []struct {

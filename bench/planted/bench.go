@@ -16,6 +16,7 @@ import (
 	"github.com/augur-dev/augur/evaluator"
 	"github.com/augur-dev/augur/internal/safefile"
 	"github.com/augur-dev/augur/pipeline"
+	"github.com/augur-dev/augur/specs/spectrace"
 )
 
 // The targets of the benchmark, at each length: in every family, every
@@ -113,6 +114,12 @@ type RunOptions struct {
 	// Keep, if set, is a directory where each system's spec, trace and
 	// JSON report stay, in a subdirectory named for its seed.
 	Keep string
+	// InitSpec, if set, infers each system's report with the spec augur
+	// spec init writes from its trace ([spectrace.InitFile]), unedited
+	// (kept as init.yaml), instead of the system's own: the planted
+	// properties are scored by the same texts, since spec init names the
+	// variables after the trace's columns, which the system's spec names.
+	InitSpec bool
 	// Progress, if set, is called after each system.
 	Progress func(done, total int, sc *Result)
 }
@@ -126,6 +133,9 @@ type Summary struct {
 	Seeds    []int64       `json:"seeds"`
 	Systems  []*Result     `json:"systems"`
 	Elapsed  time.Duration `json:"elapsed_ns"`
+	// InitSpec reports whether the reports were inferred with the specs
+	// augur spec init wrote (RunOptions.InitSpec).
+	InitSpec bool `json:"init_spec,omitempty"`
 }
 
 // Run generates the system of each seed of the families asked for,
@@ -142,7 +152,7 @@ func Run(ctx context.Context, seeds []int64, o RunOptions) (*Summary, error) {
 		defer os.RemoveAll(dir)
 		tmp = dir
 	}
-	sum := &Summary{Length: o.Generate.Length, Families: o.Families, Seeds: FilterFamilies(seeds, o.Families)}
+	sum := &Summary{Length: o.Generate.Length, Families: o.Families, Seeds: FilterFamilies(seeds, o.Families), InitSpec: o.InitSpec}
 	if len(sum.Families) == 0 {
 		sum.Families = Families()
 	}
@@ -181,6 +191,12 @@ func runOne(ctx context.Context, seed int64, dir string, o RunOptions) (*Result,
 	}
 	if err := sys.WriteTrace(tr); err != nil {
 		return nil, err
+	}
+	if o.InitSpec {
+		spec = filepath.Join(dir, "init.yaml")
+		if err := spectrace.InitFile(ctx, tr, spec, nil); err != nil {
+			return nil, err
+		}
 	}
 	rep, err := pipeline.Infer(ctx, spec, tr, pipeline.Options{Evaluator: o.Evaluator, Workers: o.Workers})
 	if err != nil {
@@ -429,8 +445,12 @@ func (s *Summary) WriteText(w io.Writer) error {
 	if !scores.Pass {
 		verdict = "FAIL"
 	}
-	fmt.Fprintf(w, "%s: %d systems (%s) in %s; every planted property in the top K: %s (target %.0f%% in every family); median noise %d; controls within %d steady: %d of %d\n",
-		verdict, len(s.Systems), s.Length, s.Elapsed.Round(100*time.Millisecond), strings.Join(verdicts, ", "), 100*TargetRecall,
+	spec := ""
+	if s.InitSpec {
+		spec = ", specs of augur spec init"
+	}
+	fmt.Fprintf(w, "%s: %d systems (%s%s) in %s; every planted property in the top K: %s (target %.0f%% in every family); median noise %d; controls within %d steady: %d of %d\n",
+		verdict, len(s.Systems), s.Length, spec, s.Elapsed.Round(100*time.Millisecond), strings.Join(verdicts, ", "), 100*TargetRecall,
 		s.medianNoise(), MaxControlSteady, within, controls)
 	return nil
 }

@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/augur-dev/augur/bench/speed"
 	"github.com/augur-dev/augur/evaluator"
@@ -47,6 +49,23 @@ func newBenchCmd(runF func(*benchOptions) error) *cobra.Command {
 	f.StringVar(&so.Workload, "workload", "etcdraft", "etcdraft; periodic: periodic snapshots of a busy raft-like cluster, most nodes changed between two (with --churn 16); or predicate: a replicated log whose spec has a three-argument predicate, timed with it and without")
 	cmd.AddCommand(newBenchQualityCmd(nil), newBenchTestbedsCmd(nil), newBenchSteerCmd(nil))
 	return cmd
+}
+
+// specFlag declares the --spec flag of the quality benchmarks.
+func specFlag(f *pflag.FlagSet, spec *string) {
+	f.StringVar(spec, "spec", "written", "the spec of each run: written (the hand-written one) or init (what augur spec init writes from the run's trace, unedited)")
+}
+
+// parseSpecChoice reports whether --spec asks for augur spec init's
+// specs.
+func parseSpecChoice(s string) (bool, error) {
+	switch s {
+	case "written":
+		return false, nil
+	case "init":
+		return true, nil
+	}
+	return false, fmt.Errorf("--spec %q: want written or init", s)
 }
 
 func runBench(ctx context.Context, o *benchOptions) error {

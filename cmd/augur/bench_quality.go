@@ -22,6 +22,7 @@ type benchQualityOptions struct {
 	format         string
 	workers        int
 	keep           string
+	spec           string
 	stdout, stderr io.Writer
 }
 
@@ -44,6 +45,7 @@ func newBenchQualityCmd(runF func(*benchQualityOptions) error) *cobra.Command {
 	f.StringVar(&o.families, "family", "log,pb,mesh,overlay", "comma-separated families whose seeds run: log, pb, mesh, overlay")
 	f.StringVar(&o.format, "format", "text", "output format: text or json")
 	cliflag.Workers(f, &o.workers)
+	specFlag(f, &o.spec)
 	outputFlag(f, &o.keep, "keep", "", outDir, "keep each system's spec, trace and JSON report in DIR/SEED")
 	return cmd
 }
@@ -69,10 +71,14 @@ func runBenchQuality(ctx context.Context, o *benchQualityOptions) error {
 	if err != nil {
 		return err
 	}
+	initSpec, err := parseSpecChoice(o.spec)
+	if err != nil {
+		return err
+	}
 	if seeds = planted.FilterFamilies(seeds, fams); len(seeds) == 0 {
 		return fmt.Errorf("no seed of %s among seeds %s", o.families, o.seeds)
 	}
-	opts := planted.RunOptions{Generate: planted.Options{Length: length}, Families: fams, Workers: o.workers, Keep: o.keep}
+	opts := planted.RunOptions{Generate: planted.Options{Length: length}, Families: fams, Workers: o.workers, Keep: o.keep, InitSpec: initSpec}
 	// How far the systems are shows on a terminal only, so that a log
 	// keeps the table alone.
 	pr := progress.OnTerminal(o.stderr)

@@ -23,6 +23,7 @@ type benchTestbedsOptions struct {
 	workers        int
 	keep           string
 	reuse          string
+	spec           string
 	stdout, stderr io.Writer
 }
 
@@ -45,6 +46,7 @@ func newBenchTestbedsCmd(runF func(*benchTestbedsOptions) error) *cobra.Command 
 	f.StringVar(&o.format, "format", "text", "output format: text or json")
 	cliflag.Workers(f, &o.workers)
 	outputFlag(f, &o.keep, "keep", "", outDir, "keep each run's spec, trace and JSON reports in DIR")
+	specFlag(f, &o.spec)
 	outputFlag(f, &o.reuse, "reuse", "", outDir, "as --keep, and keep each run's stats in DIR: a later run with --reuse DIR reports from them without evaluating when spec and trace are unchanged")
 	return cmd
 }
@@ -66,12 +68,17 @@ func runBenchTestbeds(ctx context.Context, o *benchTestbedsOptions) error {
 	if err != nil {
 		return err
 	}
+	initSpec, err := parseSpecChoice(o.spec)
+	if err != nil {
+		return err
+	}
 	// The runs take minutes: how far they are shows on a terminal only,
 	// so that a log keeps the table alone.
 	pr := progress.OnTerminal(o.stderr)
 	pr.Start("runs", 0)
 	sum, err := bugs.Run(ctx, bugs.Options{
 		Seeds: seeds, Testbeds: o.testbeds, Steps: o.steps, Workers: o.workers, Keep: keep, Reuse: o.reuse != "",
+		InitSpec: initSpec,
 		Progress: pr.Update,
 	})
 	pr.Stop()

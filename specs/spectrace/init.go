@@ -29,15 +29,18 @@ const maxEnum = 8
 const maxEnumLen = 256
 
 // Init writes a starter spec for tr to w: one variable per column, typed
-// with its physical type, except that string (and list of string) columns
-// whose values name nodes of the trace share the type NodeID, other
-// string columns with at most 8 distinct values become enums, and
-// integers get semantic types from the values they share (see the rule
-// in inittypes.go); and the generate, filter and report sections, with
-// limits that give a first report quickly (two literals per disjunction)
-// and constants mined only for two-valued variables, since the few values
-// of a counter (the epochs of one run) make literals that do not carry
-// over to another run.
+// with its physical type, except that strings whose values name nodes of
+// the trace (columns, and fields and elements below them) share the type
+// NodeID, other string columns with at most 8 distinct values become
+// enums, and integers get semantic types from the values they share (see
+// the rule in inittypes.go); and the generate, filter and report
+// sections, with limits that give a first report quickly (two literals
+// per disjunction), the lists of records as iterator domains (a record's
+// fields compare with the node's variables only under an iterator, while
+// a list of scalars has its membership literals without one) and
+// constants mined only for two-valued variables, since the few values of
+// a counter (the epochs of one run) make literals that do not carry over
+// to another run.
 // Columns that a spec cannot name (a name that is not an identifier or
 // is reserved) are left out with a comment. The output parses, checks
 // against tr and is deterministic. Init stops with the context's error,
@@ -58,27 +61,31 @@ func Init(ctx context.Context, tr *trace.Trace, w io.Writer) error {
 			typs[i] = ""
 		}
 	}
-	ints := newIntScan(tr.Schema, func(i int) bool { return typs[i] != "" })
-	enums, ids, err := scanStates(ctx, tr, ints)
+	leaves := newLeafScan(tr.Schema, func(i int) bool { return typs[i] != "" })
+	enums, err := scanStates(ctx, tr, leaves)
 	if err != nil {
 		return fmt.Errorf("spec init: %w", err)
 	}
 	taken := map[string]bool{}
+	ids := leaves.nodeIDs()
 	if len(ids) > 0 {
 		taken["NodeID"] = true
 	}
-	intTypes, intNames := ints.types(taken)
+	intTypes, names := leaves.types(taken)
+	for path := range ids {
+		names[path] = "NodeID"
+	}
 	var b strings.Builder
 	b.WriteString("# Starter spec for augur, written from the schema of a trace of\n")
 	fmt.Fprintf(&b, "# %d snapshots, %d states and %d nodes.\n", tr.Manifest.Snapshots, tr.Manifest.States, tr.Manifest.Nodes)
 	b.WriteString("#\n")
 	b.WriteString("# Only values of the same semantic type are compared. The types are\n")
 	b.WriteString("# guessed from the trace: strings that name nodes are NodeIDs; two\n")
-	b.WriteString("# integers share a type when their value ranges overlap over at least\n")
-	b.WriteString("# half of their union and they hold a value in common (indices with\n")
-	b.WriteString("# indices; a small counter such as an epoch or a term spans little of\n")
-	b.WriteString("# an index's range and stays apart). Merge or split types where the\n")
-	b.WriteString("# guess is wrong.\n")
+	b.WriteString("# integers share a type when their value ranges, zero left out,\n")
+	b.WriteString("# overlap over at least half of their union and they hold a value in\n")
+	b.WriteString("# common (indices with indices; a small counter such as an epoch or a\n")
+	b.WriteString("# term spans little of an index's range and stays apart). Merge or\n")
+	b.WriteString("# split types where the guess is wrong.\n")
 	fmt.Fprintf(&b, "system: %s\n", quote(tr.Manifest.System))
 	if len(ids) == 0 && len(intTypes) == 0 {
 		b.WriteString("types: {}\n")
@@ -91,7 +98,7 @@ func Init(ctx context.Context, tr *trace.Trace, w io.Writer) error {
 	for _, t := range intTypes {
 		fmt.Fprintf(&b, "  %-22s # %s\n", t.name+": "+t.expr, t.why)
 	}
-	var containers []string
+	var iterate, containers []string
 	if len(tr.Schema) == 0 {
 		b.WriteString("variables: {}\n")
 	} else {
@@ -102,27 +109,27 @@ func Init(ctx context.Context, tr *trace.Trace, w io.Writer) error {
 			fmt.Fprintf(&b, "  # column %s left out: %v\n", cut(c.Name), whys[i])
 			continue
 		}
-		typ, err := typeExpr(c.Type, c.Name, intNames)
+		if enums[i] != nil && !ids[c.Name] {
+			fmt.Fprintf(&b, "  %s: {enum: [%s]}\n", c.Name, strings.Join(enums[i], ", "))
+			continue
+		}
+		typ, err := typeExpr(c.Type, c.Name, names)
 		if err != nil {
 			return fmt.Errorf("spec init: column %s: %w", c.Name, err) // typed above without the names
 		}
-		switch {
-		case ids[i]:
-			typ = strings.Replace(typ, "string", "NodeID", 1)
-			fmt.Fprintf(&b, "  %s: %s\n", c.Name, typ)
-			if c.Type.ID() == arrow.LIST {
-				containers = append(containers, c.Name)
+		if strings.HasPrefix(typ, "{") || strings.Contains(typ, ": ") {
+			typ = strconv.Quote(typ)
+		}
+		fmt.Fprintf(&b, "  %s: %s\n", c.Name, typ)
+		switch c.Type.ID() {
+		case arrow.LIST:
+			if c.Type.(*arrow.ListType).Elem().ID() == arrow.STRUCT {
+				iterate = append(iterate, c.Name)
+				break
 			}
-		case enums[i] != nil:
-			fmt.Fprintf(&b, "  %s: {enum: [%s]}\n", c.Name, strings.Join(enums[i], ", "))
-		default:
-			if strings.HasPrefix(typ, "{") || strings.Contains(typ, ": ") {
-				typ = strconv.Quote(typ)
-			}
-			fmt.Fprintf(&b, "  %s: %s\n", c.Name, typ)
-			if id := c.Type.ID(); id == arrow.LIST || id == arrow.MAP {
-				containers = append(containers, c.Name)
-			}
+			fallthrough
+		case arrow.MAP:
+			containers = append(containers, c.Name)
 		}
 	}
 	b.WriteString("derived: {}        # name: {type: T, expr: \"expr-lang expression\"}\n")
@@ -131,11 +138,12 @@ func Init(ctx context.Context, tr *trace.Trace, w io.Writer) error {
 	b.WriteString("  max_nodes: 2           # node quantifiers per property, 1..4\n")
 	b.WriteString("  max_literals: 2        # literals per disjunction, 1..4: 3 finds more, at many times the cost\n")
 	b.WriteString("  max_per_class: 50000   # properties kept per (nodes, literals) class; a report says what it cut\n")
+	iter := fmt.Sprintf("  iterate: [%s]", strings.Join(iterate, ", "))
+	fmt.Fprintf(&b, "%-24s # containers to quantify over: the lists of records, whose fields only an iterator compares", iter)
 	if len(containers) > 0 {
-		fmt.Fprintf(&b, "  iterate: []            # containers to quantify over: %s\n", strings.Join(containers, ", "))
-	} else {
-		b.WriteString("  iterate: []            # containers to quantify over\n")
+		fmt.Fprintf(&b, "; also %s", strings.Join(containers, ", "))
 	}
+	b.WriteString("\n")
 	b.WriteString("  constants:\n")
 	b.WriteString("    max_distinct: 2      # x == c literals for variables with at most this many values (enums give theirs); more mines one run's epochs\n")
 	b.WriteString("filter:\n")
@@ -149,41 +157,30 @@ func Init(ctx context.Context, tr *trace.Trace, w io.Writer) error {
 	return err
 }
 
-// scanStates scans the states of tr, adding their integers to ints. It
-// returns, by column index, the
-// sorted values of the string columns with 1 to maxEnum distinct non-null
-// values, quoted for a YAML flow sequence; and the string and list<string>
-// columns whose non-empty values all name nodes of the trace, which get
-// the semantic type NodeID so that they can be compared with each other.
-// It looks at ctx every scanEvery states.
-func scanStates(ctx context.Context, tr *trace.Trace, ints *intScan) (map[int][]string, map[int]bool, error) {
-	names := map[string]bool{}
-	seen := map[int]map[string]bool{}  // candidate enums
-	other := map[int]map[string]bool{} // values not known as node names when read
-	used := map[int]bool{}             // columns with a non-empty string
+// scanStates scans the states of tr, adding their integers and strings
+// to leaves. It returns, by column index, the sorted values of the string
+// columns with 1 to maxEnum distinct non-null values, quoted for a YAML
+// flow sequence. It looks at ctx every scanEvery states.
+func scanStates(ctx context.Context, tr *trace.Trace, leaves *leafScan) (map[int][]string, error) {
+	seen := map[int]map[string]bool{} // candidate enums
 	for i, c := range tr.Schema {
-		switch {
-		case c.Type.ID() == arrow.STRING:
+		if c.Type.ID() == arrow.STRING && leaves.cols[i] != nil {
 			seen[i] = map[string]bool{}
-			other[i] = map[string]bool{}
-		case c.Type.ID() == arrow.LIST && c.Type.(*arrow.ListType).Elem().ID() == arrow.STRING:
-			other[i] = map[string]bool{}
 		}
 	}
 	sr := tr.States()
 	defer sr.Close()
-	for row := 0; row < tr.NumStates() && len(seen)+len(other)+len(ints.leaves) > 0; row++ {
+	for row := 0; row < tr.NumStates() && len(seen)+len(leaves.leaves)+len(leaves.strs) > 0; row++ {
 		if row%scanEvery == 0 {
 			if err := ctx.Err(); err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 		}
 		st, err := sr.State(uint32(row))
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		ints.add(st.Vars)
-		names[st.Node] = true
+		leaves.add(st.Node, st.Vars)
 		for i, vals := range seen {
 			if s, ok := st.Vars[i].(string); ok {
 				vals[s] = true
@@ -192,37 +189,14 @@ func scanStates(ctx context.Context, tr *trace.Trace, ints *intScan) (map[int][]
 				}
 			}
 		}
-		for i, vals := range other {
-			for _, s := range stringsOf(st.Vars[i]) {
-				used[i] = used[i] || s != ""
-				if s != "" && !names[s] {
-					vals[s] = true
-				}
-			}
-			// A node may show up after values that name it; past a few
-			// such values the column does not hold node names.
-			if len(vals) > 2*maxEnum {
-				delete(other, i)
-			}
-		}
-	}
-	ids := map[int]bool{}
-	for i, vals := range other {
-		ids[i] = used[i]
-		for v := range vals {
-			ids[i] = ids[i] && names[v]
-		}
 	}
 	enums := map[int][]string{}
 	for i, vals := range seen {
-		if ids[i] {
-			continue
-		}
 		for _, v := range slices.Sorted(maps.Keys(vals)) {
 			enums[i] = append(enums[i], quote(v))
 		}
 	}
-	return enums, ids, nil
+	return enums, nil
 }
 
 // scanEvery is the number of states scanStates reads between two looks at
@@ -272,26 +246,30 @@ func cut(name string) string {
 
 // typeExpr returns the type expression of a physical type at path (a
 // column name, then [] for an element and .f for a field), with the
-// integer positions named in ints given their semantic types.
-func typeExpr(dt arrow.DataType, path string, ints map[string]string) (string, error) {
+// integer and string positions named in names given their semantic
+// types.
+func typeExpr(dt arrow.DataType, path string, names map[string]string) (string, error) {
 	switch dt := dt.(type) {
 	case *arrow.BooleanType:
 		return "bool", nil
 	case *arrow.Int64Type, *arrow.Uint64Type:
-		if t, ok := ints[path]; ok {
+		if t, ok := names[path]; ok {
 			return t, nil
 		}
 		return dt.Name(), nil
 	case *arrow.Float64Type:
 		return "float64", nil
 	case *arrow.StringType:
+		if t, ok := names[path]; ok {
+			return t, nil
+		}
 		return "string", nil
 	case *arrow.ListType:
-		elem, err := typeExpr(dt.Elem(), path+"[]", ints)
+		elem, err := typeExpr(dt.Elem(), path+"[]", names)
 		return "list<" + elem + ">", err
 	case *arrow.MapType:
 		if dt.KeyType().ID() == arrow.STRING {
-			elem, err := typeExpr(dt.ItemType(), path+"[]", ints)
+			elem, err := typeExpr(dt.ItemType(), path+"[]", names)
 			return "map<string, " + elem + ">", err
 		}
 	case *arrow.StructType:
@@ -309,7 +287,7 @@ func typeExpr(dt arrow.DataType, path string, ints map[string]string) (string, e
 			if specs.CheckName(f.Name) != nil {
 				return "", fmt.Errorf("field %s cannot be named in a spec", strconv.Quote(f.Name))
 			}
-			t, err := typeExpr(f.Type, path+"."+f.Name, ints)
+			t, err := typeExpr(f.Type, path+"."+f.Name, names)
 			if err != nil {
 				return "", err
 			}

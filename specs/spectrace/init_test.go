@@ -218,3 +218,46 @@ func TestInitHugeNames(t *testing.T) {
 		t.Errorf("the starter spec does not parse: %v", err)
 	}
 }
+
+// TestInitNestedNodeIDs checks that strings that name nodes are NodeIDs
+// wherever they are, a record's field in a list or a map's item as well
+// as a column, so that an iterator compares them with the node's own
+// (forall e0 in n0.routes: e0.via != n0.id); and that a list of records
+// is iterated, a list of strings not.
+func TestInitNestedNodeIDs(t *testing.T) {
+	utf8 := arrow.BinaryTypes.String
+	schema := trace.Schema{
+		{Name: "id", Type: utf8},
+		{Name: "routes", Type: arrow.ListOf(arrow.StructOf(
+			arrow.Field{Name: "via", Type: utf8, Nullable: true},
+			arrow.Field{Name: "key", Type: utf8, Nullable: true},
+		))},
+		{Name: "owners", Type: arrow.MapOf(utf8, utf8)},
+		{Name: "keys", Type: arrow.ListOf(utf8)},
+	}
+	b := tracetest.New(t, schema, trace.Options{System: "nested"})
+	for i := range 30 {
+		node, other := fmt.Sprintf("n%d", i%3), fmt.Sprintf("n%d", (i+1)%3)
+		row := b.State(node, uint64(i), node,
+			[]any{map[string]any{"via": other, "key": fmt.Sprintf("k%d", i)}},
+			map[string]any{fmt.Sprintf("k%d", i): other},
+			[]any{fmt.Sprintf("k%d", i)},
+		)
+		b.Snapshot(trace.Snapshot{ID: uint64(i), TS: uint64(i), Members: []uint32{row}})
+	}
+	var out strings.Builder
+	if err := Init(context.Background(), b.Open(), &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"\n  id: NodeID\n",
+		"\n  routes: \"list<{via: NodeID, key: string}>\"\n",
+		"\n  owners: map<string, NodeID>\n",
+		"\n  keys: list<string>\n",
+		"\n  iterate: [routes]  ",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the starter spec lacks %q:\n%s", want, out.String())
+		}
+	}
+}

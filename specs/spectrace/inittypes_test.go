@@ -68,6 +68,14 @@ func TestIntTypes(t *testing.T) {
 		},
 		want: []string{"Even: even", "Odd: odd"},
 	}, {
+		name: "zero, for none, does not stretch a range",
+		leaves: []*intLeaf{
+			leafOf("epoch", i64, span(8, 15, 1)),
+			leafOf("granted", i64, append([]int64{0}, span(8, 16, 1)...)),
+			leafOf("commit", i64, span(0, 80, 1)),
+		},
+		want: []string{"Epoch: epoch, granted", "Commit: commit"},
+	}, {
 		name: "one value compares with nothing",
 		leaves: []*intLeaf{
 			leafOf("first_index", i64, []int64{2}),
@@ -91,7 +99,7 @@ func TestIntTypes(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := &intScan{leaves: tt.leaves}
+			s := &leafScan{leaves: tt.leaves}
 			types, names := s.types(map[string]bool{"NodeID": true})
 			var got []string
 			for _, ty := range types {
@@ -118,7 +126,12 @@ func TestOverlap(t *testing.T) {
 		{span(1, 10, 1), span(1, 10, 1), 1, true},
 		{span(1, 10, 1), span(6, 15, 1), 5.0 / 15, true},
 		{span(1, 10, 1), span(11, 20, 1), 0, false},
-		{span(0, 10, 2), span(1, 11, 2), 10.0 / 12, false},
+		{span(2, 10, 2), span(1, 11, 2), 9.0 / 11, false},
+		// Zero is no point of a range, nor a value in common.
+		{append([]int64{0}, span(8, 16, 1)...), span(8, 15, 1), 8.0 / 9, true},
+		{span(0, 10, 2), span(0, 10, 3), 7.0 / 9, true},
+		{[]int64{0, 5}, []int64{0, 7}, 0, false},
+		{[]int64{0}, []int64{0}, 0, false},
 	} {
 		r, common := overlap(leafOf("a", arrow.INT64, tt.a), leafOf("b", arrow.INT64, tt.b))
 		if r != tt.want || common != tt.common {
