@@ -98,7 +98,7 @@ func Learn(ctx context.Context, specPath string, traces []string, o Options) (*R
 	if o.MinSupport < 0 || o.MinSupport > 1 || o.Almost < 0 || o.Almost >= 1 {
 		return nil, fmt.Errorf("learn: the least support (%g) is a share in (0, 1] and the almost-invariants' violating share (%g) one in [0, 1)", o.MinSupport, o.Almost)
 	}
-	p, err := open(specPath, traces[0], o.Iterate)
+	p, err := open(ctx, specPath, traces[0], o.Iterate)
 	if err != nil {
 		return nil, err
 	}
@@ -137,11 +137,11 @@ func Learn(ctx context.Context, specPath string, traces []string, o Options) (*R
 }
 
 // open opens the spec at specPath and the run at tracePath as
-// pipeline.Open does, its pool also iterating over the containers of
-// iterate.
-func open(specPath, tracePath string, iterate []string) (_ *pipeline.Pipeline, err error) {
+// pipeline.OpenContext does, its pool also iterating over the containers
+// of iterate.
+func open(ctx context.Context, specPath, tracePath string, iterate []string) (_ *pipeline.Pipeline, err error) {
 	if len(iterate) == 0 {
-		return pipeline.Open(specPath, tracePath)
+		return pipeline.OpenContext(ctx, specPath, tracePath)
 	}
 	spec, tr, err := pipeline.OpenFitting(specPath, tracePath)
 	if err != nil {

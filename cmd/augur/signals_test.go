@@ -63,6 +63,10 @@ func TestSignals(t *testing.T) {
 	writeIntTrace(t, in("vars.trace"), 3, 20, 8)
 	augur(t, "spec", "init", in("vars.trace"), "-o", in("vars.yaml"))
 	augur(t, "infer", in("vars.yaml"), in("vars.trace"), "-q", "--stats", in("vars.arrow"))
+	// learn generates and compiles its pool first, over 12 integers:
+	// about two seconds of CPU, which took no context.
+	writeIntTrace(t, in("learn.trace"), 3, 20, 12)
+	augur(t, "spec", "init", in("learn.trace"), "-o", in("learn.yaml"))
 	// merge reads every part whole after checking their headers: 16
 	// shards, since a part given twice is refused before any is read.
 	parts := []string{"merge"}
@@ -84,6 +88,7 @@ func TestSignals(t *testing.T) {
 		{"infer", []string{"infer", in("wide.yaml"), in("wide.trace"), "-q", "--no-filter", "--format", "json", "-o", in("report.json")}, syscall.SIGINT, in("report.json")},
 		{"collect", []string{"collect", in("big.jsonl"), "-o", in("run.trace")}, syscall.SIGINT, in("run.trace")},
 		{"report", []string{"report", in("vars.yaml"), in("vars.trace"), in("vars.arrow"), "-o", in("vars.txt")}, syscall.SIGINT, in("vars.txt")},
+		{"learn", []string{"learn", in("learn.yaml"), in("learn.trace"), "-o", in("learned.yaml")}, syscall.SIGINT, in("learned.yaml")},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			before := ""
