@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"strconv"
@@ -16,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/augur-dev/augur/diag"
+	"github.com/augur-dev/augur/internal/safefile"
 )
 
 // Exit codes.
@@ -37,7 +36,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetErr(stderr)
 	// The profile starts once guardOutputs has passed its output.
 	guard := root.PersistentPreRunE
-	var profile *profileFile
+	var profile *safefile.File // the --cpuprofile, replaced whole like every output
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
 		if err := guard(cmd, args); err != nil {
 			return err
@@ -49,12 +48,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if cpuprofile == "" {
 			return nil
 		}
-		p, err := createProfile(cpuprofile)
+		p, err := safefile.Create(cpuprofile, 0o644)
 		if err != nil {
 			return err
 		}
-		if err := pprof.StartCPUProfile(p.f); err != nil {
-			p.abort()
+		if err := pprof.StartCPUProfile(p); err != nil {
+			p.Abort()
 			return err
 		}
 		profile = p
@@ -65,7 +64,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		// Stopped here, not in a post-run hook, so that a command that
 		// fails still leaves a complete profile.
 		pprof.StopCPUProfile()
-		if cerr := profile.commit(); err == nil {
+		if cerr := profile.Commit(); err == nil {
 			err = cerr
 		}
 	}
@@ -106,51 +105,6 @@ func checkWorkers(cmd *cobra.Command) error {
 		return fmt.Errorf("--workers %d: at most %d (each worker keeps its own engine; more than the CPUs, %d here, gain nothing)", n, maxWorkers, runtime.NumCPU())
 	}
 	return nil
-}
-
-// A profileFile is the --cpuprofile being written: like every output, a
-// regular file is replaced atomically, written to a temporary file beside
-// it and renamed over it when complete, so that a hard link to it keeps
-// its content; a device or a pipe (/dev/null) is written in place.
-type profileFile struct {
-	f    *os.File
-	path string // where the temporary file goes; "" when written in place
-}
-
-func createProfile(path string) (*profileFile, error) {
-	if info, err := os.Stat(path); err == nil && !info.Mode().IsRegular() {
-		f, err := os.OpenFile(path, os.O_WRONLY, 0)
-		return &profileFile{f: f}, err
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
-	if err != nil {
-		return nil, err
-	}
-	return &profileFile{f: f, path: path}, nil
-}
-
-// commit closes the profile and renames it into place.
-func (p *profileFile) commit() error {
-	err := p.f.Close()
-	if p.path == "" {
-		return err
-	}
-	if err == nil {
-		err = os.Chmod(p.f.Name(), 0o644)
-	}
-	if err == nil {
-		return os.Rename(p.f.Name(), p.path)
-	}
-	os.Remove(p.f.Name())
-	return err
-}
-
-// abort closes the profile and removes its temporary file.
-func (p *profileFile) abort() {
-	p.f.Close()
-	if p.path != "" {
-		os.Remove(p.f.Name())
-	}
 }
 
 // interrupted returns the message of err, an error of a command that a

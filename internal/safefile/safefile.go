@@ -17,42 +17,76 @@ import (
 // written in place. Whether path may be written at all is for
 // clobber.Check to say.
 func Write(path string, perm fs.FileMode, write func(io.Writer) error) error {
+	f, err := Create(path, perm)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Abort()
+		return err
+	}
+	return f.Commit()
+}
+
+// A File is the content of path being written, for a writer that cannot
+// be a callback of Write (a CPU profile, written while a command runs):
+// Commit puts it in place as Write would, Abort leaves path as it was.
+type File struct {
+	*os.File
+	path string      // the target; "" when the file is written in place
+	perm fs.FileMode // the target's permissions
+}
+
+// Create starts writing path: to a temporary file beside it, or, for a
+// target that is not a regular file, in place.
+func Create(path string, perm fs.FileMode) (*File, error) {
 	info, err := os.Stat(path)
 	switch {
 	case err == nil && !info.Mode().IsRegular():
 		f, err := os.OpenFile(path, os.O_WRONLY, 0)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if err := write(f); err != nil {
-			f.Close()
-			return err
-		}
-		return f.Close()
+		return &File{File: f}, nil
 	case err == nil:
 		perm = info.Mode().Perm()
 	case !errors.Is(err, fs.ErrNotExist):
-		return err
+		return nil, err
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer os.Remove(tmp.Name())
-	if err := write(tmp); err != nil {
-		tmp.Close()
-		return err
+	return &File{File: tmp, path: path, perm: perm}, nil
+}
+
+// Commit syncs the file and renames it over its target, or closes it when
+// it is written in place. On error the target is as it was.
+func (f *File) Commit() error {
+	if f.path == "" {
+		return f.Close()
 	}
-	if err := tmp.Chmod(perm); err != nil {
-		tmp.Close()
-		return err
+	err := f.Chmod(f.perm)
+	if err == nil {
+		err = f.Sync()
 	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	if err := tmp.Close(); err != nil {
-		return err
+	if err == nil {
+		err = os.Rename(f.Name(), f.path)
 	}
-	return os.Rename(tmp.Name(), path)
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}
+
+// Abort closes the file and removes the temporary one: the target is as
+// it was.
+func (f *File) Abort() {
+	f.Close()
+	if f.path != "" {
+		os.Remove(f.Name())
+	}
 }

@@ -41,3 +41,46 @@ func TestWrite(t *testing.T) {
 		t.Errorf("write to %s: %v", os.DevNull, err)
 	}
 }
+
+// TestCreate checks the File that Write is made of: a hard link to the
+// target keeps its content, Commit replaces the target, Abort leaves it
+// as it was, and neither leaves a temporary file.
+func TestCreate(t *testing.T) {
+	dir := t.TempDir()
+	path, link := filepath.Join(dir, "out.prof"), filepath.Join(dir, "link")
+	if err := os.WriteFile(path, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(path, link); err != nil {
+		t.Fatal(err)
+	}
+	write := func(content string) *File {
+		f, err := Create(path, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.WriteString(f, content); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	write("aborted").Abort()
+	if data, _ := os.ReadFile(path); string(data) != "old" {
+		t.Errorf("after Abort the target holds %q", data)
+	}
+	if err := write("new").Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(path); string(data) != "new" {
+		t.Errorf("after Commit the target holds %q", data)
+	}
+	if data, _ := os.ReadFile(link); string(data) != "old" {
+		t.Errorf("the hard link holds %q; want the old content", data)
+	}
+	if info, _ := os.Stat(path); info.Mode().Perm() != 0o600 {
+		t.Errorf("Commit changed the permissions to %v", info.Mode().Perm())
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Errorf("temporary files left: %v", entries)
+	}
+}
