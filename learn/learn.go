@@ -11,7 +11,6 @@ import (
 	"github.com/augur-dev/augur/checker"
 	"github.com/augur-dev/augur/evaluator"
 	"github.com/augur-dev/augur/filter"
-	"github.com/augur-dev/augur/generator"
 	"github.com/augur-dev/augur/grammar"
 	"github.com/augur-dev/augur/pipeline"
 	"github.com/augur-dev/augur/reporter"
@@ -98,7 +97,7 @@ func Learn(ctx context.Context, specPath string, traces []string, o Options) (*R
 	if o.MinSupport < 0 || o.MinSupport > 1 || o.Almost < 0 || o.Almost >= 1 {
 		return nil, fmt.Errorf("learn: the least support (%g) is a share in (0, 1] and the almost-invariants' violating share (%g) one in [0, 1)", o.MinSupport, o.Almost)
 	}
-	p, err := open(ctx, specPath, traces[0], o.Iterate)
+	p, err := pipeline.OpenIterating(ctx, specPath, traces[0], o.Iterate)
 	if err != nil {
 		return nil, err
 	}
@@ -134,43 +133,6 @@ func Learn(ctx context.Context, specPath string, traces []string, o Options) (*R
 		}
 	}
 	return r, nil
-}
-
-// open opens the spec at specPath and the run at tracePath as
-// pipeline.OpenContext does, its pool also iterating over the containers
-// of iterate.
-func open(ctx context.Context, specPath, tracePath string, iterate []string) (_ *pipeline.Pipeline, err error) {
-	if len(iterate) == 0 {
-		return pipeline.OpenContext(ctx, specPath, tracePath)
-	}
-	spec, tr, err := pipeline.OpenFitting(specPath, tracePath)
-	if err != nil {
-		return nil, err
-	}
-	defer func() {
-		if err != nil {
-			tr.Close()
-		}
-	}()
-	g := &spec.Generate
-	for _, name := range iterate {
-		if !slices.Contains(g.Iterate, name) {
-			g.Iterate = append(g.Iterate, name)
-		}
-	}
-	consts, err := generator.MineConstants(tr, spec)
-	if err != nil {
-		return nil, err
-	}
-	pool, err := generator.Generate(spec, consts)
-	if err != nil {
-		return nil, fmt.Errorf("learn: %w", err)
-	}
-	prog, err := evaluator.Compile(spec, pool.Props)
-	if err != nil {
-		return nil, fmt.Errorf("generated properties do not compile: %w", err)
-	}
-	return &pipeline.Pipeline{Spec: spec, Trace: tr, Constants: consts, Pool: pool, Generated: len(pool.Props), Program: prog}, nil
 }
 
 // learner holds the properties still kept, and what the runs say of

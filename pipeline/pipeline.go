@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 
 	"github.com/augur-dev/augur/evaluator"
 	"github.com/augur-dev/augur/filter"
@@ -81,7 +82,14 @@ func Open(specPath, tracePath string) (*Pipeline, error) {
 // compiling a pool, which take seconds for tens of thousands of
 // properties and no context, go on in a goroutine whose result is
 // dropped.
-func OpenContext(ctx context.Context, specPath, tracePath string) (_ *Pipeline, err error) {
+func OpenContext(ctx context.Context, specPath, tracePath string) (*Pipeline, error) {
+	return OpenIterating(ctx, specPath, tracePath, nil)
+}
+
+// OpenIterating is OpenContext with a pool that also iterates over the
+// containers named in iterate, beside those of the spec's
+// generate.iterate (augur learn --iterate).
+func OpenIterating(ctx context.Context, specPath, tracePath string, iterate []string) (_ *Pipeline, err error) {
 	spec, tr, err := openFitting(ctx, specPath, tracePath)
 	if err != nil {
 		return nil, err
@@ -91,6 +99,11 @@ func OpenContext(ctx context.Context, specPath, tracePath string) (_ *Pipeline, 
 			tr.Close()
 		}
 	}()
+	for _, name := range iterate {
+		if !slices.Contains(spec.Generate.Iterate, name) {
+			spec.Generate.Iterate = append(spec.Generate.Iterate, name)
+		}
+	}
 	consts, err := generator.MineConstants(tr, spec)
 	if err != nil {
 		return nil, err

@@ -363,7 +363,7 @@ func runOne(ctx context.Context, dir string, tb testbeds.Testbed, bug string, se
 			return fail(err)
 		}
 	}
-	p, err := pipeline.Open(spec, tr)
+	p, err := pipeline.OpenContext(ctx, spec, tr)
 	if err != nil {
 		return fail(err)
 	}

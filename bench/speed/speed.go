@@ -203,7 +203,7 @@ func runPredicate(ctx context.Context, w io.Writer, o Options, dir string) error
 		if i > 0 {
 			start = time.Now()
 		}
-		p, err := pipeline.Open(spec, tracePath)
+		p, err := pipeline.OpenContext(ctx, spec, tracePath)
 		if err != nil {
 			return err
 		}
@@ -246,7 +246,7 @@ func workload(ctx context.Context, dir string, o Options) (p *pipeline.Pipeline,
 	} else if specPath, tracePath, err = recordRaft(ctx, dir, o); err != nil {
 		return nil, "", "", err
 	}
-	if p, err = pipeline.Open(specPath, tracePath); err != nil {
+	if p, err = pipeline.OpenContext(ctx, specPath, tracePath); err != nil {
 		return nil, "", "", err
 	}
 	if err := p.Sample(o.pool()); err != nil {
