@@ -17,7 +17,10 @@ import (
 // pool (BenchmarkChurn: 55% of them are dirty at a snapshot where 89% of
 // the bindings changed, 36% where 12% did). Counting every property
 // there, rather than marking them, took about 1.3 times the CPU time
-// (paired whole-process runs of augur infer, 2,000 snapshots).
+// (paired whole-process runs of augur infer, 2,000 snapshots). A scope
+// over nodes alone of up to 256 bindings, when the task counts no
+// patterns, is counted in batches of snapshots instead (batch.go), the
+// same properties at the same snapshots.
 
 // countStage is a scope's state for counting its properties and
 // flushing their runs.

@@ -241,6 +241,47 @@ func TestFastMatchesReferenceHighChurn(t *testing.T) {
 	})
 }
 
+// TestFastBatches compares the evaluators when the fast one counts its
+// scopes of up to 256 bindings in batches of several sizes (1 and 3
+// snapshots: batches that end at every snapshot or between; 64, full
+// batches over a chunk of 200 snapshots) or none (0), at high churn and
+// low, with tagged snapshots (the random cases) and with few moments
+// kept, so that runs of one snapshot end in line.
+func TestFastBatches(t *testing.T) {
+	type tcase struct {
+		name string
+		tr   *trace.Trace
+		prog *evaluator.Program
+		opts evaluator.Options
+	}
+	var cases []tcase
+	for seed := range uint64(3) {
+		rc := evaltest.NewCase(400+seed, 80)
+		rc.Nodes = 12
+		spec, err := specs.Parse("random.yaml", []byte(rc.Spec))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := rc.Trace(t, seed, 200)
+		rc.Props = twoNodeProps(rc.Props)
+		cases = append(cases, tcase{fmt.Sprintf("random/%d", seed), tr, rc.Compile(t, spec), evaluator.Options{Workers: 2, MaxWitnesses: 2, MaxMoments: 3}})
+	}
+	for _, churn := range []int{16, 2} {
+		spec, tr := periodicTrace(t, 200, churn)
+		// One witness and three moments: a property has its witness
+		// before its moments, so that its runs that end keep moments.
+		cases = append(cases, tcase{fmt.Sprintf("periodic/churn=%d", churn), tr, samplePool(t, spec, tr, 600), evaluator.Options{Workers: 1, MaxWitnesses: 1, MaxMoments: 3}})
+	}
+	for _, slots := range []int{0, 1, 3, 64} {
+		for _, c := range cases {
+			t.Run(fmt.Sprintf("slots=%d/%s", slots, c.name), func(t *testing.T) {
+				defer evaluator.SetBatchSlots(slots)()
+				sameStats(t, c.tr, c.prog, c.opts)
+			})
+		}
+	}
+}
+
 // TestFastBlocks compares the evaluators when the fast one evaluates
 // its scopes in blocks of a few bindings, as it does when the bitsets of
 // every binding would not fit in its memory.

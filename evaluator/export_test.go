@@ -15,6 +15,15 @@ func SetScopeBytes(n int) (restore func()) {
 	return func() { scopeBytes = old }
 }
 
+// SetBatchSlots sets the number of snapshots a scope's batch holds at
+// most (0: no batches), so that tests count many batches, or none, on
+// short traces, and returns a function that restores it.
+func SetBatchSlots(n int) (restore func()) {
+	old := batchLimit
+	batchLimit = n
+	return func() { batchLimit = old }
+}
+
 // SetMemoSize sets the number of predicate evaluations an engine
 // memoizes (0: none), and returns a function that restores it.
 func SetMemoSize(n int) (restore func()) {

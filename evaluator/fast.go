@@ -41,7 +41,9 @@ import (
 //     those that changed marked dirty (evalStage);
 //   - count.go and flush.go, counting and flushing: the dirty properties
 //     are counted again (countStage), and the runs that end are added to
-//     their stats (flushStage).
+//     their stats (flushStage);
+//   - batch.go, batched counting: a scope of up to 256 bindings counts
+//     its properties over up to 64 snapshots at once (batchStage).
 //
 // This file holds the engine's driver: a task's start and finish, and a
 // snapshot's evaluation, scope by scope.
@@ -54,6 +56,7 @@ type fast struct {
 	scopes   []scopeRun // by plan scope
 	fallback []int      // the task's active properties of plan.fallback
 	cur      []int32    // a binding being enumerated (walk)
+	recent   recentSnaps
 
 	rowStage   // rows.go
 	atomStage  // rows.go
@@ -66,6 +69,7 @@ type scopeRun struct {
 	bindStage  // bind.go
 	evalStage  // incremental.go
 	countStage // count.go
+	batchStage // batch.go
 }
 
 // scopeTask holds the task's properties of a scope and the atoms they
@@ -230,6 +234,9 @@ func (e *fast) evalSnapshot(s *trace.Snapshot) error {
 		}
 		return e.ref.err
 	}
+	if !e.patterns {
+		e.remember(s)
+	}
 	for k, sc := range e.pl.scopes {
 		if sr := &e.scopes[k]; len(sr.props) > 0 {
 			if err := e.evalScope(sc, sr, s); err != nil {
@@ -269,6 +276,7 @@ func (e *fast) evalScope(sc *scope, sr *scopeRun, s *trace.Snapshot) error {
 		case !ok:
 			return fmt.Errorf("evaluator: %d nodes give more than 2^62 bindings per snapshot to %s", len(e.rows), e.pl.prog.Props[sc.props[0].index].Text)
 		case nb > limit:
+			e.endBatch(sc, sr)
 			if e.walkBindings(sc, sr, limit); e.ref.err != nil {
 				return e.ref.err
 			}
@@ -278,6 +286,7 @@ func (e *fast) evalScope(sc *scope, sr *scopeRun, s *trace.Snapshot) error {
 		old = sr.table
 		tb = e.table(sc, sr)
 		if tb != old {
+			e.endBatch(sc, sr)
 			remap = sr.valid && old != nil
 			sr.valid = false
 		}
@@ -304,15 +313,27 @@ func (e *fast) evalScope(sc *scope, sr *scopeRun, s *trace.Snapshot) error {
 		return nil
 	}
 	sr.scores.size(sr.nb)
+	batched := false // the snapshot is one of the scope's batch, which takes its witnesses
 	switch {
 	case remap && e.evalRemapped(sc, sr, old, tb):
 		// The bindings of nodes whose rows stayed kept their values.
 		e.countAll(sc, sr)
 	case !sr.valid || e.moved == ^uint64(0):
+		e.endBatch(sc, sr)
 		e.evalAll(sc, sr)
 		e.countAll(sc, sr)
 	case e.moved == 0:
 		// Nothing changed: every run goes on.
+		if batched = sr.batching; batched {
+			e.batchSlot(sc, sr)
+		}
+	case tb != nil && e.batchable(sc, sr):
+		if !sr.batching {
+			e.startBatch(sc, sr)
+		}
+		e.evalMoved(sc, sr, tb)
+		e.batchSlot(sc, sr)
+		batched = true
 	case tb != nil:
 		e.evalMoved(sc, sr, tb)
 		e.recountDirty(sc, sr)
@@ -324,6 +345,8 @@ func (e *fast) evalScope(sc *scope, sr *scopeRun, s *trace.Snapshot) error {
 		return e.ref.err
 	}
 	sr.valid = true
-	e.witnesses(sc, sr, s)
+	if !batched {
+		e.witnesses(sc, sr, s)
+	}
 	return nil
 }

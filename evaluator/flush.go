@@ -47,6 +47,7 @@ type psums struct {
 func (e *fast) finish() {
 	for k, sc := range e.pl.scopes {
 		sr := &e.scopes[k]
+		e.endBatch(sc, sr)
 		for _, j := range sr.props {
 			if ru := &sr.runs[j]; ru.start >= 0 {
 				e.flush(sc, sr, j)
@@ -67,6 +68,7 @@ func (e *fast) finish() {
 // endRuns adds the runs of the scope's properties that end before the
 // current snapshot to their stats, and forgets the scope's bitsets.
 func (e *fast) endRuns(sc *scope, sr *scopeRun) {
+	e.endBatch(sc, sr)
 	for _, j := range sr.props {
 		e.flush(sc, sr, j)
 	}
@@ -157,7 +159,7 @@ func (e *fast) witnesses(sc *scope, sr *scopeRun, s *trace.Snapshot) {
 	for _, j := range sr.owed {
 		ru, st := &sr.runs[j], &e.task.acc[sc.props[j].index]
 		if ru.holds < ru.nb && st.witnesses() < e.task.wits {
-			e.witness(sc, sr, j, s, st, e.task.wits)
+			e.witness(sc, sr, j, s, st)
 		}
 		ru.witnessed = st.witnesses() >= e.task.wits
 		if ru.holds < ru.nb && !ru.witnessed {
@@ -170,7 +172,7 @@ func (e *fast) witnesses(sc *scope, sr *scopeRun, s *trace.Snapshot) {
 }
 
 // witness records the first binding at which property j fails in st.
-func (e *fast) witness(sc *scope, sr *scopeRun, j int32, s *trace.Snapshot, st *Stats, max int) {
+func (e *fast) witness(sc *scope, sr *scopeRun, j int32, s *trace.Snapshot, st *Stats) {
 	var bnd []int32
 	if sr.blocked {
 		bnd = sr.fail[int(j)*sc.nslots:][:sc.nslots]
@@ -178,16 +180,22 @@ func (e *fast) witness(sc *scope, sr *scopeRun, j int32, s *trace.Snapshot, st *
 		b := e.firstFail(sr, &sc.props[j])
 		bnd = sr.bind[b*sc.nslots:][:sc.nslots]
 	}
+	e.addWitness(sc, e.rows, bnd, s, st)
+}
+
+// addWitness records in st the binding bnd of the scope at snapshot s,
+// whose live nodes' rows are rows.
+func (e *fast) addWitness(sc *scope, rows []*frow, bnd []int32, s *trace.Snapshot, st *Stats) {
 	slots := e.slots[:sc.nslots]
 	for _, q := range sc.quants {
 		if q.dom < 0 {
 			for _, sl := range q.group {
-				slots[sl] = e.rows[bnd[sl]].ns
+				slots[sl] = rows[bnd[sl]].ns
 			}
 			continue
 		}
-		slots[q.slot] = e.rows[bnd[q.owner]].doms[q.dom].vals[bnd[q.slot]]
+		slots[q.slot] = rows[bnd[q.owner]].doms[q.dom].vals[bnd[q.slot]]
 	}
-	st.addWitness(s, slots, max)
+	st.addWitness(s, slots, e.task.wits)
 	clear(slots)
 }

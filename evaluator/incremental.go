@@ -292,9 +292,14 @@ func tupleKey(bnd []int32, n int, pos []int32) int {
 	return k
 }
 
-// touch marks dirty the properties that use atom a.
+// touch marks dirty the properties that use atom a, or, when the scope
+// counts a batch, the current snapshot as one where a changed.
 func (e *fast) touch(sr *scopeRun, a int32) {
 	sr.atomMod[a] = e.gen
+	if sr.batching {
+		sr.chg[a] |= 1 << uint(sr.batchN)
+		return
+	}
 	for _, j := range sr.users[a] {
 		bitset.Set(sr.dirty, int(j))
 	}
