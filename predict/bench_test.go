@@ -28,7 +28,7 @@ func BenchmarkExplore(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		m, err := tb.Fork(testbeds.Config{Nodes: tb.Nodes, Seed: 1, Faults: tb.Faults}, 1000)
+		m, err := tb.Fork(b.Context(), testbeds.Config{Nodes: tb.Nodes, Seed: 1, Faults: tb.Faults}, 1000)
 		if err != nil {
 			b.Fatal(err)
 		}

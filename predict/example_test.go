@@ -1,6 +1,7 @@
 package predict_test
 
 import (
+	"context"
 	"fmt"
 	"log"
 	"time"
@@ -20,7 +21,7 @@ func ExampleExplore() {
 		log.Fatal(err)
 	}
 	cfg := testbeds.Config{Nodes: 7, Seed: 1, Faults: testbeds.DefaultFaults(), Bug: randtree.BugStaleChild}
-	m, err := randtree.Fork(cfg, 561)
+	m, err := randtree.Fork(context.Background(), cfg, 561)
 	if err != nil {
 		log.Fatal(err)
 	}

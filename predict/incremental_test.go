@@ -48,7 +48,7 @@ func TestExploreIncremental(t *testing.T) {
 			c := compileWith(t, tc.tb.Name, tc.extra)
 			paths := 0
 			for _, steps := range []int{200, 700} {
-				m, err := tc.tb.Fork(testbeds.Config{Nodes: tc.tb.Nodes, Seed: 3, Faults: tc.tb.Faults, Bug: tc.bug}, steps)
+				m, err := tc.tb.Fork(t.Context(), testbeds.Config{Nodes: tc.tb.Nodes, Seed: 3, Faults: tc.tb.Faults, Bug: tc.bug}, steps)
 				if err != nil {
 					t.Fatal(err)
 				}

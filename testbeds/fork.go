@@ -1,6 +1,7 @@
 package testbeds
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -33,21 +34,25 @@ type Copier[S any] interface {
 // included; no trace is written) and returns a copy of the state it
 // reached, for the predictor: its system, the messages in flight, the
 // live nodes and the partition. The copy has no faults of its own: the
-// predictor chooses every event.
+// predictor chooses every event. Once ctx is done the run stops, and
+// Fork's error wraps ctx.Err() ("testbed fork NAME: context canceled").
 //
 // A system that is a Copier is copied. Any other is forked by replay:
 // each copy is the run's configuration, its length and the events the
 // predictor applied since, and the first read of a copy runs all that
-// again from the seed, so that a copy costs the steps of the run so far.
+// again from the seed, so that a copy costs the steps of the run so far
+// (the predictor's budget bounds how many it makes).
 // Its node hashes hash the exposed states.
-func Fork[S any](name string, bugs []string, cfg Config, steps int, newSystem func(*Sim) System[S]) (predict.Model, error) {
+func Fork[S any](ctx context.Context, name string, bugs []string, cfg Config, steps int, newSystem func(*Sim) System[S]) (predict.Model, error) {
 	if cfg.Bug != "" && !slices.Contains(bugs, cfg.Bug) {
 		return nil, fmt.Errorf("%s: unknown bug %q (want one of %s)", name, cfg.Bug, strings.Join(bugs, ", "))
 	}
 	r := &replay[S]{cfg: cfg, steps: steps, newSystem: newSystem}
-	m := r.get()
-	if c, ok := m.sys.(Copier[S]); ok {
-		return copyModel(m.sim, c), nil
+	if !r.play(ctx.Done()) {
+		return nil, fmt.Errorf("testbed fork %s: %w", name, ctx.Err())
+	}
+	if c, ok := r.m.sys.(Copier[S]); ok {
+		return copyModel(r.m.sim, c), nil
 	}
 	return r, nil
 }
@@ -64,6 +69,16 @@ func copyModel[S any](sim *Sim, sys Copier[S]) *model[S] {
 	return m
 }
 
+// closed reports whether done is closed; a nil done never is.
+func closed(done <-chan struct{}) bool {
+	select {
+	case <-done:
+		return true
+	default:
+		return false
+	}
+}
+
 // replay is a copy of a run, for the predictor, made by running it again:
 // the run's configuration and length, and the events applied since. It is
 // run, into a model, when first read.
@@ -77,12 +92,26 @@ type replay[S any] struct {
 
 // get returns the model of r, running it first if needed.
 func (r *replay[S]) get() *model[S] {
+	r.play(nil)
+	return r.m
+}
+
+// play runs r into its model r.m, unless it has one, and reports whether
+// it did: it stops, leaving r.m nil, once done is closed (a nil done
+// never is).
+func (r *replay[S]) play(done <-chan struct{}) bool {
 	if r.m != nil {
-		return r.m
+		return true
+	}
+	if closed(done) {
+		return false
 	}
 	sim := NewSim(r.cfg)
 	sys := boot(sim, func() System[S] { return r.newSystem(sim) })
 	for range r.steps {
+		if closed(done) {
+			return false
+		}
 		step(sim, sys)
 	}
 	r.m = &model[S]{sim: sim.fork(), sys: sys, clock: make([]int64, r.cfg.Nodes)}
@@ -96,7 +125,7 @@ func (r *replay[S]) get() *model[S] {
 	for _, e := range r.path {
 		r.m.Apply(e)
 	}
-	return r.m
+	return true
 }
 
 func (r *replay[S]) Nodes() int                  { return r.cfg.Nodes }

@@ -45,6 +45,9 @@ func TestWithDefaults(t *testing.T) {
 		{name: "never reset", cfg: Config{ResetAfter: NoReset}, want: Config{Nodes: 5, Steps: DefaultSteps, Faults: base, ResetAfter: NoReset}, reset: "-1"},
 		{name: "reset at violation", cfg: Config{ResetAfter: ResetAtViolation}, want: Config{Nodes: 5, Steps: DefaultSteps, Faults: base, ResetAfter: ResetAtViolation}, reset: "0"},
 		{name: "faults and no faults", cfg: Config{NoFaults: true, Faults: base}, wantErr: true},
+		{name: "most nodes", cfg: Config{Nodes: MaxNodes}, want: Config{Nodes: MaxNodes, Steps: DefaultSteps, Faults: base, ResetAfter: DefaultResetAfter}, reset: "30"},
+		{name: "too many nodes", cfg: Config{Nodes: MaxNodes + 1}, wantErr: true},
+		{name: "negative nodes", cfg: Config{Nodes: -1}, wantErr: true},
 		{name: "negative steps", cfg: Config{Steps: -1}, wantErr: true},
 		{name: "reset below the explicit values", cfg: Config{ResetAfter: ResetAtViolation - 1}, wantErr: true},
 	} {

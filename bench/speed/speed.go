@@ -88,6 +88,11 @@ func Run(ctx context.Context, w io.Writer, o Options) error {
 			return fmt.Errorf("--workers %d: want at least 1", n)
 		}
 	}
+	// Every workload boots its cluster's nodes at once, before it looks
+	// at ctx; etcd raft's boot grows as their cube (testbeds.MaxNodes).
+	if o.Nodes < 1 || o.Nodes > testbeds.MaxNodes {
+		return fmt.Errorf("--nodes %d: want 1 to %d", o.Nodes, testbeds.MaxNodes)
+	}
 	if o.Literals > 3 {
 		return fmt.Errorf("--literals %d: want 2 or 3", o.Literals)
 	}

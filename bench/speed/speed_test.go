@@ -107,6 +107,9 @@ func TestRunRefuses(t *testing.T) {
 	}{
 		{Options{Workers: []int{1, 0}, Workload: "etcdraft"}, "--workers 0: want at least 1"},
 		{Options{Workers: []int{1}, Literals: 4, Workload: "etcdraft"}, "--literals 4: want 2 or 3"},
+		{Options{Nodes: testbeds.MaxNodes + 1, Workload: "etcdraft"}, "--nodes 257: want 1 to 256"},
+		{Options{Nodes: 1000000, Workload: "periodic"}, "--nodes 1000000: want 1 to 256"},
+		{Options{Nodes: -1, Workload: "predicate"}, "--nodes -1: want 1 to 256"},
 		{Options{Workers: []int{1}, Workload: "nope"}, "--workload nope: want etcdraft, periodic or predicate"},
 	} {
 		if err := Run(context.Background(), nil, tt.o); err == nil || err.Error() != tt.want {

@@ -164,6 +164,8 @@ var badInputs = []struct {
 	{name: "monitor load --flush -200ms", args: "monitor load --nodes 2 --rates 10 --flush -200ms", stderr: `invalid argument "-200ms" for "--flush" flag: must not be negative`},
 	{name: "monitor load --silent-after x", args: "monitor load --nodes 2 --rates 10 --silent-after x", stderr: `invalid argument "x" for "--silent-after" flag: not a duration`},
 	{name: "bench --workers 0", args: "bench --workers 0", stderr: `--workers 0: want at least 1`},
+	{name: "bench --nodes 1000000", args: "bench --nodes 1000000", stderr: `--nodes 1000000: want 1 to 256`},
+	{name: "testbed --nodes 1000000", args: "testbed run etcdraft --nodes 1000000 -o new.trace", stderr: `etcdraft: 1000000 nodes, want 1 to 256`},
 }
 
 // TestBadInput runs badInputs.

@@ -158,14 +158,15 @@ func Run(ctx context.Context, cfg testbeds.Config, dir string) (testbeds.Stats, 
 	return testbeds.Record(ctx, "chord", bugs, cfg, dir, func(sim *testbeds.Sim) testbeds.System[State] { return newRing(sim, cfg) })
 }
 
-// Fork runs the testbed with cfg for steps events and returns a copy of
-// the state it reached, for the predictor.
-func Fork(cfg testbeds.Config, steps int) (predict.Model, error) {
+// Fork runs the testbed with cfg for steps events, or until ctx is done
+// (see testbeds.Fork), and returns a copy of the state it reached, for
+// the predictor.
+func Fork(ctx context.Context, cfg testbeds.Config, steps int) (predict.Model, error) {
 	cfg, err := cfg.WithDefaults(defaultNodes, defaultFaults())
 	if err != nil {
 		return nil, fmt.Errorf("chord: %w", err)
 	}
-	return testbeds.Fork("chord", bugs, cfg, steps, func(sim *testbeds.Sim) testbeds.System[State] { return newRing(sim, cfg) })
+	return testbeds.Fork(ctx, "chord", bugs, cfg, steps, func(sim *testbeds.Sim) testbeds.System[State] { return newRing(sim, cfg) })
 }
 
 // ringKey places node i on the ring by Fibonacci hashing of its number,

@@ -142,22 +142,19 @@ func Run(ctx context.Context, cfg testbeds.Config, dir string) (testbeds.Stats, 
 	if err != nil {
 		return testbeds.Stats{}, fmt.Errorf("etcdraft: %w", err)
 	}
-	if cfg.Nodes < 1 {
-		return testbeds.Stats{}, fmt.Errorf("etcdraft: %d nodes", cfg.Nodes)
-	}
 	return testbeds.Record(ctx, "etcdraft", bugs, cfg, dir, func(sim *testbeds.Sim) testbeds.System[State] { return newCluster(sim, cfg) })
 }
 
-// Fork runs the testbed with cfg for steps events and returns a copy of
-// the state it reached, for the predictor. A RawNode cannot be copied: the
-// copy is forked by replay (see testbeds.Fork), and each copy the
-// predictor makes runs the steps again.
-func Fork(cfg testbeds.Config, steps int) (predict.Model, error) {
+// Fork runs the testbed with cfg for steps events, or until ctx is done
+// (see testbeds.Fork), and returns a copy of the state it reached, for
+// the predictor. A RawNode cannot be copied: the copy is forked by
+// replay, and each copy the predictor makes runs the steps again.
+func Fork(ctx context.Context, cfg testbeds.Config, steps int) (predict.Model, error) {
 	cfg, err := cfg.WithDefaults(defaultNodes, testbeds.DefaultFaults())
 	if err != nil {
 		return nil, fmt.Errorf("etcdraft: %w", err)
 	}
-	return testbeds.Fork("etcdraft", bugs, cfg, steps, func(sim *testbeds.Sim) testbeds.System[State] { return newCluster(sim, cfg) })
+	return testbeds.Fork(ctx, "etcdraft", bugs, cfg, steps, func(sim *testbeds.Sim) testbeds.System[State] { return newCluster(sim, cfg) })
 }
 
 func newCluster(sim *testbeds.Sim, cfg testbeds.Config) *cluster {

@@ -232,14 +232,15 @@ func Run(ctx context.Context, cfg testbeds.Config, dir string) (testbeds.Stats, 
 	return testbeds.Record(ctx, "paxos", bugs, cfg, dir, func(sim *testbeds.Sim) testbeds.System[State] { return newCluster(sim, cfg) })
 }
 
-// Fork runs the testbed with cfg for steps events and returns a copy of
-// the state it reached, for the predictor.
-func Fork(cfg testbeds.Config, steps int) (predict.Model, error) {
+// Fork runs the testbed with cfg for steps events, or until ctx is done
+// (see testbeds.Fork), and returns a copy of the state it reached, for
+// the predictor.
+func Fork(ctx context.Context, cfg testbeds.Config, steps int) (predict.Model, error) {
 	cfg, err := cfg.WithDefaults(defaultNodes, defaultFaults())
 	if err != nil {
 		return nil, fmt.Errorf("paxos: %w", err)
 	}
-	return testbeds.Fork("paxos", bugs, cfg, steps, func(sim *testbeds.Sim) testbeds.System[State] { return newCluster(sim, cfg) })
+	return testbeds.Fork(ctx, "paxos", bugs, cfg, steps, func(sim *testbeds.Sim) testbeds.System[State] { return newCluster(sim, cfg) })
 }
 
 func newCluster(sim *testbeds.Sim, cfg testbeds.Config) *cluster {

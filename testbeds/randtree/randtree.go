@@ -161,20 +161,18 @@ func Run(ctx context.Context, cfg testbeds.Config, dir string) (testbeds.Stats, 
 	if err != nil {
 		return testbeds.Stats{}, fmt.Errorf("randtree: %w", err)
 	}
-	if cfg.Nodes < 1 {
-		return testbeds.Stats{}, fmt.Errorf("randtree: %d nodes", cfg.Nodes)
-	}
 	return testbeds.Record(ctx, "randtree", bugs, cfg, dir, func(sim *testbeds.Sim) testbeds.System[State] { return newCluster(sim, cfg) })
 }
 
-// Fork runs the testbed with cfg for steps events and returns a copy of
-// the state it reached, for the predictor.
-func Fork(cfg testbeds.Config, steps int) (predict.Model, error) {
+// Fork runs the testbed with cfg for steps events, or until ctx is done
+// (see testbeds.Fork), and returns a copy of the state it reached, for
+// the predictor.
+func Fork(ctx context.Context, cfg testbeds.Config, steps int) (predict.Model, error) {
 	cfg, err := cfg.WithDefaults(defaultNodes, testbeds.DefaultFaults())
 	if err != nil {
 		return nil, fmt.Errorf("randtree: %w", err)
 	}
-	return testbeds.Fork("randtree", bugs, cfg, steps, func(sim *testbeds.Sim) testbeds.System[State] { return newCluster(sim, cfg) })
+	return testbeds.Fork(ctx, "randtree", bugs, cfg, steps, func(sim *testbeds.Sim) testbeds.System[State] { return newCluster(sim, cfg) })
 }
 
 func newCluster(sim *testbeds.Sim, cfg testbeds.Config) *cluster {

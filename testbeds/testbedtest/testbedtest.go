@@ -6,7 +6,9 @@ package testbedtest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -153,6 +155,39 @@ func (s Suite) Test(t *testing.T) {
 			}
 		}
 	})
+	t.Run("Stops", func(t *testing.T) {
+		// A run of many steps returns once its context is canceled, its
+		// error wrapping context.Canceled, and neither a run nor a fork
+		// boots more than testbeds.MaxNodes nodes.
+		cfg := testbeds.Config{Nodes: tb.Nodes, Steps: 1 << 40}
+		for _, what := range []string{"run", "fork"} {
+			fork := what == "fork"
+			if fork && tb.Fork == nil {
+				continue
+			}
+			ctx, cancel := context.WithCancel(t.Context())
+			time.AfterFunc(50*time.Millisecond, cancel)
+			var err error
+			if fork {
+				_, err = tb.Fork(ctx, cfg, cfg.Steps)
+			} else {
+				_, err = tb.Run(ctx, cfg, filepath.Join(t.TempDir(), "x.trace"))
+			}
+			cancel()
+			if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "testbed "+what) {
+				t.Errorf("%s canceled: %v, want testbed %s …: context canceled", what, err, what)
+			}
+		}
+		many := testbeds.Config{Nodes: testbeds.MaxNodes + 1, Steps: 10}
+		if _, err := tb.Run(t.Context(), many, filepath.Join(t.TempDir(), "x.trace")); err == nil {
+			t.Errorf("Run of %d nodes succeeded", many.Nodes)
+		}
+		if tb.Fork != nil {
+			if _, err := tb.Fork(t.Context(), many, 10); err == nil {
+				t.Errorf("Fork of %d nodes succeeded", many.Nodes)
+			}
+		}
+	})
 	t.Run("UnknownBug", func(t *testing.T) {
 		cfg := testbeds.Config{Nodes: tb.Nodes, Steps: 10, Bug: "nope"}
 		if _, err := tb.Run(t.Context(), cfg, filepath.Join(t.TempDir(), "x.trace")); err == nil {
@@ -253,7 +288,7 @@ func Predict(t *testing.T, tb testbeds.Testbed, bug string, seed uint64, checks 
 	first += testbeds.Warmup + 1 // the step after which it was recorded
 	fork := func(steps int) predict.Model {
 		t.Helper()
-		m, err := tb.Fork(cfg, steps)
+		m, err := tb.Fork(t.Context(), cfg, steps)
 		if err != nil {
 			t.Fatal(err)
 		}
