@@ -1,6 +1,7 @@
 package diag
 
 import (
+	"encoding/json"
 	"errors"
 	"io"
 	"testing"
@@ -75,5 +76,32 @@ func TestErrorList(t *testing.T) {
 	var e *Error
 	if err := error(l); !errors.As(err, &e) || e.Msg != "first" {
 		t.Errorf("errors.As found %v, want the first error", e)
+	}
+}
+
+func TestWarning(t *testing.T) {
+	tests := []struct {
+		w        Warning
+		want     string
+		wantJSON string
+	}{
+		{Warning{Code: "derived-failed", Msg: "x failed"}, "x failed", `{"code":"derived-failed","message":"x failed"}`},
+		{Warning{Code: "torn-end", Pos: Position{Filename: "n1.jsonl", Line: 7}, Msg: "torn last line"}, "n1.jsonl:7: torn last line",
+			`{"code":"torn-end","pos":{"file":"n1.jsonl","line":7},"message":"torn last line"}`},
+		{Warning{Code: "torn-end", Pos: Position{Filename: "n1.arrow", Offset: 99}, Msg: "torn"}, "n1.arrow: offset 99: torn",
+			`{"code":"torn-end","pos":{"file":"n1.arrow","offset":99},"message":"torn"}`},
+	}
+	for _, tt := range tests {
+		if got := tt.w.String(); got != tt.want {
+			t.Errorf("%#v.String() = %q, want %q", tt.w, got, tt.want)
+		}
+		b, err := json.Marshal(tt.w)
+		if err != nil || string(b) != tt.wantJSON {
+			t.Errorf("json.Marshal(%#v) = %s, %v; want %s", tt.w, b, err, tt.wantJSON)
+		}
+		var back Warning
+		if err := json.Unmarshal(b, &back); err != nil || back != tt.w {
+			t.Errorf("json.Unmarshal(%s) = %#v, %v; want %#v", b, back, err, tt.w)
+		}
 	}
 }

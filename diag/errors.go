@@ -28,8 +28,13 @@ func (e *Error) Error() string {
 		}
 		s += e.Err.Error()
 	}
-	if e.Pos.Filename != "" || e.Pos.IsValid() || e.Pos.Offset > 0 {
-		return e.Pos.String() + ": " + s
+	return positioned(e.Pos, s)
+}
+
+// positioned returns "pos: s", or s alone when nothing of pos is known.
+func positioned(pos Position, s string) string {
+	if p := pos.String(); p != "-" {
+		return p + ": " + s
 	}
 	return s
 }

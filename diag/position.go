@@ -6,10 +6,10 @@ import "strconv"
 // Offset at 0; a zero Line means the line is unknown. Offset alone places
 // an error in a binary input, such as an Arrow stream.
 type Position struct {
-	Filename string // file name as the caller gave it, if any
-	Offset   int    // byte offset into the file
-	Line     int    // line number, starting at 1
-	Column   int    // column number in bytes, starting at 1
+	Filename string `json:"file,omitempty"`   // file name as the caller gave it, if any
+	Offset   int    `json:"offset,omitempty"` // byte offset into the file
+	Line     int    `json:"line,omitempty"`   // line number, starting at 1
+	Column   int    `json:"column,omitempty"` // column number in bytes, starting at 1
 }
 
 // IsValid reports whether pos has a line number.

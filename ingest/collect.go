@@ -98,11 +98,13 @@ type Result struct {
 	Collapsed  int // snapshots dropped by Options.Collapse
 	Skipped    int // bad records skipped under Options.Lenient
 	// Lost names, under Options.Lenient, each damaged part of an Arrow
-	// stream skipped, up to the next intact record batch or the end:
-	// each is an *Error naming the file, the damaged bytes and the
-	// records lost in them (see StreamReader.Resync).
-	Lost     []error
-	Warnings []error // torn ends of inputs and skipped records (the first 100), as *Error
+	// stream skipped, up to the next intact record batch or the end: a
+	// WarnDamaged warning at the damaged bytes, saying how many records
+	// were lost in them (see StreamReader.Resync).
+	Lost []diag.Warning
+	// Warnings are the torn ends of inputs (WarnTorn) and the bad records
+	// skipped (WarnSkipped; the first 100, Skipped counts them all).
+	Warnings []diag.Warning
 }
 
 // Notes returns what a summary of r adds to its counts, such as "3 cuts
@@ -131,13 +133,17 @@ func (r *Result) Notes() []string {
 // stream parts to stderr, a line each, and a line summing up the trace
 // out to stdout: its counts and Notes.
 func (r *Result) WriteSummary(stdout, stderr io.Writer, out string) {
+	shown := 0 // skipped records among the warnings
 	for _, w := range r.Warnings {
-		fmt.Fprintf(stderr, "augur: warning: %v\n", w)
+		fmt.Fprintf(stderr, "augur: warning: %s\n", w)
+		if w.Code == WarnSkipped {
+			shown++
+		}
 	}
 	for _, l := range r.Lost {
-		fmt.Fprintf(stderr, "augur: warning: %v\n", l)
+		fmt.Fprintf(stderr, "augur: warning: %s\n", l)
 	}
-	if n := r.Skipped - len(r.Warnings); n > 0 {
+	if n := r.Skipped - shown; n > 0 {
 		fmt.Fprintf(stderr, "augur: warning: %d more bad records skipped\n", n)
 	}
 	note := ""

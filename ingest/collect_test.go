@@ -12,6 +12,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/augur-dev/augur/diag"
 	"github.com/augur-dev/augur/trace"
 	"github.com/augur-dev/augur/trace/tracetest"
 )
@@ -333,8 +334,8 @@ func TestResultNotes(t *testing.T) {
 		want string
 	}{
 		{Result{}, ""},
-		{Result{Incomplete: 3, Collapsed: 2, Skipped: 1, Lost: []error{nil}}, "3 cuts incomplete, 2 collapsed, 1 bad records skipped, 1 damaged stream part skipped"},
-		{Result{Lost: []error{nil, nil}}, "2 damaged stream parts skipped"},
+		{Result{Incomplete: 3, Collapsed: 2, Skipped: 1, Lost: make([]diag.Warning, 1)}, "3 cuts incomplete, 2 collapsed, 1 bad records skipped, 1 damaged stream part skipped"},
+		{Result{Lost: make([]diag.Warning, 2)}, "2 damaged stream parts skipped"},
 	} {
 		if got := strings.Join(tt.r.Notes(), ", "); got != tt.want {
 			t.Errorf("Notes of %+v = %q, want %q", tt.r, got, tt.want)
@@ -342,16 +343,21 @@ func TestResultNotes(t *testing.T) {
 	}
 }
 
-// TestWriteSummary checks the lines augur collect prints of a result.
+// TestWriteSummary checks the lines augur collect prints of a result:
+// the records skipped beyond those its warnings show are counted, torn
+// ends apart.
 func TestWriteSummary(t *testing.T) {
 	r := &Result{Snapshots: 7, States: 5, Nodes: 2, Schema: make(trace.Schema, 3), Incomplete: 1, Skipped: 3,
-		Warnings: []error{errors.New("a.jsonl:4: torn")}}
+		Warnings: []diag.Warning{
+			{Code: WarnSkipped, Pos: diag.Position{Filename: "a.jsonl", Line: 2}, Msg: "bad"},
+			{Code: WarnTorn, Pos: diag.Position{Filename: "a.jsonl", Line: 4}, Msg: "torn"},
+		}}
 	var stdout, stderr strings.Builder
 	r.WriteSummary(&stdout, &stderr, "run.trace")
 	if want := "run.trace: 7 snapshots, 5 states, 2 nodes, 3 variables (1 cuts incomplete, 3 bad records skipped)\n"; stdout.String() != want {
 		t.Errorf("stdout %q, want %q", stdout.String(), want)
 	}
-	if want := "augur: warning: a.jsonl:4: torn\naugur: warning: 2 more bad records skipped\n"; stderr.String() != want {
+	if want := "augur: warning: a.jsonl:2: bad\naugur: warning: a.jsonl:4: torn\naugur: warning: 2 more bad records skipped\n"; stderr.String() != want {
 		t.Errorf("stderr %q, want %q", stderr.String(), want)
 	}
 }

@@ -166,8 +166,7 @@ func TestCrashSafety(t *testing.T) {
 				t.Errorf("%d snapshots from %d records", res.Snapshots, len(ns))
 			}
 			for _, w := range res.Warnings {
-				e := w.(*Error)
-				if e.Pos.Filename != path || e.Pos.Line == 0 && e.Pos.Offset == 0 || !strings.Contains(e.Msg, "torn") {
+				if w.Code != WarnTorn || w.Pos.Filename != path || w.Pos.Line == 0 && w.Pos.Offset == 0 || !strings.Contains(w.Msg, "torn") {
 					t.Errorf("warning %v", w)
 				}
 			}

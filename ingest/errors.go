@@ -25,11 +25,17 @@ type Error struct {
 // Error renders the error as "file:line:col: node N: field: msg", or
 // "file: offset N: …" for a position in an Arrow stream.
 func (e *Error) Error() string {
-	var b strings.Builder
-	if s := e.Pos.String(); s != "-" {
-		b.WriteString(s)
+	pos := e.Pos.String()
+	if pos == "-" {
+		pos = ""
 	}
-	b.WriteString(": ")
+	return pos + ": " + e.detail()
+}
+
+// detail renders what e says after its position: "node N: field: msg:
+// cause".
+func (e *Error) detail() string {
+	var b strings.Builder
 	if e.Node != "" {
 		b.WriteString("node ")
 		b.WriteString(e.Node)
@@ -51,6 +57,28 @@ func (e *Error) Error() string {
 
 // Unwrap returns the underlying cause.
 func (e *Error) Unwrap() error { return e.Err }
+
+// The codes of the warnings of a [Result].
+const (
+	// WarnTorn: an input ends inside a line or an Arrow message, its
+	// writer having stopped mid-write; what comes before is read.
+	WarnTorn diag.Code = "torn-end"
+	// WarnSkipped: a bad record skipped under Options.Lenient.
+	WarnSkipped diag.Code = "record-skipped"
+	// WarnDamaged: a damaged part of an Arrow stream skipped under
+	// Options.Lenient, up to the next intact record batch or the end.
+	WarnDamaged diag.Code = "stream-damaged"
+)
+
+// warning returns err, an input error that did not stop the collection,
+// as a warning of kind code: an [*Error]'s position and what it says
+// after it, or any other error's message.
+func warning(code diag.Code, err error) diag.Warning {
+	if e, ok := err.(*Error); ok {
+		return diag.Warning{Code: code, Pos: e.Pos, Msg: e.detail()}
+	}
+	return diag.Warning{Code: code, Msg: err.Error()}
+}
 
 // pos is a line of the input.
 type pos struct {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/augur-dev/augur/collector"
+	"github.com/augur-dev/augur/diag"
 	"github.com/augur-dev/augur/trace"
 )
 
@@ -42,13 +43,15 @@ func (b *builder) skipped(err error) error {
 		return err
 	}
 	b.res.Skipped++
-	b.warn(err)
+	b.warn(WarnSkipped, err)
 	return nil
 }
 
-func (b *builder) warn(err error) {
+// warn keeps err, which did not stop the collection, as a warning of
+// kind code, up to maxWarnings of them.
+func (b *builder) warn(code diag.Code, err error) {
 	if len(b.res.Warnings) < maxWarnings {
-		b.res.Warnings = append(b.res.Warnings, err)
+		b.res.Warnings = append(b.res.Warnings, warning(code, err))
 	}
 }
 

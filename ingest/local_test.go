@@ -207,7 +207,7 @@ snapshot 1 ts=2 tags=[] n1@1 n2@2
 			}
 			var warns []string
 			for _, w := range res.Warnings {
-				warns = append(warns, strings.ReplaceAll(w.Error(), dir+string(filepath.Separator), ""))
+				warns = append(warns, strings.ReplaceAll(w.String(), dir+string(filepath.Separator), ""))
 			}
 			if strings.Join(warns, "\n") != strings.Join(tt.warns, "\n") {
 				t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(warns, "\n"), strings.Join(tt.warns, "\n"))

@@ -105,7 +105,7 @@ func (b *builder) readRaw(s *source) (*localRecord, error) {
 				return nil, nil
 			}
 			if errors.Is(err, errTorn) {
-				b.warn(err)
+				b.warn(WarnTorn, err)
 				return nil, nil
 			}
 			if s.jsonl.broken {
@@ -138,7 +138,7 @@ func (b *builder) readRaw(s *source) (*localRecord, error) {
 	case s.arrow != nil:
 		for !s.arrow.Next() {
 			if t := s.arrow.Torn(); t != nil {
-				b.warn(t)
+				b.warn(WarnTorn, t)
 			}
 			err := s.arrow.Err()
 			if err == nil {
@@ -149,7 +149,7 @@ func (b *builder) readRaw(s *source) (*localRecord, error) {
 			}
 			// Skip the damage, saying how much is lost, and read
 			// on from the next intact record batch, if any.
-			b.res.Lost = append(b.res.Lost, s.arrow.Resync())
+			b.res.Lost = append(b.res.Lost, warning(WarnDamaged, s.arrow.Resync()))
 		}
 		sr := s.arrow.Record()
 		r := &localRecord{name: sr.Node, ts: sr.TS, event: sr.Event, off: sr.Offset, row: sr.Row}

@@ -254,7 +254,7 @@ func TestCollectStreamDamage(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := fmt.Sprintf("%s: offset %d: torn Arrow stream: it ends inside the record batch at this offset (its writer stopped mid-write); 6 records before it were read", p2, lastBatch)
-	if len(res.Warnings) != 1 || res.Warnings[0].Error() != want {
+	if len(res.Warnings) != 1 || res.Warnings[0].String() != want || res.Warnings[0].Code != WarnTorn {
 		t.Errorf("warnings %v\nwant %s", res.Warnings, want)
 	}
 	// n2 lost its leave: the cuts after its last state are incomplete.
@@ -279,7 +279,7 @@ func TestCollectStreamDamage(t *testing.T) {
 	}
 	want = fmt.Sprintf("%s: offset %d: damaged Arrow stream: bytes %[2]d to %d skipped (%d bytes), reading on at the intact record batch at %[3]d; "+
 		"the records of a record batch whose header is damaged lost (their count is unknown): malformed record batch", p2, recs[2].off, recs[4].off, recs[4].off-recs[2].off)
-	if got := res.Lost[0].Error(); !strings.HasPrefix(got, want) {
+	if got := res.Lost[0].String(); !strings.HasPrefix(got, want) || res.Lost[0].Code != WarnDamaged {
 		t.Errorf("lost: %s\nwant %s…", got, want)
 	}
 	// n2's states 0, 1, 4 and 5 and its leave are read.

@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/augur-dev/augur/checker"
+	"github.com/augur-dev/augur/diag"
 	"github.com/augur-dev/augur/evaluator"
 	"github.com/augur-dev/augur/grammar"
 	"github.com/augur-dev/augur/specs"
@@ -232,7 +233,7 @@ func writeCheckJSON(w io.Writer, results []CheckResult) error {
 		Bindings           int64               `json:"bindings"`
 		Support            int64               `json:"support"`
 		Witnesses          []evaluator.Witness `json:"witnesses"`
-		Warnings           []string            `json:"warnings,omitempty"` // expressions it reads that failed
+		Warnings           []diag.Warning      `json:"warnings,omitempty"` // expressions it reads that failed
 	}
 	out := make([]result, len(results))
 	for i := range results {
@@ -250,7 +251,7 @@ func writeCheckJSON(w io.Writer, results []CheckResult) error {
 			Witnesses:          r.Stats.Witnesses,
 		}
 		for _, f := range r.Failures {
-			out[i].Warnings = append(out[i].Warnings, f.Warning())
+			out[i].Warnings = append(out[i].Warnings, diag.Warning{Code: diag.Code(f.Code()), Msg: f.Warning()})
 		}
 	}
 	enc := json.NewEncoder(w)

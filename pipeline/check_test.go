@@ -58,7 +58,8 @@ func TestCheckFiles(t *testing.T) {
 }
 
 // TestCheckFailureWarnings checks that a result carries the failures of
-// the expressions its property reads, and that both outputs print them.
+// the expressions its property reads, and that both outputs print them,
+// the JSON as warnings with their codes.
 func TestCheckFailureWarnings(t *testing.T) {
 	d := evaluator.ExprFailures{Kind: "derived", Name: "last", Inputs: 4, Error: "derived last: boom", Always: true}
 	p := evaluator.ExprFailures{Kind: "predicate", Name: "agree", Inputs: 1, Snapshot: 3, Error: "predicate agree: boom"}
@@ -88,7 +89,9 @@ func TestCheckFailureWarnings(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "derived variable last failed at run time on every node state it was evaluated on (4), first at snapshot 0: boom"
-	if !strings.Contains(text.String(), "warning: c: "+want) || !strings.Contains(js.String(), want) {
+	if !strings.Contains(text.String(), "warning: c: "+want) || !strings.Contains(js.String(), `{
+          "code": "derived-always-failed",
+          "message": "`+want) {
 		t.Errorf("outputs lack the warning:\n%s\n%s", text.String(), js.String())
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/augur-dev/augur/diag"
 	"github.com/augur-dev/augur/evaluator"
 	"github.com/augur-dev/augur/filter"
 	"github.com/augur-dev/augur/generator"
@@ -100,7 +101,7 @@ type Evaluation struct {
 	// violating bindings.
 	Moments   []uint64            `json:"moments"`
 	Witnesses []evaluator.Witness `json:"witnesses"`
-	Warnings  []string            `json:"warnings,omitempty"`
+	Warnings  []diag.Warning      `json:"warnings,omitempty"`
 }
 
 // Anomaly is the anomaly a property joined.

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/augur-dev/augur/diag"
 	"github.com/augur-dev/augur/evaluator"
 	"github.com/augur-dev/augur/filter"
 	"github.com/augur-dev/augur/generator"
@@ -528,8 +529,8 @@ func (p *Pipeline) Sample(n int) error {
 
 // capWarnings says, for each class of the pool that max_per_class cut,
 // how many of its properties were kept and how many were not evaluated.
-func capWarnings(pool *generator.Pool) []reporter.Warning {
-	var ws []reporter.Warning
+func capWarnings(pool *generator.Pool) []diag.Warning {
+	var ws []diag.Warning
 	for _, cc := range pool.Classes {
 		if cc.Kept >= cc.Generated {
 			continue
@@ -538,9 +539,9 @@ func capWarnings(pool *generator.Pool) []reporter.Warning {
 		if cc.Estimated {
 			about = "about "
 		}
-		ws = append(ws, reporter.Warning{
+		ws = append(ws, diag.Warning{
 			Code: "class-capped",
-			Message: fmt.Sprintf("max_per_class kept %d of %s%d properties of class %s; %s%d were not evaluated (raise max_per_class to evaluate them, or lower max_literals)",
+			Msg: fmt.Sprintf("max_per_class kept %d of %s%d properties of class %s; %s%d were not evaluated (raise max_per_class to evaluate them, or lower max_literals)",
 				cc.Kept, about, cc.Generated, cc.Class, about, cc.Generated-cc.Kept),
 		})
 	}

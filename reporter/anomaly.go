@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/augur-dev/augur/diag"
 	"github.com/augur-dev/augur/evaluator"
 	"github.com/augur-dev/augur/grammar"
 )
@@ -411,11 +412,16 @@ func steadyTag(asked string, tags map[string]int64) string {
 	return asked
 }
 
+// WarnOrEffectUntested is the code of an entry's warning that its
+// or-effect could not be tested.
+const WarnOrEffectUntested diag.Code = "or-effect-untested"
+
 // entryWarnings returns the caveats about a candidate.
-func entryWarnings(p *evaluator.Prop) []string {
-	var ws []string
+func entryWarnings(p *evaluator.Prop) []diag.Warning {
+	var ws []diag.Warning
 	if p.Literals() >= 2 && !patterned(p) {
-		ws = append(ws, fmt.Sprintf("or-effect not tested: the evaluator counts literal patterns only for flat disjunctions of at most %d literals", evaluator.MaxPatternLiterals))
+		ws = append(ws, diag.Warning{Code: WarnOrEffectUntested,
+			Msg: fmt.Sprintf("or-effect not tested: the evaluator counts literal patterns only for flat disjunctions of at most %d literals", evaluator.MaxPatternLiterals)})
 	}
 	return ws
 }

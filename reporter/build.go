@@ -7,14 +7,16 @@ import (
 	"math"
 	"slices"
 
+	"github.com/augur-dev/augur/diag"
 	"github.com/augur-dev/augur/evaluator"
 	"github.com/augur-dev/augur/grammar"
 	"github.com/augur-dev/augur/specs"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// Version is the version of the JSON report.
-const Version = 1
+// Version is the version of the JSON report. Version 2: an entry's
+// warnings are {code, message} objects, as the report's are.
+const Version = 2
 
 // Options are the settings of the reporter a spec chooses.
 type Options struct {
@@ -107,8 +109,13 @@ type Report struct {
 	// breaks, simplest first, whatever their violation rate: a bug whose
 	// damage lasts breaks an invariant at most snapshots and is never
 	// rare. Present only with a baseline.
-	BrokenInvariants []*Entry  `json:"broken_invariants,omitempty"`
-	Warnings         []Warning `json:"warnings,omitempty"`
+	BrokenInvariants []*Entry `json:"broken_invariants,omitempty"`
+	// Warnings are what a reader of the report must know that is not an
+	// entry, such as a derived variable that failed at run time (the
+	// properties over it are still reported, over null): codes
+	// "derived-failed", "predicate-failed", "derived-always-failed",
+	// "predicate-always-failed" and, from the pipeline, "class-capped".
+	Warnings []diag.Warning `json:"warnings,omitempty"`
 
 	// Fates are the fates of Input.Explain's properties, in order.
 	Fates []*Fate `json:"-"`
@@ -117,19 +124,11 @@ type Report struct {
 	Timeline *Timeline `json:"-"`
 }
 
-// Warning is something a reader of the report must know that is not an
-// entry, such as a derived variable that failed at run time: the
-// properties over it are still reported, over null.
-type Warning struct {
-	Code    string `json:"code"` // what kind of warning, for scripts: "derived-failed", "predicate-failed", "derived-always-failed", "predicate-always-failed"
-	Message string `json:"message"`
-}
-
 // failureWarnings turns the expression failures of a run into warnings.
-func failureWarnings(fs []evaluator.ExprFailures) []Warning {
-	var ws []Warning
+func failureWarnings(fs []evaluator.ExprFailures) []diag.Warning {
+	var ws []diag.Warning
 	for _, f := range fs {
-		ws = append(ws, Warning{Code: f.Code(), Message: f.Warning()})
+		ws = append(ws, diag.Warning{Code: diag.Code(f.Code()), Msg: f.Warning()})
 	}
 	return ws
 }
@@ -215,8 +214,8 @@ type Entry struct {
 	BaselineViolatingSnapshots int64               `json:"baseline_violating_snapshots,omitempty"`
 	Witnesses                  []evaluator.Witness `json:"witnesses"` // first violating snapshots
 	// Warnings are caveats about this entry, such as an or-effect that
-	// could not be tested.
-	Warnings []string `json:"warnings,omitempty"`
+	// could not be tested (WarnOrEffectUntested).
+	Warnings []diag.Warning `json:"warnings,omitempty"`
 
 	prop    *evaluator.Prop
 	stats   *evaluator.Stats

@@ -49,7 +49,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(b, "baseline %s: %d of the almost-invariants fail there too and are ranked last\n\n", r.Baseline, r.Candidates.InBaseline)
 	}
 	for _, w := range r.Warnings {
-		fmt.Fprintf(b, "warning: %s\n", w.Message)
+		fmt.Fprintf(b, "warning: %s\n", w)
 	}
 	if len(r.Warnings) > 0 {
 		b.WriteString("\n")
@@ -189,7 +189,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintf(b, "Baseline `%s`: %d of the almost-invariants fail there too and are ranked last.\n\n", r.Baseline, r.Candidates.InBaseline)
 	}
 	for _, w := range r.Warnings {
-		fmt.Fprintf(b, "> **Warning:** %s\n\n", w.Message)
+		fmt.Fprintf(b, "> **Warning:** %s\n\n", w)
 	}
 	for _, s := range r.sections() {
 		fmt.Fprintf(b, "## %s\n\n", sectionTitle(s.title, len(s.es), s.total))

@@ -29,7 +29,7 @@ func TestWriteFormats(t *testing.T) {
 	always := failureWarnings([]evaluator.ExprFailures{
 		{Kind: "predicate", Name: "p", Inputs: 7, Snapshot: 2, Error: "predicate p: boom", Always: true},
 	})
-	if want := "predicate p failed at run time on every argument list it was evaluated on (7), first at snapshot 2: boom; it is false everywhere, so the properties over it say nothing about it"; len(always) != 1 || always[0].Message != want || always[0].Code != "predicate-always-failed" {
+	if want := "predicate p failed at run time on every argument list it was evaluated on (7), first at snapshot 2: boom; it is false everywhere, so the properties over it say nothing about it"; len(always) != 1 || always[0].Msg != want || always[0].Code != "predicate-always-failed" {
 		t.Errorf("warning of a predicate that always fails = %+v, want %q", always, want)
 	}
 	for _, format := range []string{"text", "md", "json"} {
@@ -178,6 +178,35 @@ func TestNaming(t *testing.T) {
 	} {
 		if got := naming("refines", tt.text, "a simpler property", ": why", ranks, tt.width); got != tt.want {
 			t.Errorf("naming(%q, width %d) = %q, want %q", tt.text, tt.width, got, tt.want)
+		}
+	}
+}
+
+// TestEntryWarnings: an entry's caveat is a warning with a code, which
+// the JSON report (version 2) writes as {code, message} and the text
+// report as its message.
+func TestEntryWarnings(t *testing.T) {
+	r := build(t, []string{`forall n0 in nodes: exists n1 in nodes: n0.a or n1.b`}, []evaluator.Stats{stats(map[int]int64{0: 2, 1: 998})})
+	if len(r.AlmostInvariants) != 1 {
+		t.Fatalf("almost-invariants %q, want the property", texts(r.AlmostInvariants))
+	}
+	ws := r.AlmostInvariants[0].Warnings
+	if len(ws) != 1 || ws[0].Code != WarnOrEffectUntested || !strings.HasPrefix(ws[0].Msg, "or-effect not tested") {
+		t.Fatalf("warnings %+v, want one %s", ws, WarnOrEffectUntested)
+	}
+	for format, want := range map[string]string{
+		"json": `"warnings": [
+        {
+          "code": "or-effect-untested",
+          "message": "or-effect not tested: `,
+		"text": "warning: or-effect not tested: ",
+	} {
+		var b bytes.Buffer
+		if err := r.Write(&b, format); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("%s report:\n%s\nwant it to contain %q", format, b.String(), want)
 		}
 	}
 }
