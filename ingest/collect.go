@@ -53,7 +53,7 @@ type Options struct {
 	// Window is the out-of-order window of each input, in records: a
 	// record may come up to Window records after records of other nodes
 	// with larger timestamps in the same input. Memory grows with it;
-	// 0 means DefaultWindow.
+	// 0 means DefaultWindow; a negative window is refused.
 	Window int
 	// Allocator holds the batches read from Arrow streams; nil means
 	// memory.DefaultAllocator.
@@ -163,8 +163,11 @@ func (r *Result) WriteSummary(stdout, stderr io.Writer, out string) {
 // nothing is left at out. Once ctx is done the collection stops, and its
 // error wraps ctx.Err().
 func Collect(ctx context.Context, out string, inputs []string, opts Options) (*Result, error) {
-	if len(inputs) == 0 {
+	switch {
+	case len(inputs) == 0:
 		return nil, fmt.Errorf("collect %s: no input files", out)
+	case opts.Window < 0:
+		return nil, fmt.Errorf("collect %s: window of %d records, want 0 (DefaultWindow) or more", out, opts.Window)
 	}
 	kinds := make([]inputKind, len(inputs))
 	global, local := -1, -1

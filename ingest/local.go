@@ -72,7 +72,7 @@ func collectLocal(ctx context.Context, out string, inputs []string, kinds []inpu
 		nodes:  map[string]*localNode{},
 		skip:   map[pos]bool{},
 	}
-	if b.window <= 0 {
+	if b.window == 0 {
 		b.window = DefaultWindow
 	}
 	defer b.close()

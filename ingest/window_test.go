@@ -11,7 +11,8 @@ import (
 // TestWindowBoundary checks Options.Window at its boundary: a record that
 // comes after late records of other nodes, all with larger timestamps,
 // is read within a window of one more record than those and refused
-// within a window of as many, and 0 means DefaultWindow, which reads it.
+// within a window of as many; 0 means DefaultWindow, which reads it, and
+// a negative window is refused (it meant DefaultWindow before).
 func TestWindowBoundary(t *testing.T) {
 	const late = 5 // records of n2, each with a larger timestamp than n3's
 	var b strings.Builder
@@ -29,6 +30,7 @@ func TestWindowBoundary(t *testing.T) {
 		window int
 		ok     bool
 	}{
+		{-1, false},
 		{0, true}, // DefaultWindow
 		{1, false},
 		{late, false},
