@@ -11,6 +11,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/augur-dev/augur/diag"
 	"github.com/augur-dev/augur/evaluator"
 )
 
@@ -183,8 +184,8 @@ func TestNaming(t *testing.T) {
 }
 
 // TestEntryWarnings: an entry's caveat is a warning with a code, which
-// the JSON report (version 2) writes as {code, message} and the text
-// report as its message.
+// the JSON report (version 2) writes as {code, message} and the text and
+// HTML reports as its message, as they write the report's own warnings.
 func TestEntryWarnings(t *testing.T) {
 	r := build(t, []string{`forall n0 in nodes: exists n1 in nodes: n0.a or n1.b`}, []evaluator.Stats{stats(map[int]int64{0: 2, 1: 998})})
 	if len(r.AlmostInvariants) != 1 {
@@ -194,19 +195,26 @@ func TestEntryWarnings(t *testing.T) {
 	if len(ws) != 1 || ws[0].Code != WarnOrEffectUntested || !strings.HasPrefix(ws[0].Msg, "or-effect not tested") {
 		t.Fatalf("warnings %+v, want one %s", ws, WarnOrEffectUntested)
 	}
-	for format, want := range map[string]string{
-		"json": `"warnings": [
+	r.Warnings = []diag.Warning{{Code: "class-capped", Msg: "max_per_class kept 1 of 2"}}
+	for format, wants := range map[string][]string{
+		"json": {`"warnings": [
         {
           "code": "or-effect-untested",
-          "message": "or-effect not tested: `,
-		"text": "warning: or-effect not tested: ",
+          "message": "or-effect not tested: `, `"warnings": [
+    {
+      "code": "class-capped",
+      "message": "max_per_class kept 1 of 2"`},
+		"text": {"warning: or-effect not tested: ", "warning: max_per_class kept 1 of 2\n"},
+		"html": {`<div class="muted">warning: or-effect not tested: `, `<strong>Warning:</strong> max_per_class kept 1 of 2</p>`},
 	} {
 		var b bytes.Buffer
 		if err := r.Write(&b, format); err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("%s report:\n%s\nwant it to contain %q", format, b.String(), want)
+		for _, want := range wants {
+			if !strings.Contains(b.String(), want) {
+				t.Errorf("%s report:\n%s\nwant it to contain %q", format, b.String(), want)
+			}
 		}
 	}
 }
