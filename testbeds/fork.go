@@ -69,16 +69,6 @@ func copyModel[S any](sim *Sim, sys Copier[S]) *model[S] {
 	return m
 }
 
-// closed reports whether done is closed; a nil done never is.
-func closed(done <-chan struct{}) bool {
-	select {
-	case <-done:
-		return true
-	default:
-		return false
-	}
-}
-
 // replay is a copy of a run, for the predictor, made by running it again:
 // the run's configuration and length, and the events applied since. It is
 // run, into a model, when first read.

@@ -565,6 +565,16 @@ func step[S any](s *Sim, sys System[S]) {
 	}
 }
 
+// closed reports whether done is closed; a nil done never is.
+func closed(done <-chan struct{}) bool {
+	select {
+	case <-done:
+		return true
+	default:
+		return false
+	}
+}
+
 // run drives systems made by newSystem, one per episode, until it has
 // recorded cfg.Steps snapshots into a trace at dir, or ctx is done.
 func run[S any](ctx context.Context, s *Sim, newSystem func() System[S], dir string, opts trace.Options) (Stats, error) {
@@ -590,10 +600,8 @@ func run[S any](ctx context.Context, s *Sim, newSystem func() System[S], dir str
 	)
 	done := ctx.Done() // looked at every step, without ctx.Err's lock
 	for s.stats.Snapshots < s.cfg.Steps {
-		select {
-		case <-done:
+		if closed(done) {
 			return s.stats, abort(s, rec, fmt.Errorf("testbed run %s: %w", dir, ctx.Err()))
-		default:
 		}
 		if sys == nil {
 			sys, warm, after = boot(s, newSystem), Warmup, -1
