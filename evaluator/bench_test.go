@@ -188,7 +188,7 @@ func churnWorkload(b *testing.B, snapshots, churn, props int) *workload {
 func periodicTrace(tb testing.TB, snapshots, churn int) (*specs.Spec, *trace.Trace) {
 	tb.Helper()
 	dir := filepath.Join(tb.TempDir(), "periodic.trace")
-	if err := speed.WritePeriodic(dir, 16, snapshots, churn, 1); err != nil {
+	if err := speed.WritePeriodic(tb.Context(), dir, 16, snapshots, churn, 1); err != nil {
 		tb.Fatal(err)
 	}
 	spec, err := specs.Parse("scale.yaml", []byte(speed.ScaleSpec))

@@ -1,6 +1,7 @@
 package speed
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -20,8 +21,9 @@ import (
 // Where a recorded run finds one node changed per event and a few per
 // snapshot, here about n·(1-(1-1/n)^churn) nodes change per snapshot:
 // ten of sixteen at a churn of 16, as in the snapshots a busy deployed
-// system is cut into every so often.
-func WritePeriodic(path string, nodes, snapshots, churn int, seed uint64) error {
+// system is cut into every so often. Once ctx is done it stops, leaving
+// nothing at path, and its error wraps ctx.Err().
+func WritePeriodic(ctx context.Context, path string, nodes, snapshots, churn int, seed uint64) error {
 	spec, err := specs.Parse("bench.yaml", []byte(ScaleSpec))
 	if err != nil {
 		return err
@@ -34,16 +36,16 @@ func WritePeriodic(path string, nodes, snapshots, churn int, seed uint64) error 
 	if err != nil {
 		return err
 	}
-	if err := playPeriodic(w, schema, newCluster(nodes, seed), snapshots, churn); err != nil {
+	if err := playPeriodic(ctx, w, schema, newCluster(nodes, seed), snapshots, churn); err != nil {
 		w.Abort()
-		return err
+		return fmt.Errorf("periodic trace %s: %w", path, err)
 	}
 	return w.Close()
 }
 
 // playPeriodic writes the initial states of c's nodes, then snapshots
-// with churn events before each, to w.
-func playPeriodic(w *trace.Writer, schema trace.Schema, c *cluster, snapshots, churn int) error {
+// with churn events before each, to w, until ctx is done.
+func playPeriodic(ctx context.Context, w *trace.Writer, schema trace.Schema, c *cluster, snapshots, churn int) error {
 	members := make([]uint32, len(c.nodes))
 	add := func(k int, ts uint64) (err error) {
 		members[k], err = w.AddState(c.nodes[k].id, ts, c.nodes[k].vars(schema))
@@ -55,6 +57,9 @@ func playPeriodic(w *trace.Writer, schema trace.Schema, c *cluster, snapshots, c
 		}
 	}
 	for s := range snapshots {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		ts := uint64(s + 1)
 		for _, k := range c.run(churn) {
 			if err := add(k, ts); err != nil {

@@ -1,6 +1,7 @@
 package speed
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -43,10 +44,12 @@ report: {size: 10, min_support: 30}
 // the 2k-th, …), and the states they use: a recorded run takes one event
 // per snapshot, so that one node changes at a time, where the snapshots of
 // a deployed system, cut every so often, find several nodes changed.
-func Thin(path string, k int) error {
+// Once ctx is done it stops, leaving the trace as it was, and its error
+// wraps ctx.Err().
+func Thin(ctx context.Context, path string, k int) error {
 	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".thin")
-	if err := copyEvery(path, tmp, k); err != nil {
-		return err
+	if err := copyEvery(ctx, path, tmp, k); err != nil {
+		return fmt.Errorf("thin %s: %w", path, err)
 	}
 	if err := os.RemoveAll(path); err != nil {
 		return err
@@ -58,8 +61,8 @@ func Thin(path string, k int) error {
 }
 
 // copyEvery writes every k-th snapshot of the trace at from, with the
-// states it uses, as the trace at to.
-func copyEvery(from, to string, k int) error {
+// states it uses, as the trace at to, until ctx is done.
+func copyEvery(ctx context.Context, from, to string, k int) error {
 	tr, err := trace.Open(from)
 	if err != nil {
 		return err
@@ -69,18 +72,21 @@ func copyEvery(from, to string, k int) error {
 	if err != nil {
 		return err
 	}
-	if err := copySnapshots(tr, w, k); err != nil {
+	if err := copySnapshots(ctx, tr, w, k); err != nil {
 		w.Abort()
 		return err
 	}
 	return w.Close()
 }
 
-func copySnapshots(tr *trace.Trace, w *trace.Writer, k int) error {
+func copySnapshots(ctx context.Context, tr *trace.Trace, w *trace.Writer, k int) error {
 	states, rows := tr.States(), map[uint32]uint32{}
 	sr := tr.Snapshots()
 	defer sr.Close()
 	for pos := 1; sr.Next(); pos++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		if pos%k != 0 {
 			continue
 		}

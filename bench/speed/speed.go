@@ -242,7 +242,7 @@ func runPredicate(ctx context.Context, w io.Writer, o Options, dir string) error
 func workload(ctx context.Context, dir string, o Options) (p *pipeline.Pipeline, specPath, tracePath string, err error) {
 	if o.Workload == "periodic" {
 		specPath, tracePath = filepath.Join(dir, "bench.yaml"), filepath.Join(dir, "bench.trace")
-		if err := WritePeriodic(tracePath, o.Nodes, o.Snapshots, o.Churn, o.Seed); err != nil {
+		if err := WritePeriodic(ctx, tracePath, o.Nodes, o.Snapshots, o.Churn, o.Seed); err != nil {
 			return nil, "", "", err
 		}
 		if err := os.WriteFile(specPath, []byte(periodicSpec(o.Literals)), 0o644); err != nil {
@@ -270,7 +270,7 @@ func recordRaft(ctx context.Context, dir string, o Options) (specPath, tracePath
 		return "", "", err
 	}
 	if o.Churn > 1 {
-		if err := Thin(tracePath, o.Churn); err != nil {
+		if err := Thin(ctx, tracePath, o.Churn); err != nil {
 			return "", "", err
 		}
 	}

@@ -2,12 +2,16 @@ package speed
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -119,7 +123,7 @@ func TestRunRefuses(t *testing.T) {
 }
 
 // TestThin keeps every third snapshot of a recorded run, with the states
-// it uses.
+// it uses; canceled, it leaves the trace as it was.
 func TestThin(t *testing.T) {
 	dir := t.TempDir()
 	_, path, _, err := catalog.Record(t.Context(), dir, "run", etcdraft.Testbed, testbeds.Config{Steps: 50, Seed: 2})
@@ -127,7 +131,15 @@ func TestThin(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := snapshots(t, path)
-	if err := Thin(path, 3); err != nil {
+	canceled, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := Thin(canceled, path, 3); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Thin canceled: %v, want context canceled", err)
+	}
+	if got := snapshots(t, path); !reflect.DeepEqual(got, before) {
+		t.Fatalf("a canceled Thin changed the trace: %d snapshots, were %d", len(got), len(before))
+	}
+	if err := Thin(t.Context(), path, 3); err != nil {
 		t.Fatal(err)
 	}
 	after := snapshots(t, path)
@@ -198,4 +210,19 @@ func TestOptionsDefaults(t *testing.T) {
 func withProps(o Options, props int) Options {
 	o.Props = props
 	return o
+}
+
+// TestWritePeriodicStops: a periodic trace of 2^40 snapshots stops once
+// its context is canceled, leaving nothing, its error wrapping
+// context.Canceled.
+func TestWritePeriodicStops(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "p.trace")
+	ctx, cancel := context.WithCancel(t.Context())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	if err := WritePeriodic(ctx, path, 4, 1<<40, 1, 1); !errors.Is(err, context.Canceled) {
+		t.Fatalf("WritePeriodic canceled: %v, want context canceled", err)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a canceled WritePeriodic left %s: %v", path, err)
+	}
 }
