@@ -73,29 +73,83 @@ func slow(a, b uint8) bool {
 
 // interner numbers the equality classes of values by a canonical byte
 // encoding: two values without NaN and not mixed are equal exactly when
-// their encodings are.
+// their encodings are. Only containers are keyed by their encoding: a
+// scalar is keyed by its tag and bits, a string by itself, so that the
+// members of a large container cost a map entry each and no allocation,
+// and a string is not copied.
 type interner struct {
-	ids   map[string]int32
-	bytes int // total key length, to bound memory
-	buf   []byte
-	elem  []byte
+	scalars map[scalarKey]int32
+	strs    map[string]int32
+	encs    map[string]int32 // containers, by encoding
+	n       int32            // ids given
+	bytes   int              // total encoding length of the keys, to bound memory
+	buf     []byte
 }
 
-func newInterner() *interner { return &interner{ids: map[string]int32{}} }
+// scalarKey is the encoding of a scalar: its tag byte, then the 8 bytes of
+// bits for a number (none for null, a bool or NaN).
+type scalarKey struct {
+	bits uint64
+	tag  byte
+}
+
+func newInterner() *interner {
+	return &interner{scalars: map[scalarKey]int32{}, strs: map[string]int32{}, encs: map[string]int32{}}
+}
 
 func (in *interner) reset() {
-	clear(in.ids)
-	in.bytes = 0
+	clear(in.scalars)
+	clear(in.strs)
+	clear(in.encs)
+	in.n, in.bytes = 0, 0
 }
 
-func (in *interner) intern(key []byte) int32 {
-	if id, ok := in.ids[string(key)]; ok {
-		return id
+// id returns the id of v's class, the classes of equal values if not
+// exact, of values equal in representation too if exact (see encode), and
+// the flags of v.
+func (in *interner) id(v any, exact bool) (int32, uint8) {
+	if k, f, ok := scalar(v, exact); ok {
+		id, ok := in.scalars[k]
+		if !ok {
+			id = in.add(k.size())
+			in.scalars[k] = id
+		}
+		return id, f
 	}
-	id := int32(len(in.ids) + 1)
-	in.ids[string(key)] = id
-	in.bytes += len(key)
-	return id
+	if s, ok := v.(string); ok {
+		id, ok := in.strs[s]
+		if !ok {
+			id = in.add(1 + uvarintLen(len(s)) + len(s))
+			in.strs[s] = id // the value's own string, not a copy
+		}
+		return id, 0
+	}
+	var f uint8
+	in.buf, f = encode(in.buf[:0], v, exact)
+	id, ok := in.encs[string(in.buf)]
+	if !ok {
+		id = in.add(len(in.buf))
+		in.encs[string(in.buf)] = id
+	}
+	if cap(in.buf) > maxBuf {
+		in.buf = nil // a large value's encoding is not kept for the next
+	}
+	return id, f
+}
+
+// maxBuf is the capacity of the encoding buffer an interner keeps.
+const maxBuf = 64 << 10
+
+// add returns a new id, for a key of n bytes.
+func (in *interner) add(n int) int32 {
+	in.n++
+	in.bytes += n
+	return in.n
+}
+
+func uvarintLen(n int) int {
+	var b [binary.MaxVarintLen64]byte
+	return len(binary.AppendUvarint(b[:0], uint64(n)))
 }
 
 // cell prepares v with what n asks: containers and structs are always
@@ -133,8 +187,7 @@ func (in *interner) cell(v any, n needs) cell {
 		return c
 	}
 	if n&(needID|needMem) != 0 {
-		in.buf, c.flags = encode(in.buf[:0], v, false)
-		c.id = in.intern(in.buf)
+		c.id, c.flags = in.id(v, false)
 	}
 	if n&needMem != 0 {
 		c.mem, c.flags = in.members(v, c.flags)
@@ -150,12 +203,11 @@ func (in *interner) exact(v any) int32 {
 	if v == nil {
 		return -1
 	}
-	var f uint8
-	in.buf, f = encode(in.buf[:0], v, true)
+	id, f := in.id(v, true)
 	if f&fOpaque != 0 {
 		return 0
 	}
-	return in.intern(in.buf)
+	return id
 }
 
 // members returns the sorted ids of the members of a container that are
@@ -167,19 +219,18 @@ func (in *interner) members(v any, flags uint8) ([]int32, uint8) {
 	case []any:
 		mem = make([]int32, 0, len(x))
 		for _, e := range x {
-			var f uint8
-			in.elem, f = encode(in.elem[:0], e, false)
+			id, f := in.id(e, false)
 			if e == nil || f&fNaN != 0 {
 				flags |= fBadMember
 				continue
 			}
-			mem = append(mem, in.intern(in.elem))
+			mem = append(mem, id)
 		}
 	case map[string]any:
 		mem = make([]int32, 0, len(x))
 		for k := range x {
-			in.elem, _ = encode(in.elem[:0], k, false)
-			mem = append(mem, in.intern(in.elem))
+			id, _ := in.id(k, false)
+			mem = append(mem, id)
 		}
 	}
 	slices.Sort(mem)
@@ -193,47 +244,14 @@ func (in *interner) members(v any, flags uint8) ([]int32, uint8) {
 // uses), so that equal encodings are the same value in the same
 // representation.
 func encode(b []byte, v any, exact bool) ([]byte, uint8) {
+	if k, f, ok := scalar(v, exact); ok {
+		b = append(b, k.tag)
+		if k.size() > 1 {
+			b = binary.LittleEndian.AppendUint64(b, k.bits)
+		}
+		return b, f
+	}
 	switch x := v.(type) {
-	case nil:
-		return append(b, 'z'), 0
-	case bool:
-		if x {
-			return append(b, 'T'), 0
-		}
-		return append(b, 'F'), 0
-	case int64:
-		if exact {
-			return binary.LittleEndian.AppendUint64(append(b, 'I'), uint64(x)), 0
-		}
-		var f uint8
-		if !exactInt(x) {
-			f = fBig
-		}
-		if x < 0 {
-			return binary.LittleEndian.AppendUint64(append(b, 'i'), uint64(x)), f
-		}
-		return binary.LittleEndian.AppendUint64(append(b, 'u'), uint64(x)), f
-	case uint64:
-		if exact {
-			return binary.LittleEndian.AppendUint64(append(b, 'U'), x), 0
-		}
-		var f uint8
-		if !exactUint(x) {
-			f = fBig
-		}
-		return binary.LittleEndian.AppendUint64(append(b, 'u'), x), f
-	case float64:
-		switch {
-		case exact:
-			return binary.LittleEndian.AppendUint64(append(b, 'D'), math.Float64bits(x)), fFloat
-		case math.IsNaN(x):
-			return append(b, 'N'), fFloat | fNaN
-		case x == math.Trunc(x) && x >= -(1<<63) && x < 0:
-			return binary.LittleEndian.AppendUint64(append(b, 'i'), uint64(int64(x))), fFloat
-		case x == math.Trunc(x) && x >= 0 && x < 1<<64:
-			return binary.LittleEndian.AppendUint64(append(b, 'u'), uint64(x)), fFloat
-		}
-		return binary.LittleEndian.AppendUint64(append(b, 'f'), math.Float64bits(x)), fFloat
 	case string:
 		b = binary.AppendUvarint(append(b, 's'), uint64(len(x)))
 		return append(b, x...), 0
@@ -266,6 +284,63 @@ func encode(b []byte, v any, exact bool) ([]byte, uint8) {
 	}
 	// Not a trace value.
 	return append(b, '?'), fOpaque
+}
+
+// scalar returns the encoding of v as encode makes it and v's flags, if v
+// is null, a bool or a number.
+func scalar(v any, exact bool) (scalarKey, uint8, bool) {
+	switch x := v.(type) {
+	case nil:
+		return scalarKey{tag: 'z'}, 0, true
+	case bool:
+		if x {
+			return scalarKey{tag: 'T'}, 0, true
+		}
+		return scalarKey{tag: 'F'}, 0, true
+	case int64:
+		if exact {
+			return scalarKey{uint64(x), 'I'}, 0, true
+		}
+		var f uint8
+		if !exactInt(x) {
+			f = fBig
+		}
+		if x < 0 {
+			return scalarKey{uint64(x), 'i'}, f, true
+		}
+		return scalarKey{uint64(x), 'u'}, f, true
+	case uint64:
+		if exact {
+			return scalarKey{x, 'U'}, 0, true
+		}
+		var f uint8
+		if !exactUint(x) {
+			f = fBig
+		}
+		return scalarKey{x, 'u'}, f, true
+	case float64:
+		switch {
+		case exact:
+			return scalarKey{math.Float64bits(x), 'D'}, fFloat, true
+		case math.IsNaN(x):
+			return scalarKey{tag: 'N'}, fFloat | fNaN, true
+		case x == math.Trunc(x) && x >= -(1<<63) && x < 0:
+			return scalarKey{uint64(int64(x)), 'i'}, fFloat, true
+		case x == math.Trunc(x) && x >= 0 && x < 1<<64:
+			return scalarKey{uint64(x), 'u'}, fFloat, true
+		}
+		return scalarKey{math.Float64bits(x), 'f'}, fFloat, true
+	}
+	return scalarKey{}, 0, false
+}
+
+// size returns the length of k's encoding.
+func (k scalarKey) size() int {
+	switch k.tag {
+	case 'z', 'T', 'F', 'N':
+		return 1
+	}
+	return 9
 }
 
 // exactInt reports whether float64 represents x exactly.

@@ -134,40 +134,86 @@ func size(s any) int {
 
 // normalize returns v in the form the comparisons expect for type t: the
 // elements of a set sorted and without duplicates, at any depth, so that
-// equal sets are equal lists.
+// equal sets are equal lists. A value already in that form is returned
+// itself, not copied.
 func normalize(v any, t *specs.Type) any {
-	switch v := v.(type) {
+	n, _ := normalized(v, t)
+	return n
+}
+
+// normalized is normalize, and reports whether the result is a new value.
+func normalized(v any, t *specs.Type) (any, bool) {
+	switch x := v.(type) {
 	case []any:
 		if t.Kind != specs.List && t.Kind != specs.Set {
-			return v
+			return v, false
 		}
-		out := make([]any, len(v))
-		for i, e := range v {
-			out[i] = normalize(e, t.Elem)
+		var out []any // nil while the elements are x's own
+		for i, e := range x {
+			n, changed := normalized(e, t.Elem)
+			if changed && out == nil {
+				out = slices.Clone(x)
+			}
+			if out != nil {
+				out[i] = n
+			}
 		}
 		if t.Kind == specs.Set {
+			if out == nil {
+				if increasing(x) {
+					return v, false // sorting would not move an element
+				}
+				out = slices.Clone(x)
+			}
 			slices.SortFunc(out, order)
 			out = slices.CompactFunc(out, equal)
 		}
-		return out
+		if out == nil {
+			return v, false
+		}
+		return out, true
 	case map[string]any:
-		out := make(map[string]any, len(v))
-		for k, e := range v {
-			out[k] = e
+		var out map[string]any // nil while the members are x's own
+		for k, e := range x {
+			var ft *specs.Type
 			switch t.Kind {
 			case specs.Map:
-				out[k] = normalize(e, t.Elem)
+				ft = t.Elem
 			case specs.Struct:
 				for _, f := range t.Fields {
 					if f.Name == k {
-						out[k] = normalize(e, f.Type)
+						ft = f.Type
 					}
 				}
 			}
+			if ft == nil {
+				continue
+			}
+			n, changed := normalized(e, ft)
+			if changed && out == nil {
+				out = maps.Clone(x)
+			}
+			if out != nil {
+				out[k] = n
+			}
 		}
-		return out
+		if out == nil {
+			return v, false
+		}
+		return out, true
 	}
-	return v
+	return v, false
+}
+
+// increasing reports whether each element of s is ordered strictly
+// before the next: s is sorted, and no two of its elements are equal.
+func increasing(s []any) bool {
+	for i := 1; i < len(s); i++ {
+		if order(s[i-1], s[i]) >= 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // order is a total order on values, for sorting sets: null, then bools,

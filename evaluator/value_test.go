@@ -47,6 +47,44 @@ func TestNormalizeSets(t *testing.T) {
 	}
 }
 
+// TestNormalizeShares checks that normalize copies only what it changes:
+// a list, or a set already sorted, is the value itself (issue 31: a list
+// of 2M integers was copied on every decode of its state), and a value it
+// changes is a copy, the input left as it was.
+func TestNormalizeShares(t *testing.T) {
+	ints := &specs.Type{Kind: specs.Int}
+	list := &specs.Type{Kind: specs.List, Elem: ints}
+	set := &specs.Type{Kind: specs.Set, Elem: ints}
+	rec := &specs.Type{Kind: specs.Struct, Fields: []specs.Field{{Name: "s", Type: set}, {Name: "l", Type: list}}}
+	l := make([]any, 1000)
+	for i := range l {
+		l[i] = int64(i)
+	}
+	for _, tc := range []struct {
+		name string
+		v    any
+		t    *specs.Type
+	}{
+		{"list", l, list},
+		{"sorted set", l, set},
+		{"record of sorted containers", map[string]any{"s": l, "l": []any{int64(2), int64(1)}}, rec},
+	} {
+		if a := testing.AllocsPerRun(10, func() { normalize(tc.v, tc.t) }); a != 0 {
+			t.Errorf("%s: normalize allocated %.0f times, want none", tc.name, a)
+		}
+	}
+
+	unsorted := []any{int64(2), int64(1), int64(2)}
+	in := map[string]any{"s": unsorted, "l": l}
+	got := normalize(in, rec).(map[string]any)
+	if want := []any{int64(1), int64(2)}; !reflect.DeepEqual(got["s"], want) {
+		t.Errorf("normalize(%v).s = %v, want %v", in, got["s"], want)
+	}
+	if !reflect.DeepEqual(unsorted, []any{int64(2), int64(1), int64(2)}) || len(in) != 2 || !reflect.DeepEqual(in["s"], unsorted) {
+		t.Errorf("normalize changed its input: %v", in)
+	}
+}
+
 func TestFiniteWitnessValues(t *testing.T) {
 	v := finite(map[string]any{"r": math.Inf(1), "l": []any{math.NaN(), 1.5}})
 	data, err := json.Marshal(v)
