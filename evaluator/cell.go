@@ -2,6 +2,7 @@ package evaluator
 
 import (
 	"encoding/binary"
+	"hash/maphash"
 	"math"
 	"slices"
 	"strings"
@@ -73,17 +74,26 @@ func slow(a, b uint8) bool {
 
 // interner numbers the equality classes of values by a canonical byte
 // encoding: two values without NaN and not mixed are equal exactly when
-// their encodings are. Only containers are keyed by their encoding: a
-// scalar is keyed by its tag and bits, a string by itself, so that the
-// members of a large container cost a map entry each and no allocation,
-// and a string is not copied.
+// their encodings are. No encoding is kept: a scalar is keyed by its tag
+// and bits, a string by itself, a container by a hash of its encoding
+// (each id of the hash keeping a value to tell collisions apart), so that
+// the members of a large container cost a map entry each and no
+// allocation, and interning a large value copies nothing.
 type interner struct {
 	scalars map[scalarKey]int32
 	strs    map[string]int32
-	encs    map[string]int32 // containers, by encoding
-	n       int32            // ids given
-	bytes   int              // total encoding length of the keys, to bound memory
-	buf     []byte
+	encs    map[uint64][]class // containers, by the hash of their encoding
+	n       int32              // ids given
+	bytes   int                // total encoding length of the keys, to bound memory
+	enc     encoder
+}
+
+// class is an equality class of containers: a value of it, encoded exactly
+// or not, and its id.
+type class struct {
+	v     any
+	exact bool
+	id    int32
 }
 
 // scalarKey is the encoding of a scalar: its tag byte, then the 8 bytes of
@@ -94,7 +104,9 @@ type scalarKey struct {
 }
 
 func newInterner() *interner {
-	return &interner{scalars: map[scalarKey]int32{}, strs: map[string]int32{}, encs: map[string]int32{}}
+	in := &interner{scalars: map[scalarKey]int32{}, strs: map[string]int32{}, encs: map[uint64][]class{}}
+	in.enc.h.SetSeed(maphash.MakeSeed())
+	return in
 }
 
 func (in *interner) reset() {
@@ -105,7 +117,7 @@ func (in *interner) reset() {
 }
 
 // id returns the id of v's class, the classes of equal values if not
-// exact, of values equal in representation too if exact (see encode), and
+// exact, of values equal in representation too if exact (see encoder), and
 // the flags of v.
 func (in *interner) id(v any, exact bool) (int32, uint8) {
 	if k, f, ok := scalar(v, exact); ok {
@@ -124,21 +136,17 @@ func (in *interner) id(v any, exact bool) (int32, uint8) {
 		}
 		return id, 0
 	}
-	var f uint8
-	in.buf, f = encode(in.buf[:0], v, exact)
-	id, ok := in.encs[string(in.buf)]
-	if !ok {
-		id = in.add(len(in.buf))
-		in.encs[string(in.buf)] = id
+	h, n, f := in.enc.hash(v, exact)
+	cs := in.encs[h]
+	for _, c := range cs {
+		if sameEncoding(c.v, c.exact, v, exact) {
+			return c.id, f
+		}
 	}
-	if cap(in.buf) > maxBuf {
-		in.buf = nil // a large value's encoding is not kept for the next
-	}
+	id := in.add(n)
+	in.encs[h] = append(cs, class{v, exact, id})
 	return id, f
 }
-
-// maxBuf is the capacity of the encoding buffer an interner keeps.
-const maxBuf = 64 << 10
 
 // add returns a new id, for a key of n bytes.
 func (in *interner) add(n int) int32 {
@@ -147,6 +155,7 @@ func (in *interner) add(n int) int32 {
 	return in.n
 }
 
+// uvarintLen returns the length of n's uvarint encoding.
 func uvarintLen(n int) int {
 	var b [binary.MaxVarintLen64]byte
 	return len(binary.AppendUvarint(b[:0], uint64(n)))
@@ -237,35 +246,77 @@ func (in *interner) members(v any, flags uint8) ([]int32, uint8) {
 	return slices.Compact(mem), flags
 }
 
-// encode appends the canonical encoding of v to b: numbers by
+// encoder hashes the canonical encoding of values: numbers by
 // mathematical value (an integral float64 as the integer), sets already
 // normalized, maps by sorted keys. If exact, numbers are encoded by type
 // and bits instead ('I', 'U', 'D', which the canonical encoding never
 // uses), so that equal encodings are the same value in the same
-// representation.
-func encode(b []byte, v any, exact bool) ([]byte, uint8) {
+// representation. The encoding is hashed as it is made, a few KiB at a
+// time, never whole.
+type encoder struct {
+	h   maphash.Hash
+	buf []byte // encoded and not yet hashed
+	n   int    // bytes encoded
+}
+
+// encodeChunk is the length past which the encoder hashes what it has
+// encoded.
+const encodeChunk = 4 << 10
+
+// hash returns the hash of v's encoding, the encoding's length and v's
+// flags.
+func (e *encoder) hash(v any, exact bool) (uint64, int, uint8) {
+	e.h.Reset()
+	e.buf, e.n = e.buf[:0], 0
+	f := e.value(v, exact)
+	e.flush()
+	return e.h.Sum64(), e.n, f
+}
+
+func (e *encoder) flush() {
+	e.h.Write(e.buf)
+	e.n += len(e.buf)
+	e.buf = e.buf[:0]
+}
+
+// str encodes s after its length, hashing a long s in place.
+func (e *encoder) str(s string) {
+	e.buf = binary.AppendUvarint(e.buf, uint64(len(s)))
+	if len(s) > encodeChunk {
+		e.flush()
+		e.h.WriteString(s)
+		e.n += len(s)
+		return
+	}
+	e.buf = append(e.buf, s...)
+}
+
+// value encodes v and returns its flags.
+func (e *encoder) value(v any, exact bool) uint8 {
+	if len(e.buf) > encodeChunk {
+		e.flush()
+	}
 	if k, f, ok := scalar(v, exact); ok {
-		b = append(b, k.tag)
+		e.buf = append(e.buf, k.tag)
 		if k.size() > 1 {
-			b = binary.LittleEndian.AppendUint64(b, k.bits)
+			e.buf = binary.LittleEndian.AppendUint64(e.buf, k.bits)
 		}
-		return b, f
+		return f
 	}
 	switch x := v.(type) {
 	case string:
-		b = binary.AppendUvarint(append(b, 's'), uint64(len(x)))
-		return append(b, x...), 0
+		e.buf = append(e.buf, 's')
+		e.str(x)
+		return 0
 	case []any:
-		b = binary.AppendUvarint(append(b, 'l'), uint64(len(x)))
+		e.buf = binary.AppendUvarint(append(e.buf, 'l'), uint64(len(x)))
 		var flags uint8
-		for _, e := range x {
-			var f uint8
-			b, f = encode(b, e, exact)
-			flags |= f
+		for _, el := range x {
+			flags |= e.value(el, exact)
 		}
-		return b, flags
+		return flags
 	case map[string]any:
-		b = binary.AppendUvarint(append(b, 'm'), uint64(len(x)))
+		e.buf = binary.AppendUvarint(append(e.buf, 'm'), uint64(len(x)))
 		var stack [8]string // structs have few fields: no allocation
 		keys := stack[:0]
 		for k := range x {
@@ -274,19 +325,61 @@ func encode(b []byte, v any, exact bool) ([]byte, uint8) {
 		slices.Sort(keys)
 		var flags uint8
 		for _, k := range keys {
-			b = binary.AppendUvarint(b, uint64(len(k)))
-			b = append(b, k...)
-			var f uint8
-			b, f = encode(b, x[k], exact)
-			flags |= f
+			e.str(k)
+			flags |= e.value(x[k], exact)
 		}
-		return b, flags
+		return flags
 	}
 	// Not a trace value.
-	return append(b, '?'), fOpaque
+	e.buf = append(e.buf, '?')
+	return fOpaque
 }
 
-// scalar returns the encoding of v as encode makes it and v's flags, if v
+// sameEncoding reports whether a, encoded exactly if ea, and b, exactly if
+// eb, have the same encoding.
+func sameEncoding(a any, ea bool, b any, eb bool) bool {
+	if ka, _, ok := scalar(a, ea); ok {
+		kb, _, ok := scalar(b, eb)
+		return ok && ka == kb
+	}
+	switch x := a.(type) {
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !sameEncoding(x[i], ea, y[i], eb) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, v := range x {
+			w, ok := y[k]
+			if !ok || !sameEncoding(v, ea, w, eb) {
+				return false
+			}
+		}
+		return true
+	}
+	// a is no trace value, encoded as '?': so must b be.
+	switch b.(type) {
+	case string, []any, map[string]any:
+		return false
+	}
+	_, _, ok := scalar(b, eb)
+	return !ok
+}
+
+// scalar returns the encoding of v as the encoder makes it and v's flags, if v
 // is null, a bool or a number.
 func scalar(v any, exact bool) (scalarKey, uint8, bool) {
 	switch x := v.(type) {

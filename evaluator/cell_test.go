@@ -1,7 +1,9 @@
 package evaluator
 
 import (
+	"math"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -38,6 +40,21 @@ func TestInternLargeValues(t *testing.T) {
 	l := make([]any, n)
 	for i := range l {
 		l[i] = int64(i) * 7
+	}
+	// A container is interned by a hash of its encoding, not a copy of it:
+	// the ids of a list of 100,000 integers, or of a list holding a 1 MiB
+	// string, cost what a few map entries do (the encoding of the integers
+	// was 900 KB, made and copied for each id).
+	for name, v := range map[string]any{"integers": l, "string": []any{strings.Repeat("c", size)}} {
+		in := newInterner()
+		in.cell(l[:1000], needID|needExact) // the maps and the encoder's buffer are made
+		if b := allocated(func() { in.cell(v, needID|needExact) }); b > 4<<10 {
+			t.Errorf("interning a list of %s allocated %d bytes, want at most 4 KiB", name, b)
+		}
+		again := in.cell(slices.Clone(v.([]any)), needID|needExact)
+		if c := in.cell(v, needID|needExact); again.id != c.id || again.xid != c.xid {
+			t.Errorf("a copy of the list of %s has ids %d, %d, want %d, %d", name, again.id, again.xid, c.id, c.xid)
+		}
 	}
 	allocs := testing.AllocsPerRun(3, func() {
 		newInterner().cell(l, needID|needMem|needExact)
@@ -91,5 +108,45 @@ func TestInternMembers(t *testing.T) {
 	}
 	if a, b := in.exact("x"), in.cell("x", needID).id; a != b {
 		t.Errorf("a string's exact id %d differs from its id %d", a, b)
+	}
+}
+
+// TestSameEncoding checks the comparison that tells apart the containers
+// whose encodings hash the same: it is equality of the encodings.
+func TestSameEncoding(t *testing.T) {
+	type opaque struct{}
+	for _, tc := range []struct {
+		a, b         any
+		ea, eb, want bool
+	}{
+		{[]any{int64(1)}, []any{1.0}, false, false, true},
+		{[]any{int64(1)}, []any{1.0}, true, true, false},
+		{[]any{int64(1)}, []any{uint64(1)}, false, false, true},
+		{[]any{int64(1)}, []any{int64(1)}, false, true, false}, // 'u' is not 'I'
+		{[]any{"x", nil, true}, []any{"x", nil, true}, false, true, true},
+		{[]any{int64(1)}, []any{"1"}, false, false, false},
+		{[]any{[]any{int64(1)}, int64(2)}, []any{[]any{int64(1), int64(2)}}, false, false, false},
+		{[]any{}, map[string]any{}, false, false, false},
+		{map[string]any{"a": int64(1)}, map[string]any{"a": 1.0}, false, false, true},
+		{map[string]any{"a": int64(1)}, map[string]any{"b": int64(1)}, false, false, false},
+		{map[string]any{"a": nil}, map[string]any{}, false, false, false},
+		{[]any{math.NaN()}, []any{math.NaN()}, false, false, true}, // one encoding; the flags keep NaN unequal
+		{[]any{opaque{}}, []any{opaque{}}, false, false, true},
+		{[]any{opaque{}}, []any{nil}, false, false, false},
+		{[]any{opaque{}}, []any{"?"}, false, false, false},
+		{[]any{opaque{}}, []any{[]any{}}, false, false, false},
+	} {
+		if got := sameEncoding(tc.a, tc.ea, tc.b, tc.eb); got != tc.want {
+			t.Errorf("sameEncoding(%v, %v, %v, %v) = %v, want %v", tc.a, tc.ea, tc.b, tc.eb, got, tc.want)
+		}
+		if got := sameEncoding(tc.b, tc.eb, tc.a, tc.ea); got != tc.want {
+			t.Errorf("sameEncoding(%v, %v, %v, %v) = %v, want %v", tc.b, tc.eb, tc.a, tc.ea, got, tc.want)
+		}
+		var e encoder
+		ha, na, _ := e.hash(tc.a, tc.ea)
+		hb, nb, _ := e.hash(tc.b, tc.eb)
+		if tc.want && (ha != hb || na != nb) {
+			t.Errorf("%v and %v: the same encoding, hashes %x and %x, lengths %d and %d", tc.a, tc.b, ha, hb, na, nb)
+		}
 	}
 }
