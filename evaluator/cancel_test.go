@@ -13,8 +13,8 @@ import (
 // Run evaluate in chunks of n.
 type keepAll int
 
-func (k keepAll) Every() int               { return int(k) }
-func (keepAll) Keep(*evaluator.Stats) bool { return true }
+func (k keepAll) Every() int                                  { return int(k) }
+func (keepAll) Keep(int, *evaluator.Stats, int64, int64) bool { return true }
 
 // TestRunCanceled checks that both evaluators stop with the context's
 // error, and no result, when it is canceled before the run or between

@@ -255,8 +255,10 @@ type keepAbove struct {
 	rate  float64
 }
 
-func (k keepAbove) Every() int                   { return k.every }
-func (k keepAbove) Keep(s *evaluator.Stats) bool { return s.Support == 0 || s.HoldingRate() >= k.rate }
+func (k keepAbove) Every() int { return k.every }
+func (k keepAbove) Keep(_ int, s *evaluator.Stats, _, _ int64) bool {
+	return s.Support == 0 || s.HoldingRate() >= k.rate
+}
 
 // TestWorkers checks that results do not depend on the number of workers,
 // with and without pruning.
@@ -369,5 +371,5 @@ func TestOnlyTag(t *testing.T) {
 // two snapshots or more; Run must not ask after the last one.
 type supportPruner struct{}
 
-func (supportPruner) Every() int                    { return 1 }
-func (supportPruner) Keep(st *evaluator.Stats) bool { return st.Support < 2 }
+func (supportPruner) Every() int                                       { return 1 }
+func (supportPruner) Keep(_ int, st *evaluator.Stats, _, _ int64) bool { return st.Support < 2 }

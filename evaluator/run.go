@@ -46,8 +46,12 @@ func ParseKind(s string) (Kind, error) {
 type Pruner interface {
 	// Every returns the number of snapshots between pruning passes.
 	Every() int
-	// Keep reports whether a property with these stats stays.
-	Keep(s *Stats) bool
+	// Keep reports whether property i, with stats s after done of the
+	// total snapshots the run evaluates, stays. A pass asks about each
+	// property still active, in increasing order of i. Under
+	// Options.OnlyTag, total counts every snapshot of the shard, an
+	// upper bound on those evaluated.
+	Keep(i int, s *Stats, done, total int64) bool
 }
 
 // DefaultWitnesses is the number of witnesses kept per property when
@@ -327,7 +331,7 @@ func Run(ctx context.Context, tr *trace.Trace, prog *Program, opts Options) (*Re
 		if opts.Pruner != nil && more {
 			for i := range res.Stats {
 				st := &res.Stats[i]
-				if active[i] && !opts.Pruner.Keep(st) {
+				if active[i] && !opts.Pruner.Keep(i, st, int64(res.Snapshots), int64(total)) {
 					active[i] = false
 					st.Pruned = true
 					st.PrunedAfter = int64(res.Snapshots)

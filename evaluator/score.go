@@ -36,6 +36,13 @@ func (s Score) Add(o Score) Score {
 	return Score{Int: s.Int + o.Int + carry, Frac: frac}
 }
 
+// Sub returns s − o, for o ≤ s: the scores summed in s after those
+// summed in o, when s continues o's sum.
+func (s Score) Sub(o Score) Score {
+	frac, borrow := bits.Sub64(s.Frac, o.Frac, 0)
+	return Score{Int: s.Int - o.Int - borrow, Frac: frac}
+}
+
 // AddN returns s + n·o, for n ≥ 0: a run of n snapshots of score o.
 func (s Score) AddN(o Score, n int64) Score {
 	hi, lo := bits.Mul64(o.Frac, uint64(n))

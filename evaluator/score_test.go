@@ -67,6 +67,10 @@ func TestScoreAdd(t *testing.T) {
 		{"AddN all-holding, huge", evaluator.Score{}.AddN(evaluator.ScoreOf(1, 1), math.MaxInt64), evaluator.Score{Int: math.MaxInt64}},
 		{"AddN huge", evaluator.Score{}.AddN(evaluator.Score{Frac: math.MaxUint64}, math.MaxInt64),
 			evaluator.Score{Int: math.MaxInt64 - 1, Frac: 1<<63 + 1}},
+		{"Sub none", half.Sub(evaluator.Score{}), half},
+		{"Sub itself", third.Sub(third), evaluator.Score{}},
+		{"Sub borrow", evaluator.Score{Int: 8}.Sub(evaluator.Score{Frac: 1}), evaluator.Score{Int: 7, Frac: math.MaxUint64}},
+		{"Sub undoes Add", evaluator.Score{Int: 3}.AddN(third, 5).Sub(evaluator.Score{}.AddN(third, 5)), evaluator.Score{Int: 3}},
 		{"AddN huge twice", evaluator.Score{}.AddN(evaluator.ScoreOf(1, 1), math.MaxInt64).AddN(evaluator.ScoreOf(1, 1), math.MaxInt64).AddN(evaluator.ScoreOf(1, 1), 1),
 			evaluator.Score{Int: math.MaxUint64}},
 	}
