@@ -80,12 +80,13 @@ func slow(a, b uint8) bool {
 // the members of a large container cost a map entry each and no
 // allocation, and interning a large value copies nothing.
 type interner struct {
-	scalars map[scalarKey]int32
-	strs    map[string]int32
-	encs    map[uint64][]class // containers, by the hash of their encoding
-	n       int32              // ids given
-	bytes   int                // total encoding length of the keys, to bound memory
-	enc     encoder
+	marks [4]int32            // by markTags: the ids of null, false, true and NaN (0 before they are given)
+	nums  [6]map[uint64]int32 // by numTags: numbers, by their bits
+	strs  map[string]int32
+	encs  map[uint64][]class // containers, by the hash of their encoding
+	n     int32              // ids given
+	bytes int                // total encoding length of the keys, to bound memory
+	enc   encoder
 }
 
 // class is an equality class of containers: a value of it, encoded exactly
@@ -104,13 +105,19 @@ type scalarKey struct {
 }
 
 func newInterner() *interner {
-	in := &interner{scalars: map[scalarKey]int32{}, strs: map[string]int32{}, encs: map[uint64][]class{}}
+	in := &interner{strs: map[string]int32{}, encs: map[uint64][]class{}}
+	for t := range in.nums {
+		in.nums[t] = map[uint64]int32{}
+	}
 	in.enc.h.SetSeed(maphash.MakeSeed())
 	return in
 }
 
 func (in *interner) reset() {
-	clear(in.scalars)
+	clear(in.marks[:])
+	for _, m := range in.nums {
+		clear(m)
+	}
 	clear(in.strs)
 	clear(in.encs)
 	in.n, in.bytes = 0, 0
@@ -121,10 +128,19 @@ func (in *interner) reset() {
 // the flags of v.
 func (in *interner) id(v any, exact bool) (int32, uint8) {
 	if k, f, ok := scalar(v, exact); ok {
-		id, ok := in.scalars[k]
+		if t := strings.IndexByte(markTags, k.tag); t >= 0 {
+			if in.marks[t] == 0 {
+				in.marks[t] = in.add(k.size())
+			}
+			return in.marks[t], f
+		}
+		// A map of uint64 to int32 by tag, not one of scalarKey: 16 bytes
+		// a slot, not 24.
+		m := in.nums[strings.IndexByte(numTags, k.tag)]
+		id, ok := m[k.bits]
 		if !ok {
 			id = in.add(k.size())
-			in.scalars[k] = id
+			m[k.bits] = id
 		}
 		return id, f
 	}
@@ -427,10 +443,16 @@ func scalar(v any, exact bool) (scalarKey, uint8, bool) {
 	return scalarKey{}, 0, false
 }
 
+// The tags of scalars: those of null, false, true and NaN, encoded as
+// the tag alone, and those of numbers, the tag then 8 bytes of bits.
+const (
+	markTags = "zFTN"
+	numTags  = "iufIUD"
+)
+
 // size returns the length of k's encoding.
 func (k scalarKey) size() int {
-	switch k.tag {
-	case 'z', 'T', 'F', 'N':
+	if strings.IndexByte(markTags, k.tag) >= 0 {
 		return 1
 	}
 	return 9
