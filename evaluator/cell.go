@@ -127,7 +127,21 @@ func (in *interner) reset() {
 // exact, of values equal in representation too if exact (see encoder), and
 // the flags of v.
 func (in *interner) id(v any, exact bool) (int32, uint8) {
+	return in.idOf(v, exact, false)
+}
+
+// member returns the id of v's class as a member of a container, and its
+// flags: 0 for null and a value that holds a NaN, which are members of no
+// container, so their classes are not numbered.
+func (in *interner) member(v any) (int32, uint8) {
+	return in.idOf(v, false, true)
+}
+
+func (in *interner) idOf(v any, exact, member bool) (int32, uint8) {
 	if k, f, ok := scalar(v, exact); ok {
+		if member && (v == nil || f&fNaN != 0) {
+			return 0, f
+		}
 		if t := strings.IndexByte(markTags, k.tag); t >= 0 {
 			if in.marks[t] == 0 {
 				in.marks[t] = in.add(k.size())
@@ -153,6 +167,9 @@ func (in *interner) id(v any, exact bool) (int32, uint8) {
 		return id, 0
 	}
 	h, n, f := in.enc.hash(v, exact)
+	if member && f&fNaN != 0 {
+		return 0, f
+	}
 	cs := in.encs[h]
 	for _, c := range cs {
 		if sameEncoding(c.v, c.exact, v, exact) {
@@ -244,8 +261,8 @@ func (in *interner) members(v any, flags uint8) ([]int32, uint8) {
 	case []any:
 		mem = make([]int32, 0, len(x))
 		for _, e := range x {
-			id, f := in.id(e, false)
-			if e == nil || f&fNaN != 0 {
+			id, _ := in.member(e)
+			if id == 0 {
 				flags |= fBadMember
 				continue
 			}
@@ -254,7 +271,7 @@ func (in *interner) members(v any, flags uint8) ([]int32, uint8) {
 	case map[string]any:
 		mem = make([]int32, 0, len(x))
 		for k := range x {
-			id, _ := in.id(k, false)
+			id, _ := in.member(k)
 			mem = append(mem, id)
 		}
 	}

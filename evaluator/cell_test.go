@@ -111,6 +111,27 @@ func TestInternMembers(t *testing.T) {
 	}
 }
 
+// TestInternNumbering pins the ids as the one map of encodings gave them:
+// in the order values are first seen, the null and NaN elements of a list
+// given none.
+func TestInternNumbering(t *testing.T) {
+	in := newInterner()
+	l := in.cell([]any{nil, math.NaN(), int64(1), []any{math.NaN()}, int64(1)}, needMem)
+	if l.id != 1 || !slices.Equal(l.mem, []int32{2}) || l.flags&fBadMember == 0 {
+		t.Errorf("list: id %d, members %v, flags %#x; want 1, [2] and fBadMember", l.id, l.mem, l.flags)
+	}
+	for _, tc := range []struct {
+		v    any
+		want int32
+	}{
+		{"x", 3}, {1.0, 2}, {math.NaN(), 4}, {[]any{"x"}, 5}, {[]any{math.NaN()}, 6}, {false, 7}, {"x", 3},
+	} {
+		if c := in.cell(tc.v, needID); c.id != tc.want {
+			t.Errorf("%v: id %d, want %d", tc.v, c.id, tc.want)
+		}
+	}
+}
+
 // TestSameEncoding checks the comparison that tells apart the containers
 // whose encodings hash the same: it is equality of the encodings.
 func TestSameEncoding(t *testing.T) {
