@@ -811,12 +811,18 @@ func (x *Explanation) WriteText(w io.Writer) error {
 			label("candidate")("yes")
 		}
 	}
-	if len(x.OrEffectTests) > 0 {
-		verdict := "kept"
-		if x.OrEffectDropped {
-			verdict = "dropped"
+	if n := len(x.OrEffectTests); n > 0 {
+		passed := 0
+		for _, t := range x.OrEffectTests {
+			if t.Passed {
+				passed++
+			}
 		}
-		label("or-effect")("%s by %s", verdict, count(int64(len(x.OrEffectTests)), "test"))
+		if x.OrEffectDropped {
+			label("or-effect")("dropped: %s, none passed", count(int64(n), "test"))
+		} else {
+			label("or-effect")("kept: %d of %s passed, and one is enough", passed, count(int64(n), "test"))
+		}
 		for _, t := range x.OrEffectTests {
 			more("%s", formatTest(t))
 		}
@@ -898,17 +904,22 @@ func count(n int64, thing string) string {
 }
 
 // formatTest prints an or-effect test on one line: what it compared, its
-// table, p-value, level and odds ratio, and its outcome.
+// 2×2 table in words, p-value, level and odds ratio, and its outcome.
 func formatTest(t reporter.OrEffectTest) string {
-	what := fmt.Sprintf("split %v, table [first holds][second holds]", t.Split)
-	if t.Sub != "" {
-		what = "against " + t.Sub + ", table [sub violated][rest holds]"
-	}
 	passed := "failed"
 	if t.Passed {
 		passed = "passed"
 	}
-	return fmt.Sprintf("%s = %v, p-value %.3g at level %.3g, odds ratio %.3g: %s", what, t.Table, t.PValue, t.Level, t.OddsRatio, passed)
+	tt := t.Table // [Q violated][R holds], or [first holds][second holds]
+	if t.Sub == "" {
+		return fmt.Sprintf("split %v: of the bindings, both groups hold at %d, only the first at %d, only the second at %d, neither at %d; p-value %.3g at level %.3g: %s",
+			t.Split, tt[1][1], tt[1][0], tt[0][1], tt[0][0], t.PValue, t.Level, passed)
+	}
+	if tt[1][0]+tt[1][1] == 0 {
+		return fmt.Sprintf("against %s: never violated at the bindings, so the rest explains nothing: %s", t.Sub, passed)
+	}
+	return fmt.Sprintf("against %s: violated at %d bindings, the rest holding at %d of them; holding at %d, the rest at %d of them; p-value %.3g at level %.3g, odds ratio %.3g: %s",
+		t.Sub, tt[1][0]+tt[1][1], tt[1][1], tt[0][0]+tt[0][1], tt[0][1], t.PValue, t.Level, t.OddsRatio, passed)
 }
 
 func formatTags(tags map[string]int64) string {
