@@ -246,13 +246,15 @@ func (l *learner) minimize(ctx context.Context, traces []string) (*reporter.Repo
 		}
 	}
 	ropts := reporter.Options{
-		HoldRatio: 1,
-		Alpha:     l.p.Spec.Report.Alpha,
-		All:       true,
+		HoldRatio:  1,
+		MinSupport: reporter.AnySupport, // each run's support is checked above
+		Alpha:      l.p.Spec.Report.Alpha,
+		Size:       reporter.AllEntries,
+		All:        true,
 	}
 	if l.o.Almost > 0 {
 		// Every property left holds as Almost asks in every run.
-		ropts.HoldRatio = 0
+		ropts.HoldRatio = reporter.AnyRate
 	}
 	return reporter.Build(reporter.Input{System: l.p.Spec.System, Generated: l.p.Generated, Program: prog, Result: merged}, ropts)
 }

@@ -18,12 +18,14 @@ import (
 // warnings are {code, message} objects, as the report's are.
 const Version = 2
 
-// Options are the settings of the reporter a spec chooses.
+// Options are the settings of the reporter a spec chooses. A zero field
+// takes its default, a spec's (DefaultOptions); none is an explicit value
+// (AnyRate, AnySupport, AllEntries).
 type Options struct {
-	HoldRatio  float64 // least holding rate of an almost-invariant
-	MinSupport int64   // least number of non-vacuous snapshots
-	Alpha      float64 // significance level of the or-effect tests
-	Size       int     // entries per list; 0 means all
+	HoldRatio  float64 // least holding rate of an almost-invariant; AnyRate for none
+	MinSupport int64   // least number of non-vacuous snapshots; AnySupport for none
+	Alpha      float64 // significance level of the or-effect tests, in (0, 1)
+	Size       int     // entries per list; AllEntries for all
 	// All lists every anomaly, also those violated through so large a
 	// share of the run that they do not stand out (temporal rate below
 	// HoldRatio), grouped as they are otherwise.
@@ -39,6 +41,27 @@ type Options struct {
 	SteadyTag string
 
 	Thresholds Thresholds // zero fields take DefaultThresholds
+}
+
+// DefaultOptions are the options of a spec that sets none: the zero
+// fields of Options take these.
+var DefaultOptions = Options{HoldRatio: 0.95, MinSupport: 30, Alpha: 0.01, Size: 10}
+
+// The explicit "none" values of Options' fields.
+const (
+	AnyRate    = -1 // HoldRatio: no least holding rate
+	AnySupport = -1 // MinSupport: no least support
+	AllEntries = -1 // Size: every entry, uncut
+)
+
+// withDefaults returns o with each zero field set to its default.
+func (o Options) withDefaults() Options {
+	d := DefaultOptions
+	o.HoldRatio = cmp.Or(o.HoldRatio, d.HoldRatio)
+	o.MinSupport = cmp.Or(o.MinSupport, d.MinSupport)
+	o.Alpha = cmp.Or(o.Alpha, d.Alpha)
+	o.Size = cmp.Or(o.Size, d.Size)
+	return o
 }
 
 // OptionsFrom returns the options a spec asks for.
@@ -227,6 +250,7 @@ type Entry struct {
 // Build builds the report. It fails only when in.Baseline or in.Moments
 // does.
 func Build(in Input, opts Options) (*Report, error) {
+	opts = opts.withDefaults()
 	th := opts.Thresholds.withDefaults()
 	res := in.Result
 	r := &Report{

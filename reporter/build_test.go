@@ -1,6 +1,7 @@
 package reporter
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -34,7 +35,7 @@ func buildWithBaseline(t *testing.T, props []string, stats []evaluator.Stats, ba
 // buildThresholds builds as buildWithBaseline does, with thresholds th.
 func buildThresholds(t *testing.T, props []string, stats []evaluator.Stats, baseline []int64, th Thresholds) *Report {
 	t.Helper()
-	return buildOptions(t, props, stats, baseline, Options{HoldRatio: 0.9, MinSupport: 10, Alpha: 0.01, Thresholds: th})
+	return buildOptions(t, props, stats, baseline, Options{HoldRatio: 0.9, MinSupport: 10, Alpha: 0.01, Size: AllEntries, Thresholds: th})
 }
 
 func buildOptions(t *testing.T, props []string, stats []evaluator.Stats, baseline []int64, opts Options) *Report {
@@ -600,5 +601,58 @@ func TestFates(t *testing.T) {
 	}
 	if f := r.Fates[5]; !strings.Contains(f.NotCandidate, "holding rate 0.50000") || f.Stats == nil {
 		t.Errorf("%s: not a candidate because %q", low, f.NotCandidate)
+	}
+}
+
+// TestOptionsZero checks that each zero field of Options takes its
+// default, a spec's that sets none, and that "none" is an explicit value.
+func TestOptionsZero(t *testing.T) {
+	var src strings.Builder
+	src.WriteString("variables:\n")
+	var ps []*grammar.Property
+	var sts []evaluator.Stats
+	for i := range 12 {
+		fmt.Fprintf(&src, "  v%d: bool\n", i)
+		p, err := grammar.Parse(fmt.Sprintf("forall n0 in nodes: n0.v%d", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, p)
+		sts = append(sts, at(uint64(10*i+1))) // violated once, at its own moment
+	}
+	// v10 holds at half of its snapshots; v11 has a support of 20.
+	sts[10] = stats(map[int]int64{0: 500, 1: 500})
+	sts[11].Support, sts[11].Perfect, sts[11].ScoreSum = 20, 19, evaluator.Score{Int: 19}
+	spec, err := specs.Parse("vars.yaml", []byte(src.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := OptionsFrom(spec); got != DefaultOptions {
+		t.Errorf("a spec that sets none: %+v, DefaultOptions %+v", got, DefaultOptions)
+	}
+	prog, err := evaluator.Compile(spec, ps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		opts Options
+		want int // almost-invariants listed
+	}{
+		{"zero: 10 of those holding at 0.95 with a support of 30", Options{}, 10},
+		{"all entries", Options{Size: AllEntries}, 10},
+		{"a size of 3", Options{Size: 3}, 3},
+		{"any support", Options{Size: AllEntries, MinSupport: AnySupport}, 11},
+		{"any rate, any support", Options{Size: AllEntries, MinSupport: AnySupport, HoldRatio: AnyRate, All: true}, 12},
+	}
+	for _, tt := range tests {
+		in := Input{Program: prog, Result: &evaluator.Result{Snapshots: 1000, Stats: slices.Clone(sts)}}
+		r, err := Build(in, tt.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(r.AlmostInvariants); got != tt.want {
+			t.Errorf("%s: %d almost-invariants listed, want %d", tt.name, got, tt.want)
+		}
 	}
 }
