@@ -44,7 +44,9 @@ type atomStage struct {
 	vecs []colVec // by plan column: its cells unboxed for the atom kernels (vec)
 }
 
-// internBudget bounds the bytes of interned keys an engine keeps; past it
+// internBudget bounds the interned values an engine keeps, by the length
+// of their encodings (a string or a container is kept by reference, the
+// value itself, not a copy of its encoding); past it
 // the engine forgets its interned values and prepared rows at the start of
 // a task. The rows of one snapshot are all it needs to keep; at 4 MiB the
 // live heap of the 860,000-snapshot scale run stays flat, while 64 MiB
