@@ -373,3 +373,27 @@ type supportPruner struct{}
 
 func (supportPruner) Every() int                                       { return 1 }
 func (supportPruner) Keep(_ int, st *evaluator.Stats, _, _ int64) bool { return st.Support < 2 }
+
+// TestMaxWitnesses checks Options.MaxWitnesses at its boundary: zero
+// keeps DefaultWitnesses, NoWitnesses none, and a count that many.
+func TestMaxWitnesses(t *testing.T) {
+	var snaps []snap
+	for i := range 10 {
+		snaps = append(snaps, snap{"a": {"x": int64(i)}, "b": {"x": int64(0)}})
+	}
+	tr := writeTiny(t, snaps)
+	prog := compileTiny(t, "forall n0, n1 in nodes: n0.x <= n1.x") // fails at a, b from snapshot 1 on
+	for _, tt := range []struct {
+		max, want int
+	}{{0, evaluator.DefaultWitnesses}, {evaluator.NoWitnesses, 0}, {1, 1}, {5, 5}} {
+		for _, kind := range []evaluator.Kind{evaluator.Reference, evaluator.Fast} {
+			res, err := evaluator.Run(context.Background(), tr, prog, evaluator.Options{Kind: kind, MaxWitnesses: tt.max})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := len(res.Stats[0].Witnesses); got != tt.want {
+				t.Errorf("%s, MaxWitnesses %d: %d witnesses, want %d", kind, tt.max, got, tt.want)
+			}
+		}
+	}
+}

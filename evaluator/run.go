@@ -58,12 +58,15 @@ type Pruner interface {
 // Options.MaxWitnesses is 0.
 const DefaultWitnesses = 3
 
+// NoWitnesses, as Options.MaxWitnesses, keeps no witness.
+const NoWitnesses = -1
+
 // Options configure Run.
 type Options struct {
 	Kind         Kind   // default Fast
 	Workers      int    // goroutines; 0 means GOMAXPROCS
 	Pruner       Pruner // nil keeps every property
-	MaxWitnesses int    // per property, one per snapshot; 0 means DefaultWitnesses, < 0 none
+	MaxWitnesses int    // per property, one per snapshot; 0 means DefaultWitnesses, NoWitnesses none
 	MaxMoments   int    // violating snapshots kept per property (Stats.Moments); 0 means MaxMoments
 
 	// NoPatterns leaves Stats.Patterns out. Only the reporter reads them,

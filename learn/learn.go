@@ -262,7 +262,7 @@ func (l *learner) minimize(ctx context.Context, traces []string) (*reporter.Repo
 // evalOptions returns the evaluator options of every pass: no witnesses,
 // no patterns, unless a pass asks for them.
 func (l *learner) evalOptions() evaluator.Options {
-	return evaluator.Options{Kind: l.o.Evaluator, Workers: l.o.Workers, NoPatterns: true, MaxWitnesses: -1, MaxMoments: 1}
+	return evaluator.Options{Kind: l.o.Evaluator, Workers: l.o.Workers, NoPatterns: true, MaxWitnesses: evaluator.NoWitnesses, MaxMoments: 1}
 }
 
 // run evaluates prog over the run at path, which the spec must fit,

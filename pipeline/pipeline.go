@@ -342,7 +342,7 @@ func (p *Pipeline) patterns(ctx context.Context, res *evaluator.Result, ropts re
 		return nil
 	}
 	opts := passOptions(o)
-	opts.MaxWitnesses, opts.MaxMoments = -1, 1
+	opts.MaxWitnesses, opts.MaxMoments = evaluator.NoWitnesses, 1
 	again, err := p.again(ctx, p.Trace, props, opts, fmt.Sprintf("counting the literal patterns of %d candidates", len(cands)), o.Progress)
 	if err != nil {
 		return err
@@ -383,7 +383,7 @@ func (p *Pipeline) moments(ctx context.Context, res *evaluator.Result, props []*
 		return ms, nil
 	}
 	opts := passOptions(o)
-	opts.MaxWitnesses, opts.MaxMoments = -1, max
+	opts.MaxWitnesses, opts.MaxMoments = evaluator.NoWitnesses, max
 	sec, err := p.again(ctx, p.Trace, again, opts, fmt.Sprintf("grouping %d candidates", len(again)), o.Progress)
 	if err != nil {
 		return nil, err
@@ -441,7 +441,7 @@ func (p *Pipeline) openBaseline(path string) (*trace.Trace, error) {
 // where it fails.
 func (p *Pipeline) failures(ctx context.Context, base *trace.Trace, props []*grammar.Property, o Options) ([]int64, error) {
 	opts := passOptions(o)
-	opts.MaxWitnesses, opts.MaxMoments = -1, 1
+	opts.MaxWitnesses, opts.MaxMoments = evaluator.NoWitnesses, 1
 	res, err := p.again(ctx, base, props, opts, fmt.Sprintf("evaluating %d almost-invariants over the baseline", len(props)), o.Progress)
 	if err != nil {
 		return nil, err
@@ -459,7 +459,7 @@ func (p *Pipeline) failures(ctx context.Context, base *trace.Trace, props []*gra
 // snapshots: the reporter's section of broken invariants.
 func (p *Pipeline) broken(ctx context.Context, base *trace.Trace, ropts reporter.Options, o Options) (*reporter.Evaluation, error) {
 	opts := passOptions(o)
-	opts.MaxWitnesses, opts.MaxMoments = -1, 1
+	opts.MaxWitnesses, opts.MaxMoments = evaluator.NoWitnesses, 1
 	if !o.NoFilter {
 		// Only invariants matter here: prune what fails, however rarely.
 		opts.Pruner = &filter.Filter{HoldRatio: 1, Interval: p.Spec.Filter.Every}

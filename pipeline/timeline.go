@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/augur-dev/augur/evaluator"
 	"github.com/augur-dev/augur/grammar"
 	"github.com/augur-dev/augur/reporter"
 )
@@ -33,7 +34,7 @@ func (p *Pipeline) timeline(ctx context.Context, rep *reporter.Report, o Options
 		props[i] = e.Property()
 	}
 	opts := passOptions(o)
-	opts.MaxWitnesses, opts.MaxMoments = -1, max(1, tl.Snapshots)
+	opts.MaxWitnesses, opts.MaxMoments = evaluator.NoWitnesses, max(1, tl.Snapshots)
 	res, err := p.again(ctx, p.Trace, props, opts, "drawing the timeline", nil)
 	if err != nil {
 		return nil, err

@@ -70,7 +70,7 @@ func checkPlanted(t *testing.T, sys *System) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := evaluator.Run(context.Background(), tr, prog, evaluator.Options{Kind: evaluator.Reference, MaxWitnesses: -1, MaxMoments: moments})
+	res, err := evaluator.Run(context.Background(), tr, prog, evaluator.Options{Kind: evaluator.Reference, MaxWitnesses: evaluator.NoWitnesses, MaxMoments: moments})
 	if err != nil {
 		t.Fatal(err)
 	}

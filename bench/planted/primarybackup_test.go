@@ -184,7 +184,7 @@ func evaluate(t *testing.T, sys *System, props []*grammar.Property) *evaluator.R
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := evaluator.Run(context.Background(), tr, prog, evaluator.Options{Kind: evaluator.Reference, MaxWitnesses: -1, MaxMoments: sys.Snapshots})
+	res, err := evaluator.Run(context.Background(), tr, prog, evaluator.Options{Kind: evaluator.Reference, MaxWitnesses: evaluator.NoWitnesses, MaxMoments: sys.Snapshots})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,7 +46,7 @@ func rivals(t *testing.T, sys *System) map[string][]string {
 	for _, pl := range sys.Planted {
 		moments = max(moments, len(pl.Snapshots)+len(pl.Legit)+1)
 	}
-	res, err := p.Evaluate(context.Background(), evaluator.Options{MaxWitnesses: -1, MaxMoments: moments}, "", nil)
+	res, err := p.Evaluate(context.Background(), evaluator.Options{MaxWitnesses: evaluator.NoWitnesses, MaxMoments: moments}, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
