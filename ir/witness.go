@@ -39,11 +39,76 @@ func formatMap(m map[string]any) string {
 	keys := slices.Sorted(maps.Keys(m))
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		data, err := json.Marshal(m[k])
-		if err != nil {
-			data = []byte(fmt.Sprint(m[k]))
-		}
-		parts[i] = k + "=" + string(data)
+		var b strings.Builder
+		b.WriteString(k)
+		b.WriteByte('=')
+		writeValue(&b, m[k], b.Len()+MaxValueText)
+		parts[i] = b.String()
 	}
 	return strings.Join(parts, " ")
+}
+
+// MaxValueText bounds the text of one value in a witness's line, in
+// bytes: a value of megabytes (a blob, a long log) is cut, saying how
+// long it is, rather than rendered whole, so that a line stays readable
+// and its memory proportional to what is shown.
+const MaxValueText = 256
+
+// writeValue writes v as JSON to b, cut once b is limit bytes long: a
+// long string keeps its head and says its length, a long list or map its
+// first members and how many there are.
+func writeValue(b *strings.Builder, v any, limit int) {
+	switch x := v.(type) {
+	case string:
+		if len(x) <= max(0, limit-b.Len()) {
+			break
+		}
+		head := strings.ToValidUTF8(x[:max(0, limit-b.Len())], "")
+		data, _ := json.Marshal(head)
+		b.Write(data[:len(data)-1])
+		fmt.Fprintf(b, `…" (%d bytes)`, len(x))
+		return
+	case []any:
+		if x == nil {
+			break
+		}
+		b.WriteByte('[')
+		for i, e := range x {
+			if b.Len() >= limit {
+				fmt.Fprintf(b, "… (%d items)", len(x))
+				break
+			}
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeValue(b, e, limit)
+		}
+		b.WriteByte(']')
+		return
+	case map[string]any:
+		if x == nil {
+			break
+		}
+		b.WriteByte('{')
+		for i, k := range slices.Sorted(maps.Keys(x)) {
+			if b.Len() >= limit {
+				fmt.Fprintf(b, "… (%d keys)", len(x))
+				break
+			}
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			key, _ := json.Marshal(k)
+			b.Write(key)
+			b.WriteByte(':')
+			writeValue(b, x[k], limit)
+		}
+		b.WriteByte('}')
+		return
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		data = []byte(fmt.Sprint(v))
+	}
+	b.Write(data)
 }
