@@ -142,6 +142,16 @@ func TestOrEffectSubDisjunction(t *testing.T) {
 	if got := r.AlmostInvariants[1].Refines; got != want[0] {
 		t.Errorf("a or c refines %q, want %q", got, want[0])
 	}
+	// The text says so under both: a was brought up above its own score.
+	var b strings.Builder
+	if err := r.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{"listed before #2, which refines it, above its own score", "refines #1, listed before it: fails only where it does"} {
+		if !strings.Contains(b.String(), line) {
+			t.Errorf("the text report has no line %q:\n%s", line, b.String())
+		}
+	}
 	if got := r.AlmostInvariants[0].ExplainedBy; !reflect.DeepEqual(got, []string{want[1]}) {
 		t.Errorf("a explained by %v", got)
 	}

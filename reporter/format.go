@@ -86,8 +86,12 @@ func writeSection(b *strings.Builder, s section) {
 	}
 	indent := rank + 2 + len("0.00000") + 2 + rates + 2
 	ranks := make(map[string]int, len(es))
+	refinedAt := make(map[string]int) // an entry listed before its refinement → the refinement's rank
 	for _, e := range es {
 		ranks[e.Text] = e.Rank
+		if e.Refines != "" {
+			refinedAt[e.Refines] = e.Rank
+		}
 	}
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	for _, e := range es {
@@ -103,6 +107,9 @@ func writeSection(b *strings.Builder, s section) {
 		}
 		if e.Refines != "" {
 			fmt.Fprintf(tw, "\t\t\t  %s\n", naming("refines", e.Refines, "a simpler property", ", listed before it: fails only where it does", ranks, maxLine-indent))
+		}
+		if r, ok := refinedAt[e.Text]; ok {
+			fmt.Fprintf(tw, "\t\t\t  listed before #%d, which refines it, above its own score\n", r)
 		}
 		if e.During != "" {
 			fmt.Fprintf(tw, "\t\t\t  %s\n", naming("fails during the episodes of", e.During, "another anomaly", ": ranked after the anomalies with moments of their own", ranks, maxLine-indent))
