@@ -277,6 +277,12 @@ func (e *fast) evalScope(sc *scope, sr *scopeRun, s *trace.Snapshot) error {
 			return fmt.Errorf("evaluator: %d nodes give more than 2^62 bindings per snapshot to %s", len(e.rows), e.pl.prog.Props[sc.props[0].index].Text)
 		case nb > limit:
 			e.endBatch(sc, sr)
+			if n := limit * sc.nslots; cap(sr.last) < n {
+				// Blocks of limit bindings: one buffer, not a doubling
+				// one's garbage, before the first block looks at the
+				// context.
+				sr.last = make([]int32, 0, n)
+			}
 			if e.walkBindings(sc, sr, limit); e.ref.err != nil {
 				return e.ref.err
 			}
