@@ -19,14 +19,10 @@ import (
 	"github.com/augur-dev/augur/trace"
 )
 
-// signalCPU is the time a command may take between a signal and its
-// exit: it fails the test only when both its CPU time and its wall time
-// after the signal pass it. Wall time alone would fail on a loaded
-// machine (the one running go test ./... is often busy with other
-// packages); CPU time alone would fail a command that stops within a
-// second of wall time on two cores while the garbage collector finishes
-// on the second (augur check of 10^9 bindings: 0.6-1.3 s of CPU in
-// 0.4-0.7 s, 0.2 s of CPU with GOGC=off).
+// signalCPU is the CPU time a command may take between a signal and its
+// exit. It is CPU time, not wall time, so that a loaded machine does not
+// make the test fail: the machine running go test ./... is often busy
+// with other packages.
 const signalCPU = time.Second
 
 // TestSignals starts each long command on an input that keeps it busy
@@ -134,15 +130,14 @@ func TestSignals(t *testing.T) {
 				<-exited
 				t.Fatalf("augur %s still ran 30 s after %v", c.name, c.sig)
 			}
-			wall := time.Since(signaled)
 			st := cmd.ProcessState
 			after := st.UserTime() + st.SystemTime() - worked
-			t.Logf("%v at %v of CPU; exited after %v (%v of CPU)", c.sig, worked.Round(time.Millisecond), wall.Round(time.Millisecond), after.Round(time.Millisecond))
+			t.Logf("%v at %v of CPU; exited after %v (%v of CPU)", c.sig, worked.Round(time.Millisecond), time.Since(signaled).Round(time.Millisecond), after.Round(time.Millisecond))
 			if st.ExitCode() != exitError || !strings.Contains(stderr.String(), "interrupted; nothing written") {
 				t.Errorf("exit %v, stderr %q; want status 2 and 'interrupted; nothing written'", err, stderr.String())
 			}
-			if after > signalCPU && wall > signalCPU {
-				t.Errorf("took %v of CPU and %v after %v, both more than %v", after, wall.Round(time.Millisecond), c.sig, signalCPU)
+			if after > signalCPU {
+				t.Errorf("took %v of CPU after %v, more than %v", after, c.sig, signalCPU)
 			}
 			if stdout.Len() > 0 {
 				t.Errorf("partial output on stdout: %.200q", stdout.String())
