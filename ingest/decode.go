@@ -49,11 +49,12 @@ func NewLocalDecoder(schema trace.Schema, check func(col int, v any) error) (*Lo
 // nil. A malformed line, a record of the wrong shape or a value that does
 // not fit its column is an [*Error] naming file, line, node and field.
 func (d *LocalDecoder) Decode(file string, line int, data []byte) (*LocalRecord, error) {
-	if isBlank(data) {
+	s := string(data) // the values decoded may share it; data may not be kept
+	if isBlank(s) {
 		return nil, nil
 	}
 	at := pos{file, line}
-	v, err := decodeLine(at, data)
+	v, err := decodeLine(at, s)
 	if err != nil {
 		return nil, err
 	}

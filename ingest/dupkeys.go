@@ -1,22 +1,22 @@
 package ingest
 
 import (
-	"bytes"
 	"encoding/json"
 	"slices"
+	"strings"
 )
 
 // duplicateKey finds the first key that appears twice in one object of
 // line, which must be valid JSON: encoding/json would keep the last value
 // and silently drop the first (a node's state, say). It returns the byte
 // offset of the second key and the path of its value (nodes.n1), or -1.
-func duplicateKey(line []byte) (int, string) {
+func duplicateKey(line string) (int, string) {
 	// One frame per open object or array: the current key or index and,
 	// for an object, where its keys start in keys; an object of many keys
 	// also gets a set of them.
 	type frame struct {
 		obj       bool
-		key       []byte
+		key       string
 		idx       int
 		expectKey bool
 		first     int
@@ -25,7 +25,7 @@ func duplicateKey(line []byte) (int, string) {
 	const maxScan = 16 // keys compared one by one before a set is made
 	var (
 		stack []frame
-		keys  [][]byte
+		keys  []string
 	)
 	for i := 0; i < len(line); i++ {
 		switch line[i] {
@@ -56,21 +56,19 @@ func duplicateKey(line []byte) (int, string) {
 			}
 			top := &stack[len(stack)-1]
 			key := line[start+1 : i]
-			if bytes.IndexByte(key, '\\') >= 0 {
-				var s string
-				json.Unmarshal(line[start:i+1], &s) // valid JSON: no error
-				key = []byte(s)
+			if strings.IndexByte(key, '\\') >= 0 {
+				json.Unmarshal([]byte(line[start:i+1]), &key) // valid JSON: no error
 			}
 			top.expectKey, top.key = false, key
 			own := keys[top.first:]
-			dup := top.set[string(key)]
+			dup := top.set[key]
 			if top.set == nil {
-				dup = slices.ContainsFunc(own, func(k []byte) bool { return bytes.Equal(k, key) })
+				dup = slices.Contains(own, key)
 			}
 			if dup {
 				path := make([]seg, len(stack))
 				for j, f := range stack {
-					path[j] = seg{key: string(f.key), idx: -1}
+					path[j] = seg{key: f.key, idx: -1}
 					if !f.obj {
 						path[j].idx = f.idx
 					}
@@ -79,13 +77,13 @@ func duplicateKey(line []byte) (int, string) {
 			}
 			switch {
 			case top.set != nil:
-				top.set[string(key)] = true
+				top.set[key] = true
 			case len(own) == maxScan:
 				top.set = make(map[string]bool, 2*maxScan)
 				for _, k := range own {
-					top.set[string(k)] = true
+					top.set[k] = true
 				}
-				top.set[string(key)] = true
+				top.set[key] = true
 			}
 			keys = append(keys, key)
 		}

@@ -25,7 +25,7 @@ func TestDuplicateKey(t *testing.T) {
 		{many(20, "new"), -1, ""},
 	}
 	for _, tt := range tests {
-		off, field := duplicateKey([]byte(tt.line))
+		off, field := duplicateKey(tt.line)
 		if off != tt.off || field != tt.field {
 			t.Errorf("duplicateKey(%s) = %d, %q; want %d, %q", tt.line, off, field, tt.off, tt.field)
 		}

@@ -58,7 +58,7 @@ func FuzzCollectJSONL(f *testing.F) {
 			if i == 0 {
 				line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
 			}
-			if !isBlank(line) {
+			if !isBlank(string(line)) {
 				nonBlank++
 			}
 		}

@@ -153,11 +153,10 @@ func isInteger(n json.Number) bool {
 // ctx stopped (see interrupted). The record passed to fn is reused.
 func scanInputs(ctx context.Context, out string, inputs []string, fn func(at pos, rec *record) error) (int, error) {
 	var (
-		rec     record
-		n       int
-		prev    uint64
-		prevAt  pos
-		scratch []byte
+		rec    record
+		n      int
+		prev   uint64
+		prevAt pos
 	)
 	for _, name := range inputs {
 		f, err := openInput(name)
@@ -165,7 +164,6 @@ func scanInputs(ctx context.Context, out string, inputs []string, fn func(at pos
 			return n, err
 		}
 		lr := newLineReader(name, f)
-		lr.buf = scratch
 		for {
 			if err := interrupted(ctx, out); err != nil {
 				f.Close()
@@ -201,7 +199,6 @@ func scanInputs(ctx context.Context, out string, inputs []string, fn func(at pos
 			n++
 			prev, prevAt = rec.snapshot, at
 		}
-		scratch = lr.buf
 		if err := f.Close(); err != nil {
 			return n, &Error{Pos: diag.Position{Filename: name}, Msg: "close input", Err: err}
 		}

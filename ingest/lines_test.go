@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -72,6 +73,86 @@ func TestLineReaderReadError(t *testing.T) {
 	}
 }
 
+// A long line of an input that can be read at an offset is measured
+// before it is read, and kept in one allocation of its size; one over the
+// limit is refused without being kept.
+func TestLineReaderLongLineOnce(t *testing.T) {
+	const size = 4 << 20
+	long := strings.Repeat("x", size)
+	lr := newLineReader("in.jsonl", strings.NewReader("a\n"+long+"\nb\n"))
+	var lines []string
+	n := allocated(func() {
+		for {
+			line, err := lr.next()
+			if err != nil {
+				break
+			}
+			lines = append(lines, line)
+		}
+	})
+	if len(lines) != 3 || lines[1] != long || lines[2] != "b" {
+		t.Fatalf("lines %.20q", lines)
+	}
+	// The line, the read buffer and the look-ahead's.
+	if n > size+256<<10 {
+		t.Errorf("reading a line of %d MiB allocated %d KiB", size>>20, n>>10)
+	}
+
+	lr = newLineReader("in.jsonl", strings.NewReader(long+"\n"))
+	lr.max = size - 1
+	var err error
+	n = allocated(func() { _, err = lr.next() })
+	if want := "in.jsonl:1: line longer than 4194303 bytes"; err == nil || err.Error() != want {
+		t.Errorf("err = %v, want %s", err, want)
+	}
+	if n > 256<<10 {
+		t.Errorf("refusing a line of %d MiB allocated %d KiB", size>>20, n>>10)
+	}
+}
+
+// The look-ahead is a hint for the allocation: an input that changes
+// between it and the read (here, one whose ReadAt sees other bytes than
+// Read) is read as it is, unless the look-ahead found the line over the
+// limit, as it was then.
+func TestLineReaderWrongLookAhead(t *testing.T) {
+	long := strings.Repeat("x", 200<<10)
+	input := "a\n" + long + "\n" + long + "\nb"
+	read := []string{"a", long, long, "b"}
+	tooLong := []string{"a", "ERR in.jsonl:2: line longer than 524288 bytes"}
+	for _, tt := range []struct {
+		seen string
+		want []string
+	}{
+		{"a\n" + long[:100<<10] + "\n", read}, // shorter
+		{"a\n" + long + long + "y\n", read},   // longer
+		{"", read},                            // nothing
+		{"a\n" + long + long + long + long, tooLong},
+		{"a\n" + strings.Repeat("z", 1<<20) + "\n", tooLong},
+	} {
+		r := struct {
+			io.Reader
+			io.ReaderAt
+		}{strings.NewReader(input), strings.NewReader(tt.seen)}
+		lr := newLineReader("in.jsonl", r)
+		lr.max = 512 << 10
+		var got []string
+		for {
+			line, err := lr.next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				got = append(got, "ERR "+err.Error())
+				break
+			}
+			got = append(got, line)
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("with a look-ahead at %d bytes: lines %.60q, want %.60q", len(tt.seen), got, tt.want)
+		}
+	}
+}
+
 // A line longer than the limit of 64 MiB is an error that names it; one
 // just below is read.
 func TestCollectJSONLLongLine(t *testing.T) {
@@ -115,7 +196,7 @@ func TestExcerpt(t *testing.T) {
 		{strings.Repeat("é", 30), 31, `…"ééééééééééééééééééééé"…`},
 	}
 	for _, tt := range tests {
-		if got := excerpt([]byte(tt.line), tt.at); got != tt.want {
+		if got := excerpt(tt.line, tt.at); got != tt.want {
 			t.Errorf("excerpt(%q, %d) = %s, want %s", tt.line, tt.at, got, tt.want)
 		}
 	}

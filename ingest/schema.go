@@ -54,6 +54,7 @@ func (b *builder) open(inputs []string, kinds []inputKind) (trace.Schema, bool, 
 		for _, c := range schema {
 			owner[c.Name] = "the JSONL inputs"
 		}
+		releaseFirstPass()
 	}
 	// Arrow streams carry their types; they must agree with the others.
 	for _, s := range b.srcs {

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"hash"
 	"maps"
 	"math"
 	"slices"
@@ -30,7 +31,7 @@ type snapshotWriter struct {
 	path    []seg
 	vars    []any
 	members []uint32
-	buf     []byte // canonical encoding of a state
+	hash    canonicalHash // of a state
 }
 
 // lastState is what a snapshotWriter keeps of a node's last state.
@@ -114,11 +115,10 @@ func (sw *snapshotWriter) convertState(state map[string]any) error {
 // column, adding it if it differs from the node's last state. sw.path
 // names the state for errors.
 func (sw *snapshotWriter) addVars(ts uint64, node string, vars []any) (uint32, error) {
-	sw.buf = sw.buf[:0]
 	for i, c := range sw.schema {
-		sw.buf = appendCanonical(sw.buf, c.Type, vars[i])
+		sw.hash.value(c.Type, vars[i])
 	}
-	sum := sha256.Sum256(sw.buf)
+	sum := sw.hash.sum()
 	l := sw.last[node]
 	if l != nil && l.sum == sum {
 		return l.row, nil
@@ -250,56 +250,95 @@ func (sw *snapshotWriter) errorf(format string, args ...any) *Error {
 	return &Error{Pos: diag.Position{Filename: sw.at.file, Line: sw.at.line}, Field: fieldPath(sw.path), Msg: fmt.Sprintf(format, args...)}
 }
 
-// appendCanonical appends an encoding of v, a value of type t as made by
-// convert, that is equal for equal values and differs for different ones.
-// Struct fields are encoded in schema order, map entries in key order, and
-// a missing struct field like null.
-func appendCanonical(b []byte, t arrow.DataType, v any) []byte {
-	if v == nil {
-		return append(b, 0)
+// A canonicalHash hashes with SHA-256 an encoding of values, as made by
+// convert, that is equal for equal values and differs for different ones:
+// struct fields are encoded in schema order, map entries in key order,
+// and a missing struct field like null. The encoding is hashed a few KiB
+// at a time, so that a huge value is not copied whole. Its zero value is
+// ready to use.
+type canonicalHash struct {
+	h   hash.Hash
+	buf []byte // encoded, not yet hashed
+}
+
+// canonicalChunk is how much of the encoding a canonicalHash holds.
+const canonicalChunk = 4 << 10
+
+// sum returns the hash of the values added since the last sum.
+func (c *canonicalHash) sum() [sha256.Size]byte {
+	c.flush()
+	var sum [sha256.Size]byte
+	c.h.Sum(sum[:0])
+	c.h.Reset()
+	return sum
+}
+
+func (c *canonicalHash) flush() {
+	if c.h == nil {
+		c.h = sha256.New()
 	}
-	b = append(b, 1)
+	c.h.Write(c.buf)
+	c.buf = c.buf[:0]
+}
+
+// value adds v, a value of type t.
+func (c *canonicalHash) value(t arrow.DataType, v any) {
+	if len(c.buf) >= canonicalChunk {
+		c.flush()
+	}
+	if v == nil {
+		c.buf = append(c.buf, 0)
+		return
+	}
+	c.buf = append(c.buf, 1)
 	switch t := t.(type) {
 	case *arrow.BooleanType:
 		if v.(bool) {
-			return append(b, 1)
+			c.buf = append(c.buf, 1)
+		} else {
+			c.buf = append(c.buf, 0)
 		}
-		return append(b, 0)
 	case *arrow.Int64Type:
-		return binary.LittleEndian.AppendUint64(b, uint64(v.(int64)))
+		c.buf = binary.LittleEndian.AppendUint64(c.buf, uint64(v.(int64)))
 	case *arrow.Uint64Type:
-		return binary.LittleEndian.AppendUint64(b, v.(uint64))
+		c.buf = binary.LittleEndian.AppendUint64(c.buf, v.(uint64))
 	case *arrow.Float64Type:
-		return binary.LittleEndian.AppendUint64(b, math.Float64bits(v.(float64)))
+		c.buf = binary.LittleEndian.AppendUint64(c.buf, math.Float64bits(v.(float64)))
 	case *arrow.StringType:
-		return appendString(b, v.(string))
+		c.string(v.(string))
 	case *arrow.ListType:
 		l := v.([]any)
-		b = binary.AppendUvarint(b, uint64(len(l)))
+		c.buf = binary.AppendUvarint(c.buf, uint64(len(l)))
 		for _, e := range l {
-			b = appendCanonical(b, t.Elem(), e)
+			c.value(t.Elem(), e)
 		}
-		return b
 	case *arrow.StructType:
 		m := v.(map[string]any)
 		for i := range t.NumFields() { // not t.Fields(), which copies
 			f := t.Field(i)
-			b = appendCanonical(b, f.Type, m[f.Name])
+			c.value(f.Type, m[f.Name])
 		}
-		return b
 	case *arrow.MapType:
 		m := v.(map[string]any)
-		b = binary.AppendUvarint(b, uint64(len(m)))
+		c.buf = binary.AppendUvarint(c.buf, uint64(len(m)))
 		for _, k := range slices.Sorted(maps.Keys(m)) {
-			b = appendString(b, k)
-			b = appendCanonical(b, t.ItemType(), m[k])
+			c.string(k)
+			c.value(t.ItemType(), m[k])
 		}
-		return b
+	default:
+		panic(fmt.Sprintf("ingest: canonical encoding of %s", t))
 	}
-	panic(fmt.Sprintf("ingest: canonical encoding of %s", t))
 }
 
-func appendString(b []byte, s string) []byte {
-	b = binary.AppendUvarint(b, uint64(len(s)))
-	return append(b, s...)
+// string adds s, after its length.
+func (c *canonicalHash) string(s string) {
+	c.buf = binary.AppendUvarint(c.buf, uint64(len(s)))
+	for {
+		n := min(len(s), max(0, canonicalChunk-len(c.buf)))
+		c.buf = append(c.buf, s[:n]...)
+		if s = s[n:]; s == "" {
+			return
+		}
+		c.flush()
+	}
 }

@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"io"
@@ -30,15 +29,15 @@ func sniff(name string) (inputKind, error) {
 		return inputInvalid, err
 	}
 	defer f.Close()
-	br := bufio.NewReaderSize(f, 64<<10)
-	head, _ := br.Peek(8)
-	switch {
+	var buf [8]byte
+	n, _ := f.ReadAt(buf[:], 0)
+	switch head := buf[:n]; {
 	case bytes.HasPrefix(head, []byte{0xff, 0xff, 0xff, 0xff}):
 		return inputArrow, nil
 	case bytes.HasPrefix(head, []byte("ARROW1")):
 		return inputInvalid, &Error{Pos: diag.Position{Filename: name}, Msg: "an Arrow IPC file; node-local Arrow input is the stream format written by arrowsink.Sink"}
 	}
-	lr := newLineReader(name, br)
+	lr := newLineReader(name, f)
 	for {
 		line, err := lr.next()
 		if err == io.EOF {
@@ -50,15 +49,33 @@ func sniff(name string) (inputKind, error) {
 		if isBlank(line) {
 			continue
 		}
-		var probe map[string]json.RawMessage
-		if json.Unmarshal(line, &probe) != nil {
+		local, global, ok := hasKeys(line, "node", "nodes")
+		if !ok {
 			return inputUnknown, nil
 		}
-		_, local := probe["node"]
-		_, global := probe["nodes"]
 		if local && !global {
 			return inputLocal, nil
 		}
 		return inputGlobal, nil
 	}
+}
+
+// hasKeys reports whether line, a JSON object, has the keys a and b; ok is
+// false if line is not a JSON object (null counts as one without keys).
+func hasKeys(line, a, b string) (hasA, hasB, ok bool) {
+	if v, parsed := parseLine(line); parsed {
+		if obj, isObj := v.(map[string]any); isObj {
+			_, hasA = obj[a]
+			_, hasB = obj[b]
+			return hasA, hasB, true
+		}
+	}
+	// null, or a key twice: encoding/json takes both, copying the values.
+	var probe map[string]json.RawMessage
+	if json.Unmarshal([]byte(line), &probe) != nil {
+		return false, false, false
+	}
+	_, hasA = probe[a]
+	_, hasB = probe[b]
+	return hasA, hasB, true
 }

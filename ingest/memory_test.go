@@ -1,0 +1,97 @@
+package ingest
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/augur-dev/augur/trace"
+)
+
+// A huge value costs memory in proportion to its size: collecting a trace
+// reads a line that holds a string of 6 MiB up to three times (to tell the
+// kind of the input from its first line, to infer the types, to write the
+// trace), each time into one allocation of its size, and the trace's
+// columns take the string once more each, rounded up to 8 MiB. Nothing
+// copies it besides: not the JSON decoder, not the hash that finds
+// unchanged states. (Before, each read grew the line 64 KiB at a time and
+// encoding/json copied it twice: about 20 times the string.)
+func TestCollectHugeValueMemory(t *testing.T) {
+	const size = 6 << 20
+	big := strings.Repeat("x", size)
+	tests := []struct {
+		name, input string
+		reads       int // of the string, as parts of lines
+		columns     int // of the trace that hold it
+	}{
+		{"global snapshots", fmt.Sprintf(`{"snapshot": 1, "nodes": {"n1": {"blob": %q, "n": 1}, "n2": {"blob": "x", "n": 2}}}
+{"snapshot": 2, "nodes": {"n1": {"blob": %[1]q, "n": 1}, "n2": {"blob": "y", "n": 2}}}
+{"snapshot": 3, "nodes": {"n1": {"blob": "z", "n": 3}, "n2": {"blob": "y", "n": 2}}}
+`, big), 5, 1}, // the first line three times, the second twice; one state
+		{"node-local, in a list too", fmt.Sprintf(`{"node": "n1", "ts": 1, "state": {"blob": %q, "list": ["a", %[1]q]}}
+{"node": "n2", "ts": 1, "state": {"blob": "x", "list": []}}
+{"node": "n1", "ts": 2, "state": {"blob": "z", "list": []}}
+{"node": "n2", "ts": 2, "heartbeat": true}
+`, big), 6, 2}, // the first line, with it twice, three times
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			in := filepath.Join(dir, "in.jsonl")
+			if err := os.WriteFile(in, []byte(tt.input), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(dir, "out.trace")
+			var err error
+			n := allocated(func() { _, err = Collect(t.Context(), out, []string{in}, Options{}) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("collect allocated %d MiB", n>>20)
+			if limit := uint64(tt.reads*size + tt.columns*8<<20 + 4<<20); n > limit {
+				t.Errorf("collect allocated %d MiB for a string of %d MiB, more than %d MiB", n>>20, size>>20, limit>>20)
+			}
+			tr, err := trace.Open(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tr.Close()
+			states := tr.States()
+			defer states.Close()
+			st, err := states.State(0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s, _ := st.Vars[0].(string); s != big {
+				t.Errorf("row 0 holds %.20q", st.Vars[0])
+			}
+		})
+	}
+}
+
+// A monitor's decoder copies a pushed line once, which the values decoded
+// from it share.
+func TestLocalDecoderHugeValueMemory(t *testing.T) {
+	const size = 6 << 20
+	big := strings.Repeat("x", size)
+	line := []byte(fmt.Sprintf(`{"node": "n1", "ts": 1, "state": {"blob": %q}}`, big))
+	d, err := NewLocalDecoder(trace.Schema{{Name: "blob", Type: arrow.BinaryTypes.String}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r *LocalRecord
+	n := allocated(func() { r, err = d.Decode("push", 1, line) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Vars[0] != big {
+		t.Errorf("blob %.20q", r.Vars[0])
+	}
+	if n > size+1<<20 {
+		t.Errorf("decoding a string of %d MiB allocated %d MiB", size>>20, n>>20)
+	}
+}

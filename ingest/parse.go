@@ -1,0 +1,321 @@
+package ingest
+
+import (
+	"encoding/json"
+	"strings"
+	"unicode"
+	"unicode/utf16"
+)
+
+// maxParseDepth is the nesting parseLine accepts, that of encoding/json.
+const maxParseDepth = 10000
+
+// parseLine decodes line, valid UTF-8 holding one JSON value and nothing
+// but whitespace around it, into what encoding/json decodes it to with
+// numbers as json.Number: map[string]any, []any, string, json.Number,
+// bool and nil. It reports false for anything else (malformed JSON, a key
+// that appears twice in an object, nesting deeper than encoding/json's),
+// which decodeLine hands to encoding/json to be told what is wrong.
+//
+// Unlike encoding/json it reads line in place: a string or number that
+// takes at least an eighth of the line (a 60 MB string, say) is a part of
+// line rather than a copy, so a huge value costs its line and no more,
+// and one kept alone holds at most eight times its size. Smaller ones are
+// copied, so that those kept for long (node names, the keys of a schema)
+// do not hold their lines.
+func parseLine(line string) (any, bool) {
+	p := parser{s: line}
+	p.space()
+	v, ok := p.value(0)
+	if !ok {
+		return nil, false
+	}
+	p.space()
+	return v, p.i == len(p.s)
+}
+
+// A parser reads one JSON value from s, starting at i.
+type parser struct {
+	s string
+	i int
+}
+
+// part returns s[i:j], shared with s if it is at least an eighth of s.
+func (p *parser) part(i, j int) string {
+	if 8*(j-i) >= len(p.s) {
+		return p.s[i:j]
+	}
+	return strings.Clone(p.s[i:j])
+}
+
+// space skips JSON whitespace.
+func (p *parser) space() {
+	for p.i < len(p.s) {
+		switch p.s[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+// value reads the value at p.i, nested in depth arrays and objects.
+func (p *parser) value(depth int) (any, bool) {
+	if p.i >= len(p.s) {
+		return nil, false
+	}
+	switch c := p.s[p.i]; {
+	case c == '{':
+		return p.object(depth + 1)
+	case c == '[':
+		return p.array(depth + 1)
+	case c == '"':
+		s, ok := p.str()
+		return s, ok
+	case c == '-' || '0' <= c && c <= '9':
+		return p.number()
+	case c == 't':
+		return true, p.literal("true")
+	case c == 'f':
+		return false, p.literal("false")
+	case c == 'n':
+		return nil, p.literal("null")
+	}
+	return nil, false
+}
+
+func (p *parser) literal(lit string) bool {
+	if !strings.HasPrefix(p.s[p.i:], lit) {
+		return false
+	}
+	p.i += len(lit)
+	return true
+}
+
+func (p *parser) object(depth int) (any, bool) {
+	if depth > maxParseDepth {
+		return nil, false
+	}
+	p.i++ // '{'
+	m := map[string]any{}
+	p.space()
+	if p.i < len(p.s) && p.s[p.i] == '}' {
+		p.i++
+		return m, true
+	}
+	for {
+		if p.i >= len(p.s) || p.s[p.i] != '"' {
+			return nil, false
+		}
+		k, ok := p.str()
+		if !ok {
+			return nil, false
+		}
+		if _, dup := m[k]; dup {
+			return nil, false
+		}
+		p.space()
+		if p.i >= len(p.s) || p.s[p.i] != ':' {
+			return nil, false
+		}
+		p.i++
+		p.space()
+		v, ok := p.value(depth)
+		if !ok {
+			return nil, false
+		}
+		m[k] = v
+		p.space()
+		if p.i >= len(p.s) {
+			return nil, false
+		}
+		switch p.s[p.i] {
+		case ',':
+			p.i++
+			p.space()
+		case '}':
+			p.i++
+			return m, true
+		default:
+			return nil, false
+		}
+	}
+}
+
+func (p *parser) array(depth int) (any, bool) {
+	if depth > maxParseDepth {
+		return nil, false
+	}
+	p.i++ // '['
+	l := []any{}
+	p.space()
+	if p.i < len(p.s) && p.s[p.i] == ']' {
+		p.i++
+		return l, true
+	}
+	for {
+		v, ok := p.value(depth)
+		if !ok {
+			return nil, false
+		}
+		l = append(l, v)
+		p.space()
+		if p.i >= len(p.s) {
+			return nil, false
+		}
+		switch p.s[p.i] {
+		case ',':
+			p.i++
+			p.space()
+		case ']':
+			p.i++
+			return l, true
+		default:
+			return nil, false
+		}
+	}
+}
+
+// number reads a number, which JSON writes -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?.
+func (p *parser) number() (any, bool) {
+	start := p.i
+	if p.s[p.i] == '-' {
+		p.i++
+	}
+	switch {
+	case p.i < len(p.s) && p.s[p.i] == '0':
+		p.i++
+	case p.digits() == 0:
+		return nil, false
+	}
+	if p.i < len(p.s) && p.s[p.i] == '.' {
+		p.i++
+		if p.digits() == 0 {
+			return nil, false
+		}
+	}
+	if p.i < len(p.s) && (p.s[p.i] == 'e' || p.s[p.i] == 'E') {
+		p.i++
+		if p.i < len(p.s) && (p.s[p.i] == '+' || p.s[p.i] == '-') {
+			p.i++
+		}
+		if p.digits() == 0 {
+			return nil, false
+		}
+	}
+	return json.Number(p.part(start, p.i)), true
+}
+
+// digits skips decimal digits and returns how many.
+func (p *parser) digits() int {
+	start := p.i
+	for p.i < len(p.s) && '0' <= p.s[p.i] && p.s[p.i] <= '9' {
+		p.i++
+	}
+	return p.i - start
+}
+
+// str reads a string. One without escapes is a part of s; one with
+// escapes is built anew.
+func (p *parser) str() (string, bool) {
+	p.i++ // '"'
+	start, escaped := p.i, false
+	for ; p.i < len(p.s); p.i++ {
+		switch c := p.s[p.i]; {
+		case c == '"':
+			p.i++
+			if escaped {
+				return unescape(p.s[start : p.i-1])
+			}
+			return p.part(start, p.i-1), true
+		case c == '\\':
+			escaped = true
+			p.i++ // the escaped byte, checked by unescape
+		case c < ' ':
+			return "", false // control characters must be escaped
+		}
+	}
+	return "", false
+}
+
+// unescape returns the string the body of a JSON string s stands for, as
+// encoding/json reads it: a \u escape of half a surrogate pair that is not
+// followed by the other half stands for U+FFFD.
+func unescape(s string) (string, bool) {
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		j := strings.IndexByte(s[i:], '\\')
+		if j < 0 {
+			b.WriteString(s[i:])
+			break
+		}
+		b.WriteString(s[i : i+j])
+		i += j
+		if i+1 >= len(s) {
+			return "", false
+		}
+		c := s[i+1]
+		i += 2
+		switch c {
+		case '"', '\\', '/':
+			b.WriteByte(c)
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'u':
+			r, ok := hex4(s[i:])
+			if !ok {
+				return "", false
+			}
+			i += 4
+			if utf16.IsSurrogate(r) {
+				// A pair of halves stands for one rune; a lone half
+				// for U+FFFD, and what follows it is read on its own.
+				r2 := rune(-1)
+				if strings.HasPrefix(s[i:], `\u`) {
+					if h, ok := hex4(s[i+2:]); ok {
+						r2 = h
+					}
+				}
+				if r = utf16.DecodeRune(r, r2); r != unicode.ReplacementChar {
+					i += 6
+				}
+			}
+			b.WriteRune(r)
+		default:
+			return "", false
+		}
+	}
+	return b.String(), true
+}
+
+// hex4 reads the four hex digits of a \u escape.
+func hex4(s string) (rune, bool) {
+	if len(s) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range []byte(s[:4]) {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
+}
