@@ -93,7 +93,7 @@ func (s *shape) arrowType() arrow.DataType {
 		if len(s.fields) == 0 {
 			return arrow.MapOf(arrow.BinaryTypes.String, arrow.BinaryTypes.String)
 		}
-		var fields []arrow.Field
+		fields := make([]arrow.Field, 0, len(s.fields))
 		for _, name := range slices.Sorted(maps.Keys(s.fields)) {
 			fields = append(fields, arrow.Field{Name: name, Type: s.fields[name].arrowType(), Nullable: true})
 		}

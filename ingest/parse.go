@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // maxParseDepth is the nesting parseLine accepts, that of encoding/json.
@@ -240,62 +241,85 @@ func (p *parser) str() (string, bool) {
 }
 
 // unescape returns the string the body of a JSON string s stands for, as
-// encoding/json reads it: a \u escape of half a surrogate pair that is not
-// followed by the other half stands for U+FFFD.
+// encoding/json reads it. It measures the string before it writes it: an
+// escape is up to six times the bytes it stands for.
 func unescape(s string) (string, bool) {
-	var b strings.Builder
-	b.Grow(len(s))
-	for i := 0; i < len(s); {
-		j := strings.IndexByte(s[i:], '\\')
-		if j < 0 {
-			b.WriteString(s[i:])
-			break
-		}
-		b.WriteString(s[i : i+j])
-		i += j
-		if i+1 >= len(s) {
-			return "", false
-		}
-		c := s[i+1]
-		i += 2
-		switch c {
-		case '"', '\\', '/':
-			b.WriteByte(c)
-		case 'b':
-			b.WriteByte('\b')
-		case 'f':
-			b.WriteByte('\f')
-		case 'n':
-			b.WriteByte('\n')
-		case 'r':
-			b.WriteByte('\r')
-		case 't':
-			b.WriteByte('\t')
-		case 'u':
-			r, ok := hex4(s[i:])
-			if !ok {
-				return "", false
-			}
-			i += 4
-			if utf16.IsSurrogate(r) {
-				// A pair of halves stands for one rune; a lone half
-				// for U+FFFD, and what follows it is read on its own.
-				r2 := rune(-1)
-				if strings.HasPrefix(s[i:], `\u`) {
-					if h, ok := hex4(s[i+2:]); ok {
-						r2 = h
-					}
-				}
-				if r = utf16.DecodeRune(r, r2); r != unicode.ReplacementChar {
-					i += 6
-				}
-			}
-			b.WriteRune(r)
-		default:
-			return "", false
-		}
+	n, ok := unescapeTo(nil, s)
+	if !ok {
+		return "", false
 	}
+	var b strings.Builder
+	b.Grow(n)
+	unescapeTo(&b, s)
 	return b.String(), true
+}
+
+// unescapeTo writes what s stands for to b, if b is not nil, and returns
+// its length.
+func unescapeTo(b *strings.Builder, s string) (int, bool) {
+	n := 0
+	for {
+		i := strings.IndexByte(s, '\\')
+		if i < 0 {
+			i = len(s)
+		}
+		if b != nil {
+			b.WriteString(s[:i])
+		}
+		n, s = n+i, s[i:]
+		if s == "" {
+			return n, true
+		}
+		r, w := escape(s)
+		if w == 0 {
+			return 0, false
+		}
+		if b != nil {
+			b.WriteRune(r)
+		}
+		n, s = n+utf8.RuneLen(r), s[w:]
+	}
+}
+
+// escape reads the escape at the start of s and returns the rune it
+// stands for and its length, 0 if it is malformed. As for encoding/json,
+// a \u escape of half a surrogate pair that the other half does not
+// follow stands for U+FFFD, and what follows it is read on its own.
+func escape(s string) (rune, int) {
+	if len(s) < 2 {
+		return 0, 0
+	}
+	switch c := s[1]; c {
+	case '"', '\\', '/':
+		return rune(c), 2
+	case 'b':
+		return '\b', 2
+	case 'f':
+		return '\f', 2
+	case 'n':
+		return '\n', 2
+	case 'r':
+		return '\r', 2
+	case 't':
+		return '\t', 2
+	case 'u':
+		r, ok := hex4(s[2:])
+		if !ok {
+			return 0, 0
+		}
+		if !utf16.IsSurrogate(r) {
+			return r, 6
+		}
+		if strings.HasPrefix(s[6:], `\u`) {
+			if r2, ok := hex4(s[8:]); ok {
+				if d := utf16.DecodeRune(r, r2); d != unicode.ReplacementChar {
+					return d, 12
+				}
+			}
+		}
+		return unicode.ReplacementChar, 6
+	}
+	return 0, 0
 }
 
 // hex4 reads the four hex digits of a \u escape.

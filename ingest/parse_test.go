@@ -168,6 +168,20 @@ func TestParseLineShares(t *testing.T) {
 	}
 }
 
+// A string with escapes is measured before it is built: \u00e9, six
+// bytes, stands for two.
+func TestParseLineEscapes(t *testing.T) {
+	const n = 1 << 20
+	line := `["` + strings.Repeat(`\u00e9`, n) + `"]`
+	var v any
+	if a := allocated(func() { v, _ = parseLine(line) }); a > 2*n+64<<10 {
+		t.Errorf("parseLine of %d MiB of escapes for %d MiB allocated %d KiB", 6*n>>20, 2*n>>20, a>>10)
+	}
+	if s := v.([]any)[0].(string); s != strings.Repeat("é", n) {
+		t.Errorf("decoded %d bytes, want %d", len(s), 2*n)
+	}
+}
+
 // inLine reports whether s is a part of line's memory.
 func inLine(line, s string) bool {
 	p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
