@@ -47,8 +47,8 @@ var batchLimit = batchSlots
 // counted snapshot by snapshot.
 const minBatchSlots = 8
 
-// batchBytes bounds the memory of a scope's batch per engine: four words
-// an atom and a snapshot.
+// batchBytes bounds the memory of a scope's batch per engine: eight
+// words an atom and a snapshot, its bitset and its negation's.
 const batchBytes = 4 << 20
 
 // batchStage is a scope's state for counting its properties over a
@@ -58,8 +58,15 @@ type batchStage struct {
 	batchN    int      // snapshots in the batch so far
 	batchBase int      // the chunk index of the batch's first snapshot (fast.idx)
 	batchCap  int      // snapshots a batch holds; 0 until sized, -1 if the scope is not batched
-	bbits     []uint64 // atom a's bitset at the batch's snapshot i: bbits[(a*batchCap+i)*4:][:nw]
 	chg       []uint64 // by atom: bit i, its bitset changed at the batch's snapshot i
+
+	// bbits holds the literals' bitsets at the batch's snapshots: atom
+	// a's at snapshot i at bbits[2a*batchCap+i], its negation's at
+	// bbits[(2a+1)*batchCap+i], four words with no bit past the scope's
+	// bindings (see lit), so that a property's count is the popcount of
+	// their OR, with no mask and no negation.
+	bbits [][4]uint64
+	holds []int64 // by snapshot of the batch: a property's count (countDense)
 }
 
 // recentSnaps keeps the engine's last snapshots and their rows, for the
@@ -90,7 +97,7 @@ func (e *fast) batchable(sc *scope, sr *scopeRun) bool {
 		return false
 	}
 	if sr.batchCap == 0 {
-		sr.batchCap = min(batchLimit, batchBytes/((len(sc.atoms)+1)*4*8))
+		sr.batchCap = min(batchLimit, batchBytes/((len(sc.atoms)+1)*2*4*8))
 		if sr.batchCap < min(minBatchSlots, batchLimit) || sr.batchCap == 0 {
 			sr.batchCap = -1
 		}
@@ -101,18 +108,28 @@ func (e *fast) batchable(sc *scope, sr *scopeRun) bool {
 // startBatch begins a batch at the current snapshot.
 func (e *fast) startBatch(sc *scope, sr *scopeRun) {
 	if sr.bbits == nil {
-		sr.bbits = make([]uint64, (len(sc.atoms)+1)*sr.batchCap*4)
+		sr.bbits = make([][4]uint64, (len(sc.atoms)+1)*2*sr.batchCap)
+		sr.holds = make([]int64, sr.batchCap)
 		sr.chg = make([]uint64, len(sc.atoms)+1)
 	}
 	sr.batching, sr.batchN, sr.batchBase = true, 0, e.idx
 }
 
 // batchSlot adds the current snapshot, whose atoms' bitsets sr.bits
-// holds, to the scope's batch, and counts the batch if it is full.
+// holds, to the scope's batch, with their negations, and counts the
+// batch if it is full.
 func (e *fast) batchSlot(sc *scope, sr *scopeRun) {
-	i, k, nw := sr.batchN, sr.batchCap, sr.nw
+	i, k, nw, m := sr.batchN, sr.batchCap, sr.nw, sr.lastMask
 	for _, a := range sr.atoms {
-		copy(sr.bbits[(int(a)*k+i)*4:][:nw], sr.bits[int(a)*nw:][:nw])
+		in := sr.bits[int(a)*nw:][:nw]
+		pos, neg := &sr.bbits[2*int(a)*k+i], &sr.bbits[(2*int(a)+1)*k+i]
+		for w := range pos {
+			var v uint64
+			if w < nw {
+				v = in[w] & m[w]
+			}
+			pos[w], neg[w] = v, ^v&m[w]
+		}
 	}
 	if sr.batchN++; sr.batchN == k {
 		e.endBatch(sc, sr)
@@ -179,16 +196,14 @@ func (e *fast) tagMask(lo, n int) uint64 {
 // without moments or tags; the others follow here.
 func (e *fast) countBatch(sc *scope, sr *scopeRun, j int32, tagPrev uint64, lastTag int) {
 	ru := &sr.runs[j]
-	k, n, nb, m := sr.batchCap, sr.batchN, int64(sr.nb), sr.lastMask
+	n, nb := sr.batchN, int64(sr.nb)
 	tri := ru.atoms[0] >= 0
 	var chg uint64
-	var p0, p1, p2 []uint64
-	var x0, x1, x2 uint64
+	var p0, p1, p2 [][4]uint64
 	if tri {
-		a0, a1, a2 := int(ru.atoms[0]), int(ru.atoms[1]), int(ru.atoms[2])
+		a0, a1, a2 := ru.atoms[0], ru.atoms[1], ru.atoms[2]
 		chg = sr.chg[a0] | sr.chg[a1] | sr.chg[a2]
-		p0, p1, p2 = sr.bbits[a0*k*4:][:k*4], sr.bbits[a1*k*4:][:k*4], sr.bbits[a2*k*4:][:k*4]
-		x0, x1, x2 = -uint64(ru.neg&1), -uint64(ru.neg>>1&1), -uint64(ru.neg>>2&1)
+		p0, p1, p2 = sr.lit(a0, ru.neg&1 != 0), sr.lit(a1, ru.neg&2 != 0), sr.lit(a2, ru.neg&4 != 0)
 	} else {
 		for _, a := range sc.props[j].lits {
 			chg |= sr.chg[a]
@@ -199,7 +214,10 @@ func (e *fast) countBatch(sc *scope, sr *scopeRun, j int32, tagPrev uint64, last
 	}
 	i := 0
 	if tri && ru.start >= 0 && ru.nb == nb && int(ru.start) > lastTag && (ru.holds == nb || ru.witnessed) && len(sr.scores) == int(nb)+1 {
-		if i = sr.countQuick(ru, &sr.sums[j], chg, p0, p1, p2, [3]uint64{x0, x1, x2}); i == n {
+		if bits.OnesCount64(chg)*denseShare >= n && sr.countDense(ru, &sr.sums[j], p0, p1, p2) {
+			return
+		}
+		if i = sr.countQuick(ru, &sr.sums[j], chg, p0, p1, p2); i == n {
 			return
 		}
 		chg &^= 1<<uint(i) - 1
@@ -218,11 +236,7 @@ func (e *fast) countBatch(sc *scope, sr *scopeRun, j int32, tagPrev uint64, last
 		if chg>>uint(i)&1 != 0 {
 			var holds int64
 			if tri {
-				l0, l1, l2 := (*[4]uint64)(p0[i*4:]), (*[4]uint64)(p1[i*4:]), (*[4]uint64)(p2[i*4:])
-				holds = int64(bits.OnesCount64(((l0[0]^x0)|(l1[0]^x1)|(l2[0]^x2))&m[0]) +
-					bits.OnesCount64(((l0[1]^x0)|(l1[1]^x1)|(l2[1]^x2))&m[1]) +
-					bits.OnesCount64(((l0[2]^x0)|(l1[2]^x1)|(l2[2]^x2))&m[2]) +
-					bits.OnesCount64(((l0[3]^x0)|(l1[3]^x1)|(l2[3]^x2))&m[3]))
+				holds = or3(&p0[i], &p1[i], &p2[i])
 			} else {
 				holds = sr.holdsAt(&sc.props[j], i)
 			}
@@ -244,18 +258,18 @@ func (e *fast) countBatch(sc *scope, sr *scopeRun, j int32, tagPrev uint64, last
 }
 
 // countQuick counts ru, the run of a property of up to three literals
-// whose atoms' bitsets over the batch are p0, p1 and p2 (x its
-// literals' negations), at the batch's snapshots chg where one of them
-// changed, into c, its sums, until the first where it would owe a
-// witness or its run would end with moments or tags to keep (flush),
-// which it returns; the batch's size if there is none. A run holds no
+// whose literals' bitsets over the batch are p0, p1 and p2 (lit), at
+// the batch's snapshots chg where one of them changed, into c, its
+// sums, until the first where it would owe a witness or its run would
+// end with moments or tags to keep (flush), which it returns; the
+// batch's size if there is none. A run holds no
 // tagged snapshot (see countBatch), and until then owes no witness: it
 // holds everywhere, or its property has all its witnesses. Its count
 // changes at about half the snapshots where most nodes change, so that
 // it ends its run without a branch: its counts are added to c times the
 // snapshots it spans, 0 if it goes on.
-func (sr *scopeRun) countQuick(ru *prun, c *psums, chg uint64, p0, p1, p2 []uint64, x [3]uint64) int {
-	base, nb, m, tab := int64(sr.batchBase), int64(sr.nb), sr.lastMask, sr.scores
+func (sr *scopeRun) countQuick(ru *prun, c *psums, chg uint64, p0, p1, p2 [][4]uint64) int {
+	base, nb, tab := int64(sr.batchBase), int64(sr.nb), sr.scores
 	rs, rh := int64(ru.start), ru.holds
 	var slow, owing int64 // the ends of a failing run keep moments; a failing count owes a witness
 	if !ru.momentsKept {
@@ -269,11 +283,7 @@ func (sr *scopeRun) countQuick(ru *prun, c *psums, chg uint64, p0, p1, p2 []uint
 	stop := sr.batchN
 	for d := chg; d != 0; d &= d - 1 {
 		i := bits.TrailingZeros64(d)
-		l0, l1, l2 := (*[4]uint64)(p0[i*4:]), (*[4]uint64)(p1[i*4:]), (*[4]uint64)(p2[i*4:])
-		holds := int64(bits.OnesCount64(((l0[0]^x[0])|(l1[0]^x[1])|(l2[0]^x[2]))&m[0]) +
-			bits.OnesCount64(((l0[1]^x[0])|(l1[1]^x[1])|(l2[1]^x[2]))&m[1]) +
-			bits.OnesCount64(((l0[2]^x[0])|(l1[2]^x[1])|(l2[2]^x[2]))&m[2]) +
-			bits.OnesCount64(((l0[3]^x[0])|(l1[3]^x[1])|(l2[3]^x[2]))&m[3]))
+		holds := or3(&p0[i], &p1[i], &p2[i])
 		ends := int64(b2i(holds != rh))
 		if ends&(int64(b2i(rh < nb))&slow|int64(b2i(holds < nb))&owing) != 0 {
 			stop = i
@@ -304,7 +314,7 @@ func (sr *scopeRun) countQuick(ru *prun, c *psums, chg uint64, p0, p1, p2 []uint
 func (sr *scopeRun) holdsAt(pp *pprop, i int) int64 {
 	var c int
 	for w := range sr.nw {
-		c += bits.OnesCount64(sr.orAt(pp, i, w) & sr.lastMask[w])
+		c += bits.OnesCount64(sr.orAt(pp, i, w))
 	}
 	return int64(c)
 }
@@ -314,9 +324,25 @@ func (sr *scopeRun) holdsAt(pp *pprop, i int) int64 {
 func (sr *scopeRun) orAt(pp *pprop, i, w int) uint64 {
 	var or uint64
 	for l, a := range pp.lits {
-		or |= sr.bbits[(int(a)*sr.batchCap+i)*4+w] ^ pp.xor[l]
+		or |= sr.lit(a, pp.xor[l] != 0)[i][w]
 	}
 	return or
+}
+
+// lit returns the bitsets over the batch of the literal of atom a,
+// negated if neg, by snapshot (batchStage.bbits).
+func (sr *scopeRun) lit(a int32, neg bool) [][4]uint64 {
+	k := sr.batchCap
+	return sr.bbits[(2*int(a)+int(b2i(neg)))*k:][:k]
+}
+
+// or3 returns the popcount of the OR of three blocks of four words: the
+// number of the scope's bindings at which a property of up to three
+// literals holds at a snapshot of the batch, given its literals' bitsets
+// there (lit).
+func or3(l0, l1, l2 *[4]uint64) int64 {
+	return int64(bits.OnesCount64(l0[0]|l1[0]|l2[0]) + bits.OnesCount64(l0[1]|l1[1]|l2[1]) +
+		bits.OnesCount64(l0[2]|l1[2]|l2[2]) + bits.OnesCount64(l0[3]|l1[3]|l2[3]))
 }
 
 // batchWitness gives property j of the scope, which fails at the
@@ -344,4 +370,69 @@ func (e *fast) batchWitness(sc *scope, sr *scopeRun, j int32, i int) {
 		e.addWitness(sc, e.recent.rows[r], sr.bind[b*ns:][:ns], e.recent.snaps[r], st)
 	}
 	ru.witnessed = st.witnesses() >= e.task.wits
+}
+
+// denseShare is the inverse of the share of a batch's snapshots, at
+// which one of a property's atoms changed, from which countBatch counts
+// it at every snapshot of the batch (countDense) rather than at those
+// alone (countQuick).
+const denseShare = 2
+
+// countDense is countQuick at every snapshot of the batch, for a
+// property whose atoms change at most of them: the count of a snapshot
+// where none changed is that of the one before it, and each snapshot
+// adds its own counts to the batch's sums, with no branch and no
+// product, so that the snapshots do not wait for one another. The run
+// still going on at the end of the batch, from the last snapshot where
+// the count changed, then takes its snapshots back out. It reports
+// false, having changed nothing, if the property would owe a witness or
+// a run would end with moments to keep somewhere in the batch, where
+// countQuick stops.
+func (sr *scopeRun) countDense(ru *prun, c *psums, p0, p1, p2 [][4]uint64) bool {
+	n, nb, tab := sr.batchN, int64(sr.nb), sr.scores
+	// The counts first, in a loop of their own, with few registers.
+	hs := sr.holds[:n]
+	p0, p1, p2 = p0[:n], p1[:n], p2[:n]
+	for i := range hs {
+		hs[i] = or3(&p0[i], &p1[i], &p2[i])
+	}
+	rh := ru.holds
+	prev, last := rh, -1 // the count at the snapshot before, the last snapshot where it changed
+	var sum, perfect int64
+	var score Score
+	for i, holds := range hs {
+		if holds != prev {
+			last = i
+		}
+		sum += holds
+		perfect += int64(b2i(holds == nb))
+		score = score.Add(tab[holds])
+		prev = holds
+	}
+	if last < 0 {
+		return true // the run goes on through the batch
+	}
+	// The property fails at a snapshot of the batch: it owes a witness
+	// if it may take one (countBatch calls it only if its run holds
+	// everywhere then). And the runs that end here, that of the batch's
+	// start and those before last, fail at some snapshot: their moments
+	// are to be kept if they may be.
+	if !ru.witnessed && perfect < int64(n) || !ru.momentsKept && (rh < nb || perfect-int64(n-last)*int64(b2i(prev == nb)) < int64(last)) {
+		return false
+	}
+	// The run that goes on, from snapshot last, has count prev.
+	rest := int64(n - last)
+	sum -= rest * prev
+	perfect -= rest * int64(b2i(prev == nb))
+	score = score.Sub(Score{}.AddN(tab[prev], rest))
+	// The run of the batch's start began before it.
+	before := int64(sr.batchBase) - int64(ru.start)
+	support := before + int64(last)
+	c.support += support
+	c.bindings += support * nb
+	c.violations += before*(nb-rh) + int64(last)*nb - sum
+	c.perfect += before*int64(b2i(rh == nb)) + perfect
+	c.score = c.score.AddN(tab[rh], before).Add(score)
+	ru.start, ru.holds = int32(sr.batchBase+last), prev
+	return true
 }
