@@ -139,17 +139,18 @@ func (r *reference) predicateDone(p *specs.Predicate, err error, in input) {
 // variables; one that fails is null, and counted.
 func (r *reference) decode(st *trace.State, row uint32) *nodeState {
 	spec := r.prog.Spec
+	vals := make([]any, 0, len(spec.Vars)+len(spec.Derived))
+	for i, v := range spec.Vars {
+		vals = append(vals, normalize(r.raw(st, i), v.Type))
+	}
+	if len(spec.Derived) == 0 {
+		return &nodeState{name: st.Node, vals: vals}
+	}
+	// The derived variables' expressions read the variables by name, as
+	// they are in the trace.
 	env := make(map[string]any, len(spec.Vars)+len(spec.Derived))
 	for i, v := range spec.Vars {
-		if c := r.columns[i]; c >= 0 {
-			env[v.Name] = st.Vars[c]
-		} else {
-			env[v.Name] = st.Node
-		}
-	}
-	vals := make([]any, 0, len(spec.Vars)+len(spec.Derived))
-	for _, v := range spec.Vars {
-		vals = append(vals, normalize(env[v.Name], v.Type))
+		env[v.Name] = r.raw(st, i)
 	}
 	for i, d := range spec.Derived {
 		v, err := d.Eval(env)
@@ -163,6 +164,15 @@ func (r *reference) decode(st *trace.State, row uint32) *nodeState {
 		vals = append(vals, normalize(env[d.Name], d.Type))
 	}
 	return &nodeState{name: st.Node, vals: vals}
+}
+
+// raw returns the value of the spec's variable i in st, as the trace
+// has it: its column's, or the node's name.
+func (r *reference) raw(st *trace.State, i int) any {
+	if c := r.columns[i]; c >= 0 {
+		return st.Vars[c]
+	}
+	return st.Node
 }
 
 // eval evaluates the task's active properties on snapshot s.
