@@ -108,9 +108,7 @@ func compareWords[T int64 | string](op grammar.Op, xs, ys []T, bind []int32, ns,
 			case grammar.OpLe:
 				t = x <= y
 			}
-			if t {
-				now |= 1 << i
-			}
+			now |= uint64(b2i(t)) << i // no branch: t is as often true as not
 		}
 		old := out[w]
 		nw := old&^m | now
