@@ -54,13 +54,13 @@ type Explanation struct {
 	ExplainedBy []string `json:"explained_by,omitempty"`
 	// Anomaly is the anomaly it joined, an almost-invariant not dropped.
 	Anomaly *Anomaly `json:"anomaly,omitempty"`
-	// Order is its anomaly's place among all Anomalies, ranked: its rank
-	// under augur infer --all; 0 when it has none.
+	// Order is its anomaly's place among all Anomalies of its list,
+	// ranked: its rank under augur infer --all; 0 when it has none.
 	Order     int `json:"order,omitempty"`
 	Anomalies int `json:"anomalies"`
 	// Rank is the rank at which the report lists it, or its anomaly, in
-	// List ("almost_invariants" or "invariants"); 0 when it is not
-	// listed, and LeftOut says which rule left it out.
+	// List ("almost_invariants", "rare_values" or "invariants"); 0 when
+	// it is not listed, and LeftOut says which rule left it out.
 	Rank    int    `json:"rank"`
 	List    string `json:"list,omitempty"`
 	LeftOut string `json:"left_out,omitempty"`
@@ -118,6 +118,9 @@ type Anomaly struct {
 	// representative is a syntactic weakening, kept as an implication,
 	// listed just before it; "" when none.
 	Refines string `json:"refines,omitempty"`
+	// RareValue says that the representative states only that a value is
+	// rare (reporter.Entry.RareValue): it ranks after the relations.
+	RareValue bool `json:"rare_value,omitempty"`
 	// BaselineViolatingSnapshots counts the snapshots of the baseline
 	// where the representative fails: such anomalies rank after the
 	// others.
@@ -165,7 +168,7 @@ func Explain(ctx context.Context, specPath, tracePath, propertyText string, o Op
 		return nil, err
 	}
 	f := rep.Fates[0]
-	x.fate(f, rep.Candidates.Anomalies)
+	x.fate(f, rep.Candidates)
 	if f.Stats.Pruned {
 		return x, p.explainPruned(ctx, x, p.Program.Props[i].Property, o)
 	}
@@ -187,22 +190,22 @@ func (p *Pipeline) explainPruned(ctx context.Context, x *Explanation, prop *gram
 	return nil
 }
 
-// fate fills in x from f, the fate of its property in a report of n
-// anomalies.
-func (x *Explanation) fate(f *reporter.Fate, n int) {
+// fate fills in x from f, the fate of its property in a report that
+// found c.
+func (x *Explanation) fate(f *reporter.Fate, c reporter.Candidates) {
 	x.Evaluation = evaluationOf(f.Stats, f.Entry)
 	x.NotCandidate = f.NotCandidate
 	x.OrEffectTests, x.OrEffectDropped = f.OrEffect, f.OrEffectDropped
-	x.Anomalies, x.Order, x.Rank, x.LeftOut = n, f.Order, f.Rank, f.LeftOut
+	x.Order, x.Rank, x.LeftOut, x.List = f.Order, f.Rank, f.LeftOut, f.List
+	x.Anomalies = c.AlmostInvariants
+	if f.List == "rare_values" {
+		x.Anomalies = c.RareValues
+	}
 	if f.Entry != nil {
 		x.ExplainedBy = f.Entry.ExplainedBy
-		x.List = "almost_invariants"
-		if f.Entry.Violations == 0 {
-			x.List = "invariants"
-		}
 	}
 	if f.Anomaly != nil {
-		x.Anomaly = &Anomaly{Representative: f.Anomaly.Text, ID: f.Anomaly.ID, Role: f.Role, During: f.Anomaly.During, Refines: f.Anomaly.Refines, BaselineViolatingSnapshots: f.Anomaly.BaselineViolatingSnapshots}
+		x.Anomaly = &Anomaly{Representative: f.Anomaly.Text, ID: f.Anomaly.ID, Role: f.Role, During: f.Anomaly.During, Refines: f.Anomaly.Refines, RareValue: f.Anomaly.RareValue, BaselineViolatingSnapshots: f.Anomaly.BaselineViolatingSnapshots}
 	}
 	if f.Broken != nil {
 		x.Broken = &Broken{ViolatingSnapshots: f.Broken.ViolatingSnapshots, Representative: f.BrokenRep.Text, Rank: f.BrokenRank}
@@ -845,6 +848,9 @@ func (x *Explanation) WriteText(w io.Writer) error {
 		}
 		if a.During != "" {
 			more("it fails during the episodes of %s: ranked after the anomalies with moments of their own", a.During)
+		}
+		if a.RareValue {
+			more("the representative states only that a value is rare, relating nothing: listed apart, among the rare values")
 		}
 		if n := a.BaselineViolatingSnapshots; n > 0 {
 			more("the representative fails at %s of the baseline: ranked after the anomalies that do not", count(n, "snapshot"))

@@ -403,6 +403,51 @@ func steadyFirst(es []*Entry) {
 	})
 }
 
+// markRareValues marks the entries whose property states only that a
+// value is rare (RareValue) and returns how many there are.
+func markRareValues(es []*Entry) int {
+	n := 0
+	for _, e := range es {
+		if rareValue(e.prop.Property) {
+			e.RareValue = true
+			n++
+		}
+	}
+	return n
+}
+
+// splitRareValues splits es, keeping their order, into the relations and
+// the rare values.
+func splitRareValues(es []*Entry) (relations, rare []*Entry) {
+	relations, rare = []*Entry{}, []*Entry{}
+	for _, e := range es {
+		if e.RareValue {
+			rare = append(rare, e)
+		} else {
+			relations = append(relations, e)
+		}
+	}
+	return relations, rare
+}
+
+// rareValue reports whether p states only that a value is rare: its one
+// literal compares a variable with a constant or tests one variable
+// alone (a boolean, empty, set), relating nothing.
+func rareValue(p *grammar.Property) bool {
+	if len(p.Matrix) != 1 {
+		return false
+	}
+	switch a := p.Matrix[0].Atom.(type) {
+	case *grammar.Compare:
+		_, x := a.X.(*grammar.Const)
+		_, y := a.Y.(*grammar.Const)
+		return x != y
+	case *grammar.Empty, *grammar.IsSet, *grammar.Truth:
+		return true
+	}
+	return false
+}
+
 // steadyTag returns the tag of steady-state snapshots: the one asked
 // for, or "steady" when the trace's evaluated snapshots carry it.
 func steadyTag(asked string, tags map[string]int64) string {

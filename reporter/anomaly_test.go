@@ -406,3 +406,56 @@ func TestGroupCutMoments(t *testing.T) {
 		t.Errorf("anomalies = %v, want %v", got, want)
 	}
 }
+
+func TestRareValue(t *testing.T) {
+	for _, tt := range []struct {
+		text string
+		want bool
+	}{
+		{`forall n0 in nodes: n0.state != "candidate"`, true},
+		{`forall n0 in nodes: "candidate" != n0.state`, true},
+		{`forall n0 in nodes: n0.term <= 7`, true},
+		{`forall n0 in nodes: n0.joined`, true},
+		{`forall n0 in nodes: not n0.joined`, true},
+		{`forall n0 in nodes: not empty(n0.log)`, true},
+		{`forall n0 in nodes: set(n0.pred)`, true},
+		{`forall n0 in nodes: forall e0 in n0.log: e0.term != 0`, true},
+		{`forall n0 in nodes: n0.applied <= n0.commit`, false},
+		{`forall n0, n1 in nodes: n0.term == n1.term`, false},
+		{`forall n0 in nodes: n0.self in n0.peers`, false},
+		{`forall n0 in nodes: monotone(n0.log)`, false},
+		{`forall n0 in nodes: n0.state != "leaving" or empty(n0.kids)`, false},
+	} {
+		p, err := grammar.Parse(tt.text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := rareValue(p); got != tt.want {
+			t.Errorf("rareValue(%s) = %v, want %v", tt.text, got, tt.want)
+		}
+	}
+}
+
+// TestRareValues checks that rare values are listed apart, marked,
+// counted and ranked by score, and that a relation failing more often
+// than one of them keeps rank 1 of the almost-invariants.
+func TestRareValues(t *testing.T) {
+	const (
+		rare     = `forall n0 in nodes: n0.a`
+		rarer    = `forall n0 in nodes: not n0.b`
+		relation = `forall n0 in nodes: n0.a == n0.c`
+	)
+	r := build(t, []string{rare, relation, rarer}, []evaluator.Stats{at(5, 90), at(20, 40, 60), at(7)})
+	if got, want := texts(r.AlmostInvariants), []string{relation}; !reflect.DeepEqual(got, want) {
+		t.Errorf("almost-invariants = %v, want %v", got, want)
+	}
+	if got, want := texts(r.RareValues), []string{rarer, rare}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("rare values = %v, want %v", got, want)
+	}
+	if r.AlmostInvariants[0].RareValue || !r.RareValues[0].RareValue || r.Candidates.RareValues != 2 || r.Candidates.AlmostInvariants != 1 {
+		t.Errorf("rare value marks %v %v, counts %+v; want false true, 2 rare values and 1 almost-invariant", r.AlmostInvariants[0].RareValue, r.RareValues[0].RareValue, r.Candidates)
+	}
+	if r.RareValues[1].Score <= r.AlmostInvariants[0].Score || r.RareValues[0].Rank != 1 {
+		t.Errorf("scores %g and %g, rank %d: the rare value should score higher, to test the order, and rank 1 of its list", r.AlmostInvariants[0].Score, r.RareValues[1].Score, r.RareValues[0].Rank)
+	}
+}

@@ -128,6 +128,14 @@ type Report struct {
 	Candidates       Candidates `json:"candidates"`
 	AlmostInvariants []*Entry   `json:"almost_invariants"`
 	Invariants       []*Entry   `json:"invariants"`
+	// RareValues are the anomalies whose property states only that a
+	// value is rare (Entry.RareValue), such as n0.state != "candidate":
+	// every protocol passes through states it seldom takes, a candidate,
+	// a leaving node, an empty log, and no bug need break such a
+	// property, while a bug breaks a relation, between two variables or
+	// one variable of two nodes. They are listed apart, ranked as the
+	// almost-invariants are, after them.
+	RareValues []*Entry `json:"rare_values"`
 	// BrokenInvariants are the invariants of the baseline that this run
 	// breaks, simplest first, whatever their violation rate: a bug whose
 	// damage lasts breaks an invariant at most snapshots and is never
@@ -176,6 +184,10 @@ type Candidates struct {
 	// During counts the anomalies listed after the others because they
 	// fail during the episodes of another (Entry.During).
 	During int `json:"during,omitempty"`
+	// RareValues counts the anomalies whose property states only that a
+	// value is rare (Entry.RareValue), those not standing out included;
+	// AlmostInvariants counts the others.
+	RareValues int `json:"rare_values,omitempty"`
 	// NotStandingOut counts the anomalies left out of the report because
 	// they were violated through a large share of the run: their
 	// temporal rate is below the hold ratio.
@@ -227,6 +239,11 @@ type Entry struct {
 	// near this one's, far more often than chance: this one ranks after
 	// the anomalies that fail at moments of their own.
 	During string `json:"during,omitempty"`
+	// RareValue says that the property states only that a value is rare:
+	// one variable against a constant, or one variable alone, such as
+	// n0.state != "candidate" or not empty(n0.log). Such entries are
+	// listed in Report.RareValues.
+	RareValue bool `json:"rare_value,omitempty"`
 	// Refines is the text of a simpler property of which this one is a
 	// syntactic weakening (this one = it or R), kept because R explains
 	// its violations, and which ranked below this one: this one fails
@@ -268,6 +285,7 @@ func Build(in Input, opts Options) (*Report, error) {
 		},
 		AlmostInvariants: []*Entry{},
 		Invariants:       []*Entry{},
+		RareValues:       []*Entry{},
 		Warnings:         failureWarnings(res.Failures),
 	}
 	trail := newTrail(in.Program, in.Explain)
@@ -311,12 +329,13 @@ func Build(in Input, opts Options) (*Report, error) {
 		trail.anomaly(a, moments)
 	}
 	slices.SortStableFunc(r.AlmostInvariants, byScore)
+	r.Candidates.RareValues = markRareValues(r.AlmostInvariants)
 	duringLast(r.AlmostInvariants, moments, res.Snapshots, th.Grouping, opts.HoldRatio, th.DuringLevel)
 	refinedFirst(r.AlmostInvariants, opts.HoldRatio)
 	if opts.SteadyTag != "" {
 		steadyFirst(r.AlmostInvariants)
 	}
-	r.Candidates.AlmostInvariants = len(r.AlmostInvariants)
+	r.Candidates.AlmostInvariants = len(r.AlmostInvariants) - r.Candidates.RareValues
 	trail.ranked(r.AlmostInvariants)
 	if !opts.All {
 		r.AlmostInvariants, r.Candidates.NotStandingOut = listed(r.AlmostInvariants, opts.HoldRatio)
@@ -333,12 +352,14 @@ func Build(in Input, opts Options) (*Report, error) {
 		}
 		r.Candidates.InBaseline = n
 	}
+	r.AlmostInvariants, r.RareValues = splitRareValues(r.AlmostInvariants)
 	var broken []*anomaly
 	if in.Broken != nil {
 		broken, r.BrokenInvariants = brokenInvariants(in.Broken, opts, th, z, &r.Candidates)
 	}
 	r.Candidates.Invariants = len(r.Invariants)
 	r.AlmostInvariants = cut(r.AlmostInvariants, opts.Size)
+	r.RareValues = cut(r.RareValues, opts.Size)
 	r.Invariants = cut(r.Invariants, opts.Size)
 	r.BrokenInvariants = cut(r.BrokenInvariants, opts.Size)
 	trail.broken(broken, r.BrokenInvariants)

@@ -17,6 +17,7 @@ variables:
   a: bool
   b: bool
   c: bool
+  t: bool
 `
 
 // build compiles props and builds a report from hand-made stats.
@@ -102,7 +103,7 @@ func texts(es []*Entry) []string {
 
 func TestOrEffectIndependent(t *testing.T) {
 	// a holds 80% and b 60% of the time, independently: a or b holds 92%.
-	r := build(t, []string{`forall n0 in nodes: n0.a or n0.b`}, []evaluator.Stats{
+	r := build(t, []string{`forall n0 in nodes: n0.a == n0.t or n0.b == n0.t`}, []evaluator.Stats{
 		stats(map[int]int64{0b00: 80, 0b01: 320, 0b10: 120, 0b11: 480}),
 	})
 	if len(r.AlmostInvariants) != 0 || r.Candidates.OrEffect != 1 {
@@ -113,19 +114,19 @@ func TestOrEffectIndependent(t *testing.T) {
 func TestOrEffectDependent(t *testing.T) {
 	// a fails 40% of the time, and b holds exactly then, but for 5 rare
 	// bindings: a or b is an almost-invariant with no candidate part.
-	r := build(t, []string{`forall n0 in nodes: n0.a or n0.b`}, []evaluator.Stats{
+	r := build(t, []string{`forall n0 in nodes: n0.a == n0.t or n0.b == n0.t`}, []evaluator.Stats{
 		stats(map[int]int64{0b00: 5, 0b01: 600, 0b10: 395}),
 	})
-	if got := texts(r.AlmostInvariants); !reflect.DeepEqual(got, []string{"forall n0 in nodes: n0.a or n0.b"}) {
+	if got := texts(r.AlmostInvariants); !reflect.DeepEqual(got, []string{"forall n0 in nodes: n0.a == n0.t or n0.b == n0.t"}) {
 		t.Errorf("almost-invariants = %v", got)
 	}
 }
 
 func TestOrEffectSubDisjunction(t *testing.T) {
 	props := []string{
-		`forall n0 in nodes: n0.a`,
-		`forall n0 in nodes: n0.a or n0.c`,
-		`forall n0 in nodes: n0.a or n0.b`,
+		`forall n0 in nodes: n0.a == n0.t`,
+		`forall n0 in nodes: n0.a == n0.t or n0.c == n0.t`,
+		`forall n0 in nodes: n0.a == n0.t or n0.b == n0.t`,
 	}
 	a := stats(map[int]int64{0: 20, 1: 980})
 	// c holds at 15 of a's 20 violations and at 5% of the bindings
@@ -135,7 +136,7 @@ func TestOrEffectSubDisjunction(t *testing.T) {
 	// or-effect of a. a or c, rarer, refines a, which is listed first.
 	ab := stats(map[int]int64{0b00: 18, 0b10: 2, 0b01: 900, 0b11: 80})
 	r := build(t, props, []evaluator.Stats{a, ac, ab})
-	want := []string{"forall n0 in nodes: n0.a", "forall n0 in nodes: n0.a or n0.c"}
+	want := []string{"forall n0 in nodes: n0.a == n0.t", "forall n0 in nodes: n0.a == n0.t or n0.c == n0.t"}
 	if got := texts(r.AlmostInvariants); !reflect.DeepEqual(got, want) {
 		t.Fatalf("almost-invariants = %v, want %v", got, want)
 	}
@@ -171,14 +172,14 @@ func at(moments ...uint64) evaluator.Stats {
 
 func TestEquivalence(t *testing.T) {
 	r := build(t, []string{
-		`forall n0 in nodes: n0.b`,
-		`forall n0 in nodes: n0.a`,
-		`forall n0 in nodes: n0.c`,
+		`forall n0 in nodes: n0.b == n0.t`,
+		`forall n0 in nodes: n0.a == n0.t`,
+		`forall n0 in nodes: n0.c == n0.t`,
 	}, []evaluator.Stats{at(7, 8, 9), at(7, 8, 9), at(9, 10, 11)})
-	if got := texts(r.AlmostInvariants); !reflect.DeepEqual(got, []string{"forall n0 in nodes: n0.a", "forall n0 in nodes: n0.c"}) {
+	if got := texts(r.AlmostInvariants); !reflect.DeepEqual(got, []string{"forall n0 in nodes: n0.a == n0.t", "forall n0 in nodes: n0.c == n0.t"}) {
 		t.Fatalf("almost-invariants = %v", got)
 	}
-	if got := r.AlmostInvariants[0].Equivalents; !reflect.DeepEqual(got, []string{"forall n0 in nodes: n0.b"}) {
+	if got := r.AlmostInvariants[0].Equivalents; !reflect.DeepEqual(got, []string{"forall n0 in nodes: n0.b == n0.t"}) {
 		t.Errorf("equivalents = %v", got)
 	}
 	if r.Candidates.Equivalent != 1 || r.Candidates.Anomalies != 2 {
@@ -191,10 +192,10 @@ func TestEquivalence(t *testing.T) {
 // episodes first, then fewer violating snapshots.
 func TestAnomalies(t *testing.T) {
 	const (
-		a    = "forall n0 in nodes: n0.a"
-		aOrB = "forall n0 in nodes: n0.a or n0.b"
-		c    = "forall n0 in nodes: n0.c"
-		notB = "forall n0 in nodes: not n0.b"
+		a    = "forall n0 in nodes: n0.a == n0.t"
+		aOrB = "forall n0 in nodes: n0.a == n0.t or n0.b == n0.t"
+		c    = "forall n0 in nodes: n0.c == n0.t"
+		notB = "forall n0 in nodes: n0.b != n0.t"
 	)
 	// a or b fails at 2 of a's 3 moments; b holds at the third and never
 	// elsewhere, so it "explains" a's violations and a or b is no
@@ -242,7 +243,7 @@ func TestSteadyFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	var ps []*grammar.Property
-	for _, s := range []string{"forall n0 in nodes: n0.a", "forall n0 in nodes: n0.b"} {
+	for _, s := range []string{"forall n0 in nodes: n0.a == n0.t", "forall n0 in nodes: n0.b == n0.t"} {
 		p, _ := grammar.Parse(s)
 		ps = append(ps, p)
 	}
@@ -250,7 +251,7 @@ func TestSteadyFirst(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const a, b = "forall n0 in nodes: n0.a", "forall n0 in nodes: n0.b"
+	const a, b = "forall n0 in nodes: n0.a == n0.t", "forall n0 in nodes: n0.b == n0.t"
 	for _, tt := range []struct {
 		asked     string
 		traceTags map[string]int64
@@ -279,11 +280,11 @@ func TestSteadyFirst(t *testing.T) {
 }
 
 func TestBaseline(t *testing.T) {
-	props := []string{`forall n0 in nodes: n0.a`, `forall n0 in nodes: n0.b`, `forall n0 in nodes: n0.c`}
+	props := []string{`forall n0 in nodes: n0.a == n0.t`, `forall n0 in nodes: n0.b == n0.t`, `forall n0 in nodes: n0.c == n0.t`}
 	r := buildWithBaseline(t, props,
 		[]evaluator.Stats{stats(map[int]int64{0: 1, 1: 999}), stats(map[int]int64{0: 2, 1: 998}), stats(map[int]int64{0: 3, 1: 997})},
 		[]int64{4, 0, 0})
-	want := []string{"forall n0 in nodes: n0.b", "forall n0 in nodes: n0.c", "forall n0 in nodes: n0.a"}
+	want := []string{"forall n0 in nodes: n0.b == n0.t", "forall n0 in nodes: n0.c == n0.t", "forall n0 in nodes: n0.a == n0.t"}
 	if got := texts(r.AlmostInvariants); !reflect.DeepEqual(got, want) {
 		t.Fatalf("almost-invariants = %v, want %v", got, want)
 	}
@@ -303,16 +304,16 @@ func TestOrEffectDroppedSub(t *testing.T) {
 	ab := stats(map[int]int64{0b00: 80, 0b01: 320, 0b10: 120, 0b11: 480})
 	abc := stats(map[int]int64{0b100: 78, 0b000: 2, 0b001: 320, 0b010: 120, 0b011: 480})
 	r := build(t, []string{
-		`forall n0 in nodes: n0.a or n0.b`,
-		`forall n0 in nodes: n0.a or n0.b or n0.c`,
+		`forall n0 in nodes: n0.a == n0.t or n0.b == n0.t`,
+		`forall n0 in nodes: n0.a == n0.t or n0.b == n0.t or n0.c == n0.t`,
 	}, []evaluator.Stats{ab, abc})
-	if got := texts(r.AlmostInvariants); !reflect.DeepEqual(got, []string{"forall n0 in nodes: n0.a or n0.b or n0.c"}) {
+	if got := texts(r.AlmostInvariants); !reflect.DeepEqual(got, []string{"forall n0 in nodes: n0.a == n0.t or n0.b == n0.t or n0.c == n0.t"}) {
 		t.Errorf("almost-invariants = %v", got)
 	}
 }
 
 func TestWriteHTML(t *testing.T) {
-	r := build(t, []string{`forall n0 in nodes: n0.a or n0.b`}, []evaluator.Stats{stats(map[int]int64{0b00: 2, 0b01: 500, 0b10: 498})})
+	r := build(t, []string{`forall n0 in nodes: n0.a == n0.t or n0.b == n0.t`}, []evaluator.Stats{stats(map[int]int64{0b00: 2, 0b01: 500, 0b10: 498})})
 	e := r.AlmostInvariants[0]
 	e.ViolatingTags = map[string]int64{"bug:x": 2, "steady": 1}
 	r.Timeline = &Timeline{
@@ -326,7 +327,7 @@ func TestWriteHTML(t *testing.T) {
 	}
 	html := b.String()
 	for _, want := range []string{
-		`<code>forall n0 in nodes: n0.a or n0.b</code>`,
+		`<code>forall n0 in nodes: n0.a == n0.t or n0.b == n0.t</code>`,
 		`aria-label="violations over the trace"><rect class="violations" x="8" y="0" width="1" height="10"/><rect class="violations" x="799"`,
 		`aria-label="bug:x over the trace"><rect class="tag" x="8" y="0" width="1" height="10"/><rect class="tag" x="400"`,
 	} {
@@ -344,8 +345,8 @@ func TestWriteHTML(t *testing.T) {
 // 3 snapshots far apart, three violations.
 func TestLastingOutranksScattered(t *testing.T) {
 	const (
-		lasting   = "forall n0 in nodes: n0.a"
-		scattered = "forall n0 in nodes: n0.b"
+		lasting   = "forall n0 in nodes: n0.a == n0.t"
+		scattered = "forall n0 in nodes: n0.b == n0.t"
 	)
 	r := build(t, []string{scattered, lasting},
 		[]evaluator.Stats{at(100, 400, 700), at(500, 501, 502, 503, 504, 505, 506, 507)})
@@ -375,10 +376,10 @@ func broad(moments ...uint64) evaluator.Stats {
 // and that the baseline reorders what is listed.
 func TestListed(t *testing.T) {
 	const (
-		once      = "forall n0 in nodes: n0.a"
-		recurring = "forall n0 in nodes: n0.b"
-		thrice    = "forall n0 in nodes: n0.c"
-		through   = "forall n0 in nodes: not n0.c"
+		once      = "forall n0 in nodes: n0.a == n0.t"
+		recurring = "forall n0 in nodes: n0.b == n0.t"
+		thrice    = "forall n0 in nodes: n0.c == n0.t"
+		through   = "forall n0 in nodes: n0.c != n0.t"
 	)
 	props := []string{once, recurring, thrice, through}
 	var most []uint64
@@ -426,7 +427,7 @@ func TestRecurringNotCut(t *testing.T) {
 		st.Support = int64(tc.snapshots)
 		st.Bindings, st.Perfect = st.Support, st.Support-st.Violations
 		st.ScoreSum = evaluator.Score{Int: uint64(st.Perfect)}
-		r := build(t, []string{"forall n0 in nodes: n0.a"}, []evaluator.Stats{st})
+		r := build(t, []string{"forall n0 in nodes: n0.a == n0.t"}, []evaluator.Stats{st})
 		if len(r.AlmostInvariants) != 1 || r.Candidates.NotStandingOut != 0 {
 			t.Errorf("%d strikes in %d snapshots: listed %v, %d left out", tc.strikes, tc.snapshots, texts(r.AlmostInvariants), r.Candidates.NotStandingOut)
 		}
@@ -439,8 +440,8 @@ func TestRecurringNotCut(t *testing.T) {
 // span it is one event.
 func TestLongViolationIsNotRare(t *testing.T) {
 	const (
-		long = "forall n0 in nodes: n0.a"
-		two  = "forall n0 in nodes: n0.b"
+		long = "forall n0 in nodes: n0.a == n0.t"
+		two  = "forall n0 in nodes: n0.b == n0.t"
 	)
 	st := []evaluator.Stats{at(span(10, 104)...), at(300, 700)}
 	r := buildThresholds(t, []string{long, two}, st, nil, Thresholds{EpisodeShare: 0.03})
@@ -465,11 +466,11 @@ func TestBrokenInvariants(t *testing.T) {
 		t.Fatal(err)
 	}
 	const (
-		lasting = "forall n0 in nodes: n0.a"
-		weaker  = "forall n0 in nodes: n0.a or n0.b"
-		intact  = "forall n0 in nodes: n0.c"
-		rare    = "forall n0 in nodes: n0.b or n0.c"
-		thin    = "forall n0 in nodes: not n0.b"
+		lasting = "forall n0 in nodes: n0.a == n0.t"
+		weaker  = "forall n0 in nodes: n0.a == n0.t or n0.b == n0.t"
+		intact  = "forall n0 in nodes: n0.c == n0.t"
+		rare    = "forall n0 in nodes: n0.b == n0.t or n0.c == n0.t"
+		thin    = "forall n0 in nodes: n0.b != n0.t"
 	)
 	var ps []*grammar.Property
 	for _, s := range []string{weaker, lasting, intact, rare, thin} {
@@ -538,12 +539,12 @@ func TestBrokenInvariants(t *testing.T) {
 // left each out.
 func TestFates(t *testing.T) {
 	const (
-		a    = "forall n0 in nodes: n0.a"
-		aOrB = "forall n0 in nodes: n0.a or n0.b"
-		aOrC = "forall n0 in nodes: n0.a or n0.c"
-		c    = "forall n0 in nodes: n0.c"
-		wide = "forall n0 in nodes: not n0.c"
-		low  = "forall n0 in nodes: not n0.a"
+		a    = "forall n0 in nodes: n0.a == n0.t"
+		aOrB = "forall n0 in nodes: n0.a == n0.t or n0.b == n0.t"
+		aOrC = "forall n0 in nodes: n0.a == n0.t or n0.c == n0.t"
+		c    = "forall n0 in nodes: n0.c == n0.t"
+		wide = "forall n0 in nodes: n0.c != n0.t"
+		low  = "forall n0 in nodes: n0.a != n0.t"
 	)
 	props := []string{a, aOrB, aOrC, c, wide, low}
 	var most []uint64
@@ -621,9 +622,10 @@ func TestOptionsZero(t *testing.T) {
 	src.WriteString("variables:\n")
 	var ps []*grammar.Property
 	var sts []evaluator.Stats
+	src.WriteString("  t: bool\n")
 	for i := range 12 {
 		fmt.Fprintf(&src, "  v%d: bool\n", i)
-		p, err := grammar.Parse(fmt.Sprintf("forall n0 in nodes: n0.v%d", i))
+		p, err := grammar.Parse(fmt.Sprintf("forall n0 in nodes: n0.v%d == n0.t", i))
 		if err != nil {
 			t.Fatal(err)
 		}

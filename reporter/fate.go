@@ -30,12 +30,16 @@ type Fate struct {
 	// property.
 	Anomaly *Entry
 	Role    string
-	// Order is its anomaly's place among all the anomalies, ranked (its
-	// rank under augur infer --all), from 1; 0 when it has none.
+	// Order is its anomaly's place among all the anomalies of its list,
+	// ranked (its rank under augur infer --all), from 1; 0 when it has
+	// none.
 	Order int
-	// Rank is the rank at which the report lists it, or its anomaly's
-	// representative: among the almost-invariants, or among the
-	// invariants when Entry is one; 0 when the report does not list it.
+	// List is the report's list it belongs to: "almost_invariants",
+	// "rare_values" (its anomaly's representative is a rare value) or
+	// "invariants"; "" when it is dropped or no candidate.
+	List string
+	// Rank is the rank at which List lists it, or its anomaly's
+	// representative; 0 when the report does not list it.
 	Rank int
 	// LeftOut says which rule left it out of the report; "" when it is
 	// listed.
@@ -126,11 +130,18 @@ func (t *trail) anomaly(a *anomaly, moments map[*Entry][]uint64) {
 	}
 }
 
-// ranked records the order of the anomalies, by their representatives.
+// ranked records the order of the anomalies, by their representatives,
+// each in its list: the rare values apart from the others.
 func (t *trail) ranked(reps []*Entry) {
+	order := make(map[*Entry]int, len(reps))
+	var n [2]int
+	for _, e := range reps {
+		n[b2i(e.RareValue)]++
+		order[e] = n[b2i(e.RareValue)]
+	}
 	for _, f := range t.byEntry {
 		if f.Anomaly != nil {
-			f.Order = slices.Index(reps, f.Anomaly) + 1
+			f.Order = order[f.Anomaly]
 		}
 	}
 }
@@ -144,12 +155,15 @@ func (t *trail) fates(r *Report, opts Options) []*Fate {
 		case e.drop:
 			f.LeftOut = "dropped as an or-effect: no test showed that its other literals explain the violations of a simpler candidate, or that its literals depend on each other"
 		case e.Violations == 0:
-			f.Rank = rankIn(r.Invariants, e)
+			f.List, f.Rank = "invariants", rankIn(r.Invariants, e)
 			if f.Rank == 0 {
 				f.LeftOut = fmt.Sprintf("an invariant beyond the report's size (%d)", opts.Size)
 			}
 		default:
-			f.Rank = rankIn(r.AlmostInvariants, f.Anomaly)
+			f.List, f.Rank = "almost_invariants", rankIn(r.AlmostInvariants, f.Anomaly)
+			if f.Anomaly.RareValue {
+				f.List, f.Rank = "rare_values", rankIn(r.RareValues, f.Anomaly)
+			}
 			switch {
 			case f.Rank > 0:
 			case !opts.All && !standsOut(f.Anomaly, opts.HoldRatio):

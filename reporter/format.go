@@ -236,13 +236,16 @@ func (r *Report) sections() []section {
 	if r.Baseline != "" {
 		ss = slices.Insert(ss, 1, section{"Invariants of the baseline broken here", r.BrokenInvariants, r.Candidates.BrokenAnomalies, true})
 	}
+	if len(r.RareValues) > 0 {
+		ss = slices.Insert(ss, len(ss)-1, section{"Rare values of one variable", r.RareValues, r.Candidates.RareValues, true})
+	}
 	return ss
 }
 
 // summary says what the reporter found and how it grouped it.
 func (c Candidates) summary() string {
 	s := fmt.Sprintf("%d almost-invariants in %d anomalies (%d equivalent and %d more listed under a simpler one), %d invariants; %d dropped as or-effects",
-		c.AlmostInvariants+c.Equivalent+c.Grouped, c.Anomalies, c.Equivalent, c.Grouped, c.Invariants, c.OrEffect)
+		c.AlmostInvariants+c.RareValues+c.Equivalent+c.Grouped, c.Anomalies, c.Equivalent, c.Grouped, c.Invariants, c.OrEffect)
 	if c.During > 0 {
 		s += fmt.Sprintf("; %d ranked after the others as failing during another's episodes", c.During)
 	}

@@ -13,7 +13,8 @@ package reporter
 // property a person would write at the rank of its most telling part,
 // and costs P one place, where listing P after Q would push a bug that
 // only P pins down down to Q's rank. An entry that fails during
-// another's episodes (During, see duringLast) is not brought forward.
+// another's episodes (During, see duringLast) is not brought forward,
+// nor a rare value (RareValue), listed apart.
 // Everything else keeps its order.
 func refinedFirst(es []*Entry, holdRatio float64) {
 	byText := make(map[string]*Entry, len(es))
@@ -25,7 +26,7 @@ func refinedFirst(es []*Entry, holdRatio float64) {
 	// Q's ExplainedBy are the refinements the or-effect test kept.
 	refined := map[*Entry][]*Entry{} // the entries each one refines, in rank order
 	for _, q := range es {
-		if !standsOut(q, holdRatio) || q.During != "" {
+		if !standsOut(q, holdRatio) || q.During != "" || q.RareValue {
 			continue
 		}
 		for _, t := range q.ExplainedBy {

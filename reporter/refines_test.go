@@ -48,6 +48,7 @@ func TestRefinedFirst(t *testing.T) {
 		order   []string
 		quiet   []string // not standing out
 		during  []string // failing during another's episodes
+		rare    []string // rare values
 		want    []string
 		refines map[string]string
 	}{{
@@ -70,6 +71,11 @@ func TestRefinedFirst(t *testing.T) {
 		during: []string{q},
 		want:   []string{p, other, q},
 	}, {
+		name:  "a rare value, listed apart, is not listed earlier",
+		order: []string{p, other, q},
+		rare:  []string{q},
+		want:  []string{p, other, q},
+	}, {
 		name:    "two refinements: the first brings what they refine, the second stays",
 		order:   []string{p2, other, p, q},
 		want:    []string{q, p2, other, p},
@@ -89,6 +95,7 @@ func TestRefinedFirst(t *testing.T) {
 				if slices.Contains(tt.during, e.Text) {
 					e.During = other
 				}
+				e.RareValue = slices.Contains(tt.rare, e.Text)
 			}
 			refinedFirst(es, 0.95)
 			if got := texts(es); !slices.Equal(got, tt.want) {
