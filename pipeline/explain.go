@@ -118,8 +118,12 @@ type Anomaly struct {
 	// representative is a syntactic weakening, kept as an implication,
 	// listed just before it; "" when none.
 	Refines string `json:"refines,omitempty"`
+	// RefinedBy is the text of the entry that refines the representative
+	// and ranks just after it, which brought it above its own score; ""
+	// when none does.
+	RefinedBy string `json:"refined_by,omitempty"`
 	// RareValue says that the representative states only that a value is
-	// rare (reporter.Entry.RareValue): it ranks after the relations.
+	// rare (reporter.Entry.RareValue): it is listed apart.
 	RareValue bool `json:"rare_value,omitempty"`
 	// BaselineViolatingSnapshots counts the snapshots of the baseline
 	// where the representative fails: such anomalies rank after the
@@ -205,7 +209,7 @@ func (x *Explanation) fate(f *reporter.Fate, c reporter.Candidates) {
 		x.ExplainedBy = f.Entry.ExplainedBy
 	}
 	if f.Anomaly != nil {
-		x.Anomaly = &Anomaly{Representative: f.Anomaly.Text, ID: f.Anomaly.ID, Role: f.Role, During: f.Anomaly.During, Refines: f.Anomaly.Refines, RareValue: f.Anomaly.RareValue, BaselineViolatingSnapshots: f.Anomaly.BaselineViolatingSnapshots}
+		x.Anomaly = &Anomaly{Representative: f.Anomaly.Text, ID: f.Anomaly.ID, Role: f.Role, During: f.Anomaly.During, Refines: f.Anomaly.Refines, RefinedBy: f.RefinedBy, RareValue: f.Anomaly.RareValue, BaselineViolatingSnapshots: f.Anomaly.BaselineViolatingSnapshots}
 	}
 	if f.Broken != nil {
 		x.Broken = &Broken{ViolatingSnapshots: f.Broken.ViolatingSnapshots, Representative: f.BrokenRep.Text, Rank: f.BrokenRank}
@@ -845,6 +849,9 @@ func (x *Explanation) WriteText(w io.Writer) error {
 		}
 		if a.Refines != "" {
 			more("it refines %s, listed just before it: it fails only where that one does", a.Refines)
+		}
+		if a.RefinedBy != "" {
+			more("it is listed just before %s, which refines it: above where its own score ranks it", a.RefinedBy)
 		}
 		if a.During != "" {
 			more("it fails during the episodes of %s: ranked after the anomalies with moments of their own", a.During)

@@ -159,6 +159,32 @@ func TestOrEffectSubDisjunction(t *testing.T) {
 	if r.Candidates.OrEffect != 1 {
 		t.Errorf("or-effect drops = %d, want 1", r.Candidates.OrEffect)
 	}
+
+	// augur explain says it too: a's fate names a or c.
+	spec, err := specs.Parse("bools.yaml", []byte(boolSpec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ps []*grammar.Property
+	for _, s := range props {
+		p, err := grammar.Parse(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, p)
+	}
+	prog, err := evaluator.Compile(spec, ps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := Input{Program: prog, Result: &evaluator.Result{Snapshots: 1000, Stats: []evaluator.Stats{a, ac, ab}}, Explain: []int{0, 1}}
+	r, err = Build(in, Options{HoldRatio: 0.9, MinSupport: 10, Alpha: 0.01})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := []string{r.Fates[0].RefinedBy, r.Fates[1].RefinedBy}; !reflect.DeepEqual(got, []string{want[1], ""}) {
+		t.Errorf("refined by %q, want %q and none", got, want[1])
+	}
 }
 
 // at makes the stats of a one-literal property violated once at each of
