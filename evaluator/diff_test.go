@@ -390,3 +390,52 @@ func TestFastWorkers(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeWindows checks that the states a run decodes once for every
+// engine (decoder) are those each would have decoded: cut into windows
+// of one member (a snapshot each) or of a few (windows that end part way
+// through a chunk), decoded in two or three parts that start anywhere,
+// each evaluator gives the stats and the failures it gives with one
+// worker and windows as long as the chunks, and the fast evaluator the
+// reference's stats, to the field. (The evaluators call predicates on
+// different arguments, and so may count different failing ones.)
+func TestDecodeWindows(t *testing.T) {
+	for seed := range uint64(4) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			c := evaltest.NewCase(500+seed, 60)
+			spec, err := specs.Parse("random.yaml", []byte(c.Spec))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr := c.Trace(t, seed, 50)
+			prog := c.Compile(t, spec)
+			run := func(kind evaluator.Kind, workers int) *evaluator.Result {
+				t.Helper()
+				res, err := evaluator.Run(context.Background(), tr, prog, evaluator.Options{Kind: kind, Workers: workers, MaxWitnesses: 2, MaxMoments: 5})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return res
+			}
+			ref := run(evaluator.Reference, 1)
+			for _, kind := range []evaluator.Kind{evaluator.Reference, evaluator.Fast} {
+				want := run(kind, 1)
+				for _, members := range []int{1, 7} {
+					restore := evaluator.SetWindowMembers(members)
+					for _, workers := range []int{2, 3} {
+						got := run(kind, workers)
+						if !reflect.DeepEqual(got.Failures, want.Failures) {
+							t.Errorf("%s, %d workers, windows of %d members: failures\n%+v\nwant\n%+v", kind, workers, members, got.Failures, want.Failures)
+						}
+						for i := range ref.Stats {
+							if !reflect.DeepEqual(got.Stats[i], ref.Stats[i]) {
+								t.Fatalf("%s, %d workers, windows of %d members: %s:\ngot  %+v\nwant %+v", kind, workers, members, prog.Props[i].Text, got.Stats[i], ref.Stats[i])
+							}
+						}
+					}
+					restore()
+				}
+			}
+		})
+	}
+}

@@ -3,13 +3,16 @@
 //
 // [Compile] type-checks properties against a spec and resolves their
 // variables once. [Run] streams the trace in chunks of snapshots and cuts
-// the properties into one span per worker goroutine; each span's engine
-// adds up its properties' [Stats] over every snapshot in trace order,
-// carrying what it knows from one chunk into the next. Between chunks the
-// bounds of the spans move so that the engines take as long; a property
-// that changes engine starts a new run, so results depend neither on the
-// number of workers nor on the spans. An optional [Pruner] also drops,
-// between chunks, properties that no longer look like invariants.
+// the properties into one span per worker goroutine; the state rows of
+// the snapshots are decoded once for every engine, a window of snapshots
+// while the engines evaluate the window before (decode.go), and each
+// span's engine adds up its properties' [Stats] over every snapshot in
+// trace order, carrying what it knows from one chunk into the next.
+// Between chunks the bounds of the spans move so that the engines take
+// as long; a property that changes engine starts a new run, so results
+// depend neither on the number of workers nor on the spans. An optional
+// [Pruner] also drops, between chunks, properties that no longer look
+// like invariants.
 //
 // # Evaluators
 //

@@ -15,6 +15,15 @@ func SetScopeBytes(n int) (restore func()) {
 	return func() { scopeBytes = old }
 }
 
+// SetWindowMembers sets the members of the snapshots that a run decodes
+// at once for every engine (decoder), so that tests cut short traces
+// into many windows, and returns a function that restores it.
+func SetWindowMembers(n int) (restore func()) {
+	old := windowMembers
+	windowMembers = n
+	return func() { windowMembers = old }
+}
+
 // SetBatchSlots sets the number of snapshots a scope's batch holds at
 // most (0: no batches), so that tests count many batches, or none, on
 // short traces, and returns a function that restores it.

@@ -73,16 +73,26 @@ func TestFailures(t *testing.T) {
 		// (a.x, null) and (null, a.x) in snapshot 2.
 		{Kind: "predicate", Name: "behind", Inputs: 2, Snapshot: 2, Error: "predicate behind: invalid operation: <nil> + int"},
 	}
-	for _, kind := range []evaluator.Kind{evaluator.Reference, evaluator.Fast} {
-		for _, workers := range []int{1, 2} {
-			res, err := evaluator.Run(context.Background(), tr, prog, evaluator.Options{Kind: kind, Workers: workers})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(res.Failures, want) {
-				t.Errorf("%s, %d workers: failures\n%+v\nwant\n%+v", kind, workers, res.Failures, want)
+	// The derived variables fail where the states are decoded, once for
+	// every engine (decoder): in windows of one snapshot, of a few, or of
+	// the whole trace, and in one part or two.
+	for _, members := range []int{1, 3, 0} {
+		restore := func() {}
+		if members > 0 {
+			restore = evaluator.SetWindowMembers(members)
+		}
+		for _, kind := range []evaluator.Kind{evaluator.Reference, evaluator.Fast} {
+			for _, workers := range []int{1, 2} {
+				res, err := evaluator.Run(context.Background(), tr, prog, evaluator.Options{Kind: kind, Workers: workers})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(res.Failures, want) {
+					t.Errorf("%s, %d workers, windows of %d members: failures\n%+v\nwant\n%+v", kind, workers, members, res.Failures, want)
+				}
 			}
 		}
+		restore()
 	}
 }
 

@@ -199,19 +199,19 @@ func (e *fast) start(t *task) {
 	}
 }
 
-func (e *fast) eval(s *trace.Snapshot) error {
-	err := e.evalSnapshot(s)
+func (e *fast) eval(s *trace.Snapshot, states []*nodeState) error {
+	err := e.evalSnapshot(s, states)
 	e.idx++
 	return err
 }
 
-func (e *fast) evalSnapshot(s *trace.Snapshot) error {
+func (e *fast) evalSnapshot(s *trace.Snapshot, states []*nodeState) error {
 	e.gen++
 	e.tags, e.ids = append(e.tags, s.Tags), append(e.ids, s.ID)
 	if len(s.Tags) > 0 {
 		e.tagged = append(e.tagged, int32(e.idx))
 	}
-	if err := e.load(s); err != nil {
+	if err := e.load(s, states); err != nil {
 		return err
 	}
 	t := e.task

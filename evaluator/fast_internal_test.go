@@ -110,7 +110,7 @@ variables:
 			for _, r := range snaps[i].Members {
 				e.cache[r] = prepared[r]
 			}
-			if err := e.eval(&snaps[i]); err != nil {
+			if err := e.eval(&snaps[i], nil); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -214,7 +214,7 @@ func TestFastDuplicateMembers(t *testing.T) {
 		for chunk := range 2 { // runs go on from one chunk into the next
 			e.start(tk)
 			for i := range snaps[chunk*6 : chunk*6+6] {
-				if err := e.eval(&snaps[chunk*6+i]); err != nil {
+				if err := e.eval(&snaps[chunk*6+i], nil); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -103,14 +103,18 @@ func (r *reference) finish() {}
 func (r *reference) failures() *failures { return &r.fails }
 
 // load decodes the members of s, reusing the states of the previous
-// snapshot.
-func (r *reference) load(s *trace.Snapshot) error {
+// snapshot, or takes them from states if it is not nil.
+func (r *reference) load(s *trace.Snapshot, states []*nodeState) error {
 	clear(r.next)
 	r.nodes = r.nodes[:0]
 	r.snap = s.ID
-	for _, row := range s.Members {
+	for j, row := range s.Members {
 		ns, ok := r.cache[row]
-		if !ok {
+		switch {
+		case ok:
+		case states != nil:
+			ns = states[j]
+		default:
 			st, err := r.states.State(row)
 			if err != nil {
 				return err
@@ -175,9 +179,10 @@ func (r *reference) raw(st *trace.State, i int) any {
 	return st.Node
 }
 
-// eval evaluates the task's active properties on snapshot s.
-func (r *reference) eval(s *trace.Snapshot) error {
-	if err := r.load(s); err != nil {
+// eval evaluates the task's active properties on snapshot s, whose
+// members states holds decoded if it is not nil.
+func (r *reference) eval(s *trace.Snapshot, states []*nodeState) error {
+	if err := r.load(s, states); err != nil {
 		return err
 	}
 	t := r.task

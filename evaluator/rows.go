@@ -74,23 +74,30 @@ type fdom struct {
 	cells [][]cell // by element path, then member
 }
 
-// load prepares the members of s, reusing the rows of the previous
-// snapshot, and finds what changed since.
-func (e *fast) load(s *trace.Snapshot) error {
+// load prepares the members of s, decoded in states if it is not nil,
+// reusing the rows of the previous snapshot, and finds what changed
+// since.
+func (e *fast) load(s *trace.Snapshot, states []*nodeState) error {
 	e.prev, e.rows = e.rows, e.prev[:0]
 	e.ref.snap = s.ID
 	clear(e.next)
 	e.dup = false
-	for _, row := range s.Members {
+	for j, row := range s.Members {
 		r, ok := e.next[row]
 		if ok {
 			e.dup = true
 		} else if r, ok = e.cache[row]; !ok {
-			st, err := e.ref.states.State(row)
-			if err != nil {
-				return err
+			var ns *nodeState
+			if states != nil {
+				ns = states[j]
+			} else {
+				st, err := e.ref.states.State(row)
+				if err != nil {
+					return err
+				}
+				ns = e.ref.decode(st, row)
 			}
-			r = e.prepare(e.ref.decode(st, row))
+			r = e.prepare(ns)
 		}
 		e.next[row] = r
 		e.rows = append(e.rows, r)

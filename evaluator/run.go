@@ -184,8 +184,9 @@ type engine interface {
 	// since the last chunk (the Pruner), and its bounds may have moved
 	// (rebalance).
 	start(t *task)
-	// eval evaluates the task's properties on s into the task's stats.
-	eval(s *trace.Snapshot) error
+	// eval evaluates the task's properties on s into the task's stats;
+	// states, if not nil, are its members decoded (decoder).
+	eval(s *trace.Snapshot, states []*nodeState) error
 	// finish brings the task's stats up to the end of the chunk.
 	finish()
 	// failures returns the expressions that failed on this engine.
@@ -260,6 +261,11 @@ func Run(ctx context.Context, tr *trace.Trace, prog *Program, opts Options) (*Re
 	for i := range active {
 		active[i] = true
 	}
+	dec, err := newDecoder(tr, prog, len(spans))
+	if err != nil {
+		return nil, err
+	}
+	defer dec.close()
 	tasks := make([]task, len(spans))
 	for k, r := range spans {
 		e, err := newEngine(opts.Kind, tr, prog, pl)
@@ -285,29 +291,51 @@ func Run(ctx context.Context, tr *trace.Trace, prog *Program, opts Options) (*Re
 		if len(snaps) == 0 {
 			break
 		}
-		g, gctx := errgroup.WithContext(ctx)
-		g.SetLimit(opts.Workers)
 		took := make([]time.Duration, len(engines))
-		for k, e := range engines {
-			tasks[k].ctx = gctx
-			g.Go(func() error {
-				t0 := time.Now()
-				defer func() { took[k] = time.Since(t0) }()
-				e.start(&tasks[k])
-				for i := range snaps {
-					if err := gctx.Err(); err != nil {
-						return err
+		// The chunk's windows are decoded each while the one before is
+		// evaluated (decoder).
+		hi := window(snaps, 0)
+		dec.start(ctx, 0, snaps[:hi])
+		for lo, b := 0, 0; lo < len(snaps); b ^= 1 {
+			if err := dec.wait(); err != nil {
+				return nil, err
+			}
+			next := window(snaps, hi)
+			if hi < len(snaps) {
+				dec.start(ctx, b^1, snaps[hi:next])
+			}
+			states := dec.states[b]
+			g, gctx := errgroup.WithContext(ctx)
+			g.SetLimit(opts.Workers)
+			for k, e := range engines {
+				tasks[k].ctx = gctx
+				g.Go(func() error {
+					t0 := time.Now()
+					defer func() { took[k] += time.Since(t0) }()
+					if lo == 0 {
+						e.start(&tasks[k])
 					}
-					if err := e.eval(&snaps[i]); err != nil {
-						return err
+					for i := lo; i < hi; i++ {
+						if err := gctx.Err(); err != nil {
+							return err
+						}
+						if err := e.eval(&snaps[i], states[i-lo]); err != nil {
+							return err
+						}
 					}
+					if hi == len(snaps) {
+						e.finish()
+					}
+					return nil
+				})
+			}
+			if err := g.Wait(); err != nil {
+				if hi < len(snaps) {
+					_ = dec.wait() // it reads snaps; the engines' error comes first
 				}
-				e.finish()
-				return nil
-			})
-		}
-		if err := g.Wait(); err != nil {
-			return nil, err
+				return nil, err
+			}
+			lo, hi = hi, next
 		}
 		for i := range res.Stats {
 			// Between engines, serially: most stats have no witness
@@ -357,6 +385,9 @@ func Run(ctx context.Context, tr *trace.Trace, prog *Program, opts Options) (*Re
 	var fails failures
 	for _, e := range engines {
 		fails.merge(e.failures())
+	}
+	for _, f := range dec.failures() {
+		fails.merge(f)
 	}
 	res.Failures = fails.list()
 	return res, nil
