@@ -28,10 +28,15 @@ import (
 // witnesses at the snapshots where it fails, in order, as witnesses
 // would have given them; most runs end without a branch (countQuick).
 // The whole process took 0.75 times the CPU time at churn 16, 0.73 at
-// churn 2 (paired runs of that benchmark). The batch is counted when
-// it is full, and before anything else reads the runs: a snapshot
-// that the scope evaluates otherwise (evalAll, remap, blocks), a
-// vacuous one, and the end of the chunk (finish).
+// churn 2 (paired runs of that benchmark). A property whose atoms change
+// at most snapshots of the batch is counted at every one, each adding
+// its own counts, the run still going on at the end taken back out
+// (countDense): with the literals' negations kept beside the atoms'
+// bitsets (lit), 0.88 times the CPU time again at churn 16, 0.87 at
+// churn 2. The batch is counted when it is full, and before anything
+// else reads the runs: a snapshot that the scope evaluates otherwise
+// (evalAll, remap, blocks), a vacuous one, and the end of the chunk
+// (finish).
 
 // batchSlots is the largest number of snapshots in a batch: the
 // snapshots at which an atom changed are the bits of one word.
