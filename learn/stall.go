@@ -11,14 +11,19 @@ import (
 	"github.com/augur-dev/augur/checker"
 )
 
-// StallShare is the share of an unguarded run's progress below which the
-// same run guarded is stalled: its guard's refusals keep the system from
-// doing what it is for, rather than from the changes a bug makes.
+// StallShare is the share of an unguarded run's progress per event below
+// which the same run guarded is stalled: its guard's refusals keep the
+// system from doing what it is for, rather than from the changes a bug
+// makes. Progress is counted per event handled, as augur bench steer
+// counts it: a guarded run that reboots its system at every violation
+// handles a warm-up per episode, and may add up progress while doing
+// little else.
 const StallShare = 0.1
 
 // Outcome is what a run of the system a guard protects achieved.
 type Outcome struct {
 	Progress  int            // what the system achieved (testbeds.Progresser)
+	Steps     int            // the events it handled, warm-ups included
 	BlockedBy map[string]int // changes refused, by the first check each breaks
 }
 
@@ -49,8 +54,8 @@ type Stalls struct {
 }
 
 // VetStalls guards runs of the system (s.Run, one per seed) with r's checks
-// and, while some stall (make less than StallShare of the progress of the
-// same seed's run unguarded), replaces the check that refused the most
+// and, while some stall (make less than StallShare of the progress per
+// event of the same seed's run unguarded), replaces the check that refused the most
 // changes of the stalled runs by its strongest learned weakening
 // (Weaken) that stalls none of them when it guards alone, or drops it if
 // none does (s.Done is told). A check holds in every good run it was learned from, so a
@@ -67,15 +72,15 @@ func VetStalls(ctx context.Context, r *Result, specPath string, s Stalls) ([]Uns
 	}
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "checks.yaml")
-	base := make([]int, len(seeds))
+	base := make([]float64, len(seeds))
 	for i, seed := range seeds {
 		out, err := run(ctx, "", seed)
 		if err != nil {
 			return nil, err
 		}
-		base[i] = out.Progress
+		base[i] = out.rate()
 	}
-	if !slices.ContainsFunc(base, func(p int) bool { return p > 0 }) {
+	if !slices.ContainsFunc(base, func(p float64) bool { return p > 0 }) {
 		return nil, errors.New("learn: the unguarded runs make no progress: a stall cannot be told from them")
 	}
 	// stalls guards the seeds at idx with f and returns those that stall
@@ -92,7 +97,7 @@ func VetStalls(ctx context.Context, r *Result, specPath string, s Stalls) ([]Uns
 			if err != nil {
 				return nil, nil, err
 			}
-			if float64(out.Progress) >= StallShare*float64(base[i]) {
+			if out.rate() >= StallShare*base[i] {
 				continue
 			}
 			stalled = append(stalled, i)
@@ -162,4 +167,9 @@ func VetStalls(ctx context.Context, r *Result, specPath string, s Stalls) ([]Uns
 		}
 	}
 	return done, nil
+}
+
+// rate returns the progress per event handled.
+func (o Outcome) rate() float64 {
+	return float64(o.Progress) / float64(max(o.Steps, 1))
 }

@@ -239,3 +239,28 @@ func holdsAtXGtY(t *testing.T, spec *specs.Spec, property string) bool {
 	}
 	return len(s.Check()) == 0
 }
+
+// TestVetStallsPerEvent checks that progress is counted per event: a
+// guarded run that reboots its system over and over, adding up as much
+// progress as the unguarded run in a hundred times its events, stalls.
+func TestVetStallsPerEvent(t *testing.T) {
+	res, specPath := learnGood(t)
+	res.Checks = res.Checks[:1]
+	reboots := func(_ context.Context, path string, _ uint64) (Outcome, error) {
+		if path == "" {
+			return Outcome{Progress: 100, Steps: 1000}, nil
+		}
+		f, err := checker.Load(path)
+		if err != nil {
+			return Outcome{}, err
+		}
+		return Outcome{Progress: 100, Steps: 100000, BlockedBy: map[string]int{f.Checks[0].Name: 1}}, nil
+	}
+	us, err := VetStalls(context.Background(), res, specPath, Stalls{Seeds: []uint64{1}, Run: reboots})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(us) == 0 || len(res.Checks) != 0 {
+		t.Errorf("%d checks replaced or dropped, %d left; want the run stalled and its check dropped", len(us), len(res.Checks))
+	}
+}

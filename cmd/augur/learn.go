@@ -165,7 +165,7 @@ func vetStalls(ctx context.Context, o *learnOptions, r *learn.Result, st *stallT
 		if err != nil {
 			return learn.Outcome{}, fmt.Errorf("%s seed %d: %w", o.stalls, seed, err)
 		}
-		return learn.Outcome{Progress: stats.Progress, BlockedBy: stats.BlockedBy}, nil
+		return learn.Outcome{Progress: stats.Progress, Steps: stats.Steps, BlockedBy: stats.BlockedBy}, nil
 	}
 	lo := o.lo
 	lo.Progress = nil
