@@ -38,15 +38,4 @@
 // every change of a live node's state from one snapshot to the next must
 // pass. A check that would refuse one refuses a legitimate change, and
 // is reported, so that the caller drops it.
-//
-// A good run shows only the states a correct system passes through, so
-// replaying it cannot show a check that refuses a harmless difference of
-// the system it will guard: with RandTree's no-recovery-timer bug, the
-// initial root roots the tree without its (inert) recovery timer, which
-// the learned "every root has its timer armed" refuses at boot, and no
-// tree ever forms. [VetStalls] guards runs of that system and, while a
-// run stalls, replaces the check that refused the most of its changes by
-// its strongest learned weakening that does not stall it ([Result.Weaken]:
-// the check with one literal more that still holds in every good run),
-// or drops it. It reads progress alone, never a ground-truth tag.
 package learn

@@ -11,7 +11,6 @@ import (
 	"github.com/augur-dev/augur/checker"
 	"github.com/augur-dev/augur/evaluator"
 	"github.com/augur-dev/augur/filter"
-	"github.com/augur-dev/augur/generator"
 	"github.com/augur-dev/augur/grammar"
 	"github.com/augur-dev/augur/pipeline"
 	"github.com/augur-dev/augur/reporter"
@@ -65,8 +64,6 @@ type Result struct {
 	BySpec    int // of those, true by the spec alone
 	Implied   int // implied by a kept simpler one, or or-effects
 	Grouped   int // almost-invariants failing at a kept one's moments
-
-	constants generator.Constants // mined from the first run, for Weaken
 }
 
 // Check is a learned property and its provenance.
@@ -81,9 +78,6 @@ type Check struct {
 	// HoldingRate is its least holding rate over the runs; Violating the
 	// greatest share of a run's non-vacuous snapshots violating it.
 	HoldingRate, Violating float64
-	// Weakens, if set, is the property of the learned check this one
-	// replaces, a weakening of it (Weaken, VetStalls).
-	Weakens string
 }
 
 // provenance is what the runs so far say of a property.
@@ -108,11 +102,11 @@ func Learn(ctx context.Context, specPath string, traces []string, o Options) (*R
 		return nil, err
 	}
 	defer p.Close()
-	l := &learner{p: p, spec: p.Spec, o: o}
+	l := &learner{p: p, o: o}
 	if err := l.selectHeld(ctx, traces); err != nil {
 		return nil, err
 	}
-	r := &Result{Spec: p.Spec, Runs: traces, Generated: p.Generated, Held: len(l.props), constants: p.Constants}
+	r := &Result{Spec: p.Spec, Runs: traces, Generated: p.Generated, Held: len(l.props)}
 	trivial, err := TrueBySpec(p.Spec, p.Constants, l.props)
 	if err != nil {
 		return nil, err
@@ -145,7 +139,6 @@ func Learn(ctx context.Context, specPath string, traces []string, o Options) (*R
 // each, in the order of the pool.
 type learner struct {
 	p     *pipeline.Pipeline
-	spec  *specs.Spec
 	o     Options
 	props []*grammar.Property
 	prov  []provenance
@@ -280,7 +273,7 @@ func (l *learner) run(ctx context.Context, path string, prog *evaluator.Program,
 		return nil, err
 	}
 	defer tr.Close()
-	if err := spectrace.Check(l.spec, tr.Schema); err != nil {
+	if err := spectrace.Check(l.p.Spec, tr.Schema); err != nil {
 		return nil, fmt.Errorf("spec does not fit trace %s: %w", path, err)
 	}
 	if pr := l.o.Progress; pr != nil {
@@ -326,11 +319,7 @@ func (c *Check) source(runs int) string {
 	if c.Almost {
 		kind = fmt.Sprintf("almost-invariant, violated in at most %.2g%% of a run's non-vacuous snapshots", 100*c.Violating)
 	}
-	src := fmt.Sprintf("learned from %d runs: %s, non-vacuous in at least %s of each run's snapshots", runs, kind, percent(c.Support))
-	if c.Weakens != "" {
-		src += fmt.Sprintf("; a weakening of %s, which stalled the guarded system", c.Weakens)
-	}
-	return src
+	return fmt.Sprintf("learned from %d runs: %s, non-vacuous in at least %s of each run's snapshots", runs, kind, percent(c.Support))
 }
 
 // percent renders a share as a percentage, rounded down so that "at

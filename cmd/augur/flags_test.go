@@ -120,11 +120,10 @@ func TestBenchSteerFlags(t *testing.T) {
 func TestLearnFlags(t *testing.T) {
 	var got *learnOptions
 	execute(t, newLearnCmd(func(o *learnOptions) error { got = o; return nil }), "s.yaml", "a.trace", "b.trace", "-o", "c.yaml",
-		"--vet", "x.trace,y.trace", "--min-support", "0.5", "--almost", "0.01", "--evaluator", "reference", "--workers", "2", "-q",
-		"--stalls", "randtree/no-recovery-timer", "--stall-seeds", "1-4", "--stall-steps", "300")
+		"--vet", "x.trace,y.trace", "--min-support", "0.5", "--almost", "0.01", "--evaluator", "reference", "--workers", "2", "-q")
 	got.stdout, got.stderr = nil, nil
 	want := learnOptions{spec: "s.yaml", traces: []string{"a.trace", "b.trace"}, output: "c.yaml", vet: []string{"x.trace", "y.trace"},
-		quiet: true, stalls: "randtree/no-recovery-timer", stallSeeds: "1-4", stallSteps: 300, lo: learn.Options{Evaluator: evaluator.Reference, MinSupport: 0.5, Almost: 0.01, Workers: 2}}
+		quiet: true, lo: learn.Options{Evaluator: evaluator.Reference, MinSupport: 0.5, Almost: 0.01, Workers: 2}}
 	if !reflect.DeepEqual(*got, want) {
 		t.Errorf("got %+v\nwant %+v", *got, want)
 	}
