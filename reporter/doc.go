@@ -37,7 +37,11 @@
 //  6. ranks after the others what also fails in a baseline run, and lists
 //     the baseline's invariants that this run breaks in a section of
 //     their own, simplest first, whatever their violation rate;
-//  7. keeps the witnesses, and the report's warnings (expressions that
+//  7. lists apart, in the same order, the rare values: anomalies whose
+//     property states only that a value is rare (one variable against a
+//     constant, or alone: n0.state != "candidate"), which relate nothing,
+//     while a bug breaks a relation;
+//  8. keeps the witnesses, and the report's warnings (expressions that
 //     failed at run time) and each entry's (or-effect not tested).
 //
 // Every decision rule is relative or a stated test, and lives in
