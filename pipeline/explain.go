@@ -226,9 +226,19 @@ func (x *Explanation) fate(f *reporter.Fate, c reporter.Candidates) {
 		x.Verdict = fmt.Sprintf("listed at rank %d, as %s of %s", x.Rank, roleText(x.Anomaly.Role), x.Anomaly.Representative)
 	case x.List == "invariants":
 		x.Verdict = fmt.Sprintf("listed at rank %d of the invariants", x.Rank)
+	case x.List == "rare_values":
+		x.Verdict = fmt.Sprintf("listed at rank %d of the rare values", x.Rank)
 	default:
 		x.Verdict = fmt.Sprintf("listed at rank %d", x.Rank)
 	}
+}
+
+// listName names a report's list (Explanation.List) as its section does.
+func listName(list string) string {
+	if list == "rare_values" {
+		return "rare values"
+	}
+	return strings.ReplaceAll(list, "_", "-")
 }
 
 // roleText phrases a role under a representative.
@@ -864,7 +874,7 @@ func (x *Explanation) WriteText(w io.Writer) error {
 		}
 	}
 	if x.Rank > 0 {
-		label("report")("rank %d of the %s", x.Rank, strings.ReplaceAll(x.List, "_", "-"))
+		label("report")("rank %d of the %s", x.Rank, listName(x.List))
 	} else if x.LeftOut != "" {
 		label("report")("left out: %s", x.LeftOut)
 	}
