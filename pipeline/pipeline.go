@@ -65,7 +65,7 @@ type Pipeline struct {
 	Trace     *trace.Trace
 	Constants generator.Constants // mined from the trace
 	Pool      *generator.Pool     // generated from the spec and the constants
-	Generated int                 // properties generated
+	Generated int                 // properties generated, before generate.max_per_class kept some
 	Program   *evaluator.Program
 
 	specPath, tracePath string
@@ -139,7 +139,7 @@ func OpenIterating(ctx context.Context, specPath, tracePath string, iterate []st
 	if b.err != nil {
 		return nil, b.err
 	}
-	return &Pipeline{Spec: spec, Trace: tr, Constants: consts, Pool: b.pool, Generated: len(b.pool.Props), Program: b.prog, specPath: specPath, tracePath: tracePath}, nil
+	return &Pipeline{Spec: spec, Trace: tr, Constants: consts, Pool: b.pool, Generated: generated(b.pool), Program: b.prog, specPath: specPath, tracePath: tracePath}, nil
 }
 
 // Generate generates the pool of the spec at specPath, with the constants
@@ -525,6 +525,17 @@ func (p *Pipeline) Sample(n int) error {
 	}
 	p.Program = prog
 	return nil
+}
+
+// generated returns how many properties pool's classes generated before
+// generate.max_per_class kept some of them (estimated for a class too
+// large to enumerate).
+func generated(pool *generator.Pool) int {
+	n := 0
+	for _, cc := range pool.Classes {
+		n += cc.Generated
+	}
+	return max(n, len(pool.Props))
 }
 
 // capWarnings says, for each class of the pool that max_per_class cut,
