@@ -33,13 +33,8 @@ func buildWithBaseline(t *testing.T, props []string, stats []evaluator.Stats, ba
 	return buildThresholds(t, props, stats, baseline, Thresholds{})
 }
 
-// buildThresholds builds as buildWithBaseline does, with thresholds th.
-func buildThresholds(t *testing.T, props []string, stats []evaluator.Stats, baseline []int64, th Thresholds) *Report {
-	t.Helper()
-	return buildOptions(t, props, stats, baseline, Options{HoldRatio: 0.9, MinSupport: 10, Alpha: 0.01, Size: AllEntries, Thresholds: th})
-}
-
-func buildOptions(t *testing.T, props []string, stats []evaluator.Stats, baseline []int64, opts Options) *Report {
+// compileBools compiles props over boolSpec.
+func compileBools(t *testing.T, props ...string) *evaluator.Program {
 	t.Helper()
 	spec, err := specs.Parse("bools.yaml", []byte(boolSpec))
 	if err != nil {
@@ -57,6 +52,18 @@ func buildOptions(t *testing.T, props []string, stats []evaluator.Stats, baselin
 	if err != nil {
 		t.Fatal(err)
 	}
+	return prog
+}
+
+// buildThresholds builds as buildWithBaseline does, with thresholds th.
+func buildThresholds(t *testing.T, props []string, stats []evaluator.Stats, baseline []int64, th Thresholds) *Report {
+	t.Helper()
+	return buildOptions(t, props, stats, baseline, Options{HoldRatio: 0.9, MinSupport: 10, Alpha: 0.01, Size: AllEntries, Thresholds: th})
+}
+
+func buildOptions(t *testing.T, props []string, stats []evaluator.Stats, baseline []int64, opts Options) *Report {
+	t.Helper()
+	prog := compileBools(t, props...)
 	in := Input{Program: prog, Result: &evaluator.Result{Snapshots: 1000, Stats: stats}, Generated: len(props)}
 	if baseline != nil {
 		in.BaselineTrace = "good.trace"
@@ -161,24 +168,8 @@ func TestOrEffectSubDisjunction(t *testing.T) {
 	}
 
 	// augur explain says it too: a's fate names a or c.
-	spec, err := specs.Parse("bools.yaml", []byte(boolSpec))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ps []*grammar.Property
-	for _, s := range props {
-		p, err := grammar.Parse(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ps = append(ps, p)
-	}
-	prog, err := evaluator.Compile(spec, ps)
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := Input{Program: prog, Result: &evaluator.Result{Snapshots: 1000, Stats: []evaluator.Stats{a, ac, ab}}, Explain: []int{0, 1}}
-	r, err = Build(in, Options{HoldRatio: 0.9, MinSupport: 10, Alpha: 0.01})
+	in := Input{Program: compileBools(t, props...), Result: &evaluator.Result{Snapshots: 1000, Stats: []evaluator.Stats{a, ac, ab}}, Explain: []int{0, 1}}
+	r, err := Build(in, Options{HoldRatio: 0.9, MinSupport: 10, Alpha: 0.01})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,20 +255,8 @@ func TestAnomalies(t *testing.T) {
 func TestSteadyFirst(t *testing.T) {
 	transient, steady := at(5), at(10, 11)
 	steady.Tags = map[string]int64{"steady": 1}
-	spec, err := specs.Parse("bools.yaml", []byte(boolSpec))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ps []*grammar.Property
-	for _, s := range []string{"forall n0 in nodes: n0.a == n0.t", "forall n0 in nodes: n0.b == n0.t"} {
-		p, _ := grammar.Parse(s)
-		ps = append(ps, p)
-	}
-	prog, err := evaluator.Compile(spec, ps)
-	if err != nil {
-		t.Fatal(err)
-	}
 	const a, b = "forall n0 in nodes: n0.a == n0.t", "forall n0 in nodes: n0.b == n0.t"
+	prog := compileBools(t, a, b)
 	for _, tt := range []struct {
 		asked     string
 		traceTags map[string]int64
@@ -487,10 +466,6 @@ func TestLongViolationIsNotRare(t *testing.T) {
 // broken here: listed whatever their violation rate, when supported,
 // simplest first, the weakenings under their simplest form.
 func TestBrokenInvariants(t *testing.T) {
-	spec, err := specs.Parse("bools.yaml", []byte(boolSpec))
-	if err != nil {
-		t.Fatal(err)
-	}
 	const (
 		lasting = "forall n0 in nodes: n0.a == n0.t"
 		weaker  = "forall n0 in nodes: n0.a == n0.t or n0.b == n0.t"
@@ -498,18 +473,7 @@ func TestBrokenInvariants(t *testing.T) {
 		rare    = "forall n0 in nodes: n0.b == n0.t or n0.c == n0.t"
 		thin    = "forall n0 in nodes: n0.b != n0.t"
 	)
-	var ps []*grammar.Property
-	for _, s := range []string{weaker, lasting, intact, rare, thin} {
-		p, err := grammar.Parse(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ps = append(ps, p)
-	}
-	prog, err := evaluator.Compile(spec, ps)
-	if err != nil {
-		t.Fatal(err)
-	}
+	prog := compileBools(t, weaker, lasting, intact, rare, thin)
 	// a fails from snapshot 101 on: 900 of 1000, far below any hold
 	// ratio; a or b at 450 of those.
 	var most, half []uint64
@@ -529,8 +493,8 @@ func TestBrokenInvariants(t *testing.T) {
 	if r.BrokenInvariants != nil {
 		t.Fatalf("without a baseline: broken invariants %v", texts(r.BrokenInvariants))
 	}
-	in := Input{Program: prog, Result: &evaluator.Result{Snapshots: 1000, Stats: make([]evaluator.Stats, len(ps))}, BaselineTrace: "good.trace", Broken: broken, Explain: []int{0, 2}}
-	r, err = Build(in, Options{HoldRatio: 0.9, MinSupport: 10, Alpha: 0.01})
+	in := Input{Program: prog, Result: &evaluator.Result{Snapshots: 1000, Stats: make([]evaluator.Stats, len(prog.Props))}, BaselineTrace: "good.trace", Broken: broken, Explain: []int{0, 2}}
+	r, err := Build(in, Options{HoldRatio: 0.9, MinSupport: 10, Alpha: 0.01})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -583,20 +547,7 @@ func TestFates(t *testing.T) {
 	aOrCStats.Moments = []uint64{1, 2, 3}
 	lowStats := stats(map[int]int64{0: 500, 1: 500})
 	st := []evaluator.Stats{at(1, 2, 3), aOrBStats, aOrCStats, at(500), broad(most...), lowStats}
-	spec, err := specs.Parse("bools.yaml", []byte(boolSpec))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ps []*grammar.Property
-	for _, s := range props {
-		p, _ := grammar.Parse(s)
-		ps = append(ps, p)
-	}
-	prog, err := evaluator.Compile(spec, ps)
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := Input{Program: prog, Result: &evaluator.Result{Snapshots: 1000, Stats: st}, Explain: []int{0, 1, 2, 3, 4, 5}}
+	in := Input{Program: compileBools(t, props...), Result: &evaluator.Result{Snapshots: 1000, Stats: st}, Explain: []int{0, 1, 2, 3, 4, 5}}
 	r, err := Build(in, Options{HoldRatio: 0.9, MinSupport: 10, Alpha: 0.01, Size: 1})
 	if err != nil {
 		t.Fatal(err)
