@@ -127,21 +127,34 @@ func (p *parser) object(depth int) (any, bool) {
 			return nil, false
 		}
 		m[k] = v
-		p.space()
-		if p.i >= len(p.s) {
+		done, ok := p.after('}')
+		if !ok {
 			return nil, false
 		}
-		switch p.s[p.i] {
-		case ',':
-			p.i++
-			p.space()
-		case '}':
-			p.i++
+		if done {
 			return m, true
-		default:
-			return nil, false
 		}
 	}
+}
+
+// after reads what follows a member of an object or array closed by
+// end: a comma and the space after it (another member follows), or end
+// (done); ok is false for anything else.
+func (p *parser) after(end byte) (done, ok bool) {
+	p.space()
+	if p.i >= len(p.s) {
+		return false, false
+	}
+	switch p.s[p.i] {
+	case ',':
+		p.i++
+		p.space()
+		return false, true
+	case end:
+		p.i++
+		return true, true
+	}
+	return false, false
 }
 
 func (p *parser) array(depth int) (any, bool) {
@@ -161,19 +174,12 @@ func (p *parser) array(depth int) (any, bool) {
 			return nil, false
 		}
 		l = append(l, v)
-		p.space()
-		if p.i >= len(p.s) {
+		done, ok := p.after(']')
+		if !ok {
 			return nil, false
 		}
-		switch p.s[p.i] {
-		case ',':
-			p.i++
-			p.space()
-		case ']':
-			p.i++
+		if done {
 			return l, true
-		default:
-			return nil, false
 		}
 	}
 }
