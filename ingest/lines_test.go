@@ -41,18 +41,7 @@ func TestLineReader(t *testing.T) {
 				if tt.max > 0 {
 					lr.max = tt.max
 				}
-				var got []string
-				for {
-					line, err := lr.next()
-					if err == io.EOF {
-						break
-					}
-					if err != nil {
-						got = append(got, "ERR "+err.Error())
-						break
-					}
-					got = append(got, string(line))
-				}
+				got := readLines(lr)
 				if fmt.Sprintf("%q", got) != fmt.Sprintf("%q", tt.want) {
 					t.Errorf("lines = %.200q, want %.200q", got, tt.want)
 				}
@@ -135,18 +124,7 @@ func TestLineReaderWrongLookAhead(t *testing.T) {
 		}{strings.NewReader(input), strings.NewReader(tt.seen)}
 		lr := newLineReader("in.jsonl", r)
 		lr.max = 512 << 10
-		var got []string
-		for {
-			line, err := lr.next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				got = append(got, "ERR "+err.Error())
-				break
-			}
-			got = append(got, line)
-		}
+		got := readLines(lr)
 		if !slices.Equal(got, tt.want) {
 			t.Errorf("with a look-ahead at %d bytes: lines %.60q, want %.60q", len(tt.seen), got, tt.want)
 		}
@@ -199,5 +177,21 @@ func TestExcerpt(t *testing.T) {
 		if got := excerpt(tt.line, tt.at); got != tt.want {
 			t.Errorf("excerpt(%q, %d) = %s, want %s", tt.line, tt.at, got, tt.want)
 		}
+	}
+}
+
+// readLines returns the lines lr reads, up to io.EOF, the first error
+// as a last line "ERR " and its message.
+func readLines(lr *lineReader) []string {
+	var got []string
+	for {
+		line, err := lr.next()
+		if err == io.EOF {
+			return got
+		}
+		if err != nil {
+			return append(got, "ERR "+err.Error())
+		}
+		got = append(got, line)
 	}
 }
