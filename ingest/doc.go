@@ -82,7 +82,11 @@
 //     UTF-8 is an error, and so is a key given twice in one object;
 //   - an array is list<T>, T merged over all elements of all values;
 //   - an object is a struct whose fields are the union of the keys seen,
-//     sorted by name; a missing field is null;
+//     sorted by name; a missing field is null; but objects whose keys
+//     number more than 1,000 between them (at one field path, over all
+//     lines) are keyed by data, not named fields: they are
+//     map<utf8,T>, T merged over all their values as a list's elements
+//     are, and values that do not merge are an error;
 //   - null carries no information: a field that is only ever null is utf8,
 //     a list that is always empty (or holds only nulls) is list<utf8>, and
 //     an object that is always empty is map<utf8,utf8>;

@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/augur-dev/augur/trace"
 	"github.com/augur-dev/augur/trace/tracetest"
@@ -117,6 +120,88 @@ func TestCollectJSONLValues(t *testing.T) {
 			}
 			if fmt.Sprintf("%#v", got) != fmt.Sprintf("%#v", tt.want) {
 				t.Errorf("values = %#v, want %#v", got, tt.want)
+			}
+		})
+	}
+}
+
+// keyed returns a JSON object with the keys prefix0 … prefix(n-1), each
+// holding value(i).
+func keyed(prefix string, n int, value func(i int) string) string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%q: %s", prefix+strconv.Itoa(i), value(i))
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// Objects with more than maxStructFields distinct keys at one path, over
+// all lines, are maps, whose values merge as a list's elements do; up to
+// the bound they stay structs. Before, 200,000 keys made a struct of
+// 200,000 fields, which cost collect 554 MB for a 3 MB input.
+func TestCollectJSONLManyKeysMap(t *testing.T) {
+	ints := func(i int) string { return strconv.Itoa(i) }
+	tests := []struct {
+		name  string
+		lines []string // the states of node n, one snapshot each
+		want  string   // schemaString, or the error's end
+	}{
+		{"at the bound a struct", []string{`{"o": ` + keyed("k", maxStructFields, ints) + `}`}, ""},
+		{"one more a map", []string{`{"o": ` + keyed("k", maxStructFields+1, ints) + `}`}, "o:map<utf8,int64>"},
+		{"over several lines", []string{
+			`{"o": ` + keyed("a", 600, ints) + `}`,
+			`{"o": null}`,
+			`{"o": ` + keyed("b", 401, func(i int) string { return fmt.Sprint(float64(i) + 0.5) }) + `}`,
+			`{"o": {"c": 7}}`,
+		}, "o:map<utf8,float64>"},
+		{"values merged", []string{
+			`{"o": ` + keyed("k", maxStructFields, func(i int) string { return fmt.Sprintf(`{"i": %d}`, i) }) + `}`,
+			`{"o": {"x": {"s": "y", "l": [null]}, "z": null}}`,
+		}, "o:map<utf8,struct<i:int64 l:list<utf8> s:utf8>>"},
+		{"nested in a list", []string{`{"l": [{"o": ` + keyed("k", maxStructFields+1, func(int) string { return "true" }) + `}]}`}, "l:list<struct<o:map<utf8,bool>>>"},
+		{"variables are not keys", []string{keyed("v", maxStructFields+1, ints)}, ""},
+		{"kinds mixed", []string{
+			`{"o": ` + keyed("k", maxStructFields, ints) + `}`,
+			`{"o": {"s": "x"}}`,
+		}, `:2: nodes.n.o.s: string, but earlier lines (first at line 1: nodes.n.o.k0) hold integers`},
+		{"kinds mixed when merged", []string{
+			`{"o": {"a": "x"}}`,
+			`{"o": ` + keyed("k", maxStructFields, ints) + `}`,
+		}, `nodes.n.o.k999: the object has more than 1000 keys and so is read as a map, whose values need one type; but they hold strings and integers (earlier lines (first at line 1: nodes.n.o.a), earlier values on this line (nodes.n.o.k0))`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b strings.Builder
+			for i, l := range tt.lines {
+				fmt.Fprintf(&b, `{"snapshot": %d, "nodes": {"n": %s}}`+"\n", i, l)
+			}
+			dir := t.TempDir()
+			res, err := CollectJSONL(t.Context(), filepath.Join(dir, "out.trace"), writeInputs(t, dir, b.String()), Options{})
+			if strings.HasPrefix(tt.name, "kinds mixed") {
+				if err == nil || !strings.Contains(err.Error(), tt.want) {
+					t.Fatalf("err = %v, want one ending %s", err, tt.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := tracetest.SchemaString(res.Schema)
+			switch tt.want {
+			case "": // wide structs, or many columns
+				st, ok := res.Schema[0].Type.(*arrow.StructType)
+				if n := len(res.Schema); ok && n != 1 || !ok && n != maxStructFields+1 || ok && st.NumFields() != maxStructFields {
+					t.Errorf("schema = %.200s…", got)
+				}
+			default:
+				if got != tt.want {
+					t.Errorf("schema = %s, want %s", got, tt.want)
+				}
 			}
 		})
 	}
