@@ -65,7 +65,7 @@ func (e *fast) compareAt(a *fatom, bind []int32, ns int, set, out []uint64) (ok,
 		return false, false
 	}
 	switch a.op {
-	case grammar.OpEq, grammar.OpNe, grammar.OpLt, grammar.OpLe:
+	case grammar.OpEq, grammar.OpLt, grammar.OpLe: // != is the negation of == (planner.add)
 	default:
 		return false, false
 	}
@@ -101,8 +101,6 @@ func compareWords[T int64 | string](op grammar.Op, xs, ys []T, bind []int32, ns,
 			switch op {
 			case grammar.OpEq:
 				t = x == y
-			case grammar.OpNe:
-				t = x != y
 			case grammar.OpLt:
 				t = x < y
 			case grammar.OpLe:

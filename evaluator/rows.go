@@ -284,10 +284,8 @@ func test(a *fatom, x, y *cell) bool {
 	switch a.kind {
 	case ir.Compare:
 		switch a.op {
-		case grammar.OpEq:
+		case grammar.OpEq: // and !=, its negation (planner.add)
 			return cellEqual(x, y)
-		case grammar.OpNe:
-			return !cellEqual(x, y)
 		case grammar.OpLt:
 			return cellLess(x, y, false)
 		case grammar.OpLe:
