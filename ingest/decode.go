@@ -74,6 +74,41 @@ func (d *LocalDecoder) Decode(file string, line int, data []byte) (*LocalRecord,
 			return nil, err
 		}
 		r.Vars = slices.Clone(sw.vars)
+		for i, v := range r.Vars {
+			r.Vars[i] = boxLists(v)
+		}
 	}
 	return r, nil
+}
+
+// boxLists returns v with its lists of numbers, which convert leaves as
+// []int64, []uint64 or []float64, as the []any of their values that
+// package trace decodes a list to, and that a monitor's checks read.
+// Lists and objects are changed in place.
+func boxLists(v any) any {
+	switch v := v.(type) {
+	case []int64:
+		return boxed(v)
+	case []uint64:
+		return boxed(v)
+	case []float64:
+		return boxed(v)
+	case []any:
+		for i, e := range v {
+			v[i] = boxLists(e)
+		}
+	case map[string]any:
+		for k, e := range v {
+			v[k] = boxLists(e)
+		}
+	}
+	return v
+}
+
+func boxed[T int64 | uint64 | float64](l []T) []any {
+	b := make([]any, len(l))
+	for i, x := range l {
+		b[i] = x
+	}
+	return b
 }

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -71,5 +72,31 @@ func TestLocalDecoderCheckValue(t *testing.T) {
 	const want = `push:2: node n1: state.role: "boss" is not a role`
 	if err == nil || err.Error() != want || !errors.Is(err, errBoss) {
 		t.Errorf("Decode = %v, want %s wrapping the check's error", err, want)
+	}
+}
+
+// The lists of numbers that parseLine reads as []int64 or []float64 come
+// out of a decoder as package trace reads lists back, []any, at any depth.
+func TestLocalDecoderNumberLists(t *testing.T) {
+	schema := trace.Schema{
+		{Name: "log", Type: arrow.ListOf(arrow.PrimitiveTypes.Int64)},
+		{Name: "acks", Type: arrow.MapOf(arrow.BinaryTypes.String, arrow.ListOf(arrow.PrimitiveTypes.Float64))},
+		{Name: "big", Type: arrow.ListOf(arrow.PrimitiveTypes.Uint64)},
+	}
+	d, err := NewLocalDecoder(schema, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := d.Decode("push", 1, []byte(`{"node": "n1", "ts": 1, "state": {"log": [1, 2], "acks": {"n2": [1, 2], "n3": [0.5]}, "big": [7]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []any{
+		[]any{int64(1), int64(2)},
+		map[string]any{"n2": []any{1.0, 2.0}, "n3": []any{0.5}},
+		[]any{uint64(7)},
+	}
+	if fmt.Sprintf("%#v", r.Vars) != fmt.Sprintf("%#v", want) {
+		t.Errorf("Vars = %#v, want %#v", r.Vars, want)
 	}
 }

@@ -31,6 +31,7 @@ func FuzzCollectJSONL(f *testing.F) {
 		`{"snapshot": 1, "nodes": {"n": {"a": 18446744073709551615}}}` + "\n" + `{"snapshot": 2, "nodes": {"n": {"a": 0}}}`,
 		`{"node": "n1", "ts": 17, "state": {"a": 1}}`,
 		`{"snapshot": 1, "nodes": {"n": {"s": {}}}}` + "\n" + `{"snapshot": 2, "nodes": {"n": {"s": {"x": [[]]}}}}`,
+		`{"snapshot": 1, "nodes": {"n": {"a": [1, -2], "b": [0.5]}}}` + "\n" + `{"snapshot": 2, "nodes": {"n": {"a": [0.5, 1e3], "b": [-0, 7]}}}`,
 	} {
 		f.Add([]byte(s))
 	}

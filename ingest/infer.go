@@ -190,6 +190,8 @@ func (in *inferrer) add(s *shape, v any) error {
 		return in.setKind(s, kindString, "string")
 	case json.Number:
 		return in.number(s, v)
+	case []int64, []float64:
+		return in.numbers(s, v)
 	case []any:
 		if err := in.setKind(s, kindList, "list"); err != nil {
 			return err
@@ -365,52 +367,107 @@ func (in *inferrer) number(s *shape, n json.Number) error {
 		if _, err := strconv.ParseFloat(string(n), 64); err != nil {
 			return in.errorf("number %s is out of the range of float64", n)
 		}
-		if s.bigAt.seen() {
-			return in.errorf("float %s, but %s hold integers beyond int64 (a uint64 column holds only integers)", n, in.earlier(s.bigAt))
-		}
-		if s.inexactAt.seen() {
-			return in.errorf("float %s, but %s hold integers that float64 would round (beyond 2^53; write them as strings, or fix the column's type in a spec)", n, in.earlier(s.inexactAt))
-		}
-		if !s.floatAt.seen() {
-			s.floatAt = in.site()
-		}
-		return nil
+		return in.float(s, string(n))
 	}
 	if err := in.setKind(s, kindNumber, "integer"); err != nil {
 		return err
 	}
 	if i, err := strconv.ParseInt(string(n), 10, 64); err == nil {
-		if int64(float64(i)) != i {
-			if s.floatAt.seen() {
-				return in.errorf("integer %s is beyond 2^53, but %s hold floats (float64 would round it to %.0f)", n, in.earlier(s.floatAt), float64(i))
-			}
-			if !s.inexactAt.seen() {
-				s.inexactAt = in.site()
-			}
-		}
-		if i < 0 {
-			if s.bigAt.seen() {
-				return in.errorf("negative integer %s, but %s hold integers beyond int64 (a uint64 column holds only non-negative integers)", n, in.earlier(s.bigAt))
-			}
-			if !s.negAt.seen() {
-				s.negAt = in.site()
-			}
-		}
-	} else if _, err := strconv.ParseUint(string(n), 10, 64); err == nil {
-		switch {
-		case s.negAt.seen():
-			return in.errorf("integer %s is beyond int64, but %s hold negative integers (no column type holds both)", n, in.earlier(s.negAt))
-		case s.floatAt.seen():
-			return in.errorf("integer %s is beyond int64, but %s hold floats (float64 would round it)", n, in.earlier(s.floatAt))
-		}
-		if !s.bigAt.seen() {
-			s.bigAt = in.site()
-		}
-	} else {
+		return in.integer(s, i)
+	}
+	if _, err := strconv.ParseUint(string(n), 10, 64); err != nil {
 		return in.errorf("integer %s is out of the range of int64 and uint64 (write it as a string or a float)", n)
+	}
+	switch {
+	case s.negAt.seen():
+		return in.errorf("integer %s is beyond int64, but %s hold negative integers (no column type holds both)", n, in.earlier(s.negAt))
+	case s.floatAt.seen():
+		return in.errorf("integer %s is beyond int64, but %s hold floats (float64 would round it)", n, in.earlier(s.floatAt))
+	}
+	if !s.bigAt.seen() {
+		s.bigAt = in.site()
 	}
 	if !s.intAt.seen() {
 		s.intAt = in.site()
+	}
+	return nil
+}
+
+// float merges a float, written text, into s, a number shape.
+func (in *inferrer) float(s *shape, text string) error {
+	if s.bigAt.seen() {
+		return in.errorf("float %s, but %s hold integers beyond int64 (a uint64 column holds only integers)", text, in.earlier(s.bigAt))
+	}
+	if s.inexactAt.seen() {
+		return in.errorf("float %s, but %s hold integers that float64 would round (beyond 2^53; write them as strings, or fix the column's type in a spec)", text, in.earlier(s.inexactAt))
+	}
+	if !s.floatAt.seen() {
+		s.floatAt = in.site()
+	}
+	return nil
+}
+
+// integer merges i, an integer of int64, into s, a number shape.
+func (in *inferrer) integer(s *shape, i int64) error {
+	if int64(float64(i)) != i {
+		if s.floatAt.seen() {
+			return in.errorf("integer %d is beyond 2^53, but %s hold floats (float64 would round it to %.0f)", i, in.earlier(s.floatAt), float64(i))
+		}
+		if !s.inexactAt.seen() {
+			s.inexactAt = in.site()
+		}
+	}
+	if i < 0 {
+		if s.bigAt.seen() {
+			return in.errorf("negative integer %d, but %s hold integers beyond int64 (a uint64 column holds only non-negative integers)", i, in.earlier(s.bigAt))
+		}
+		if !s.negAt.seen() {
+			s.negAt = in.site()
+		}
+	}
+	if !s.intAt.seen() {
+		s.intAt = in.site()
+	}
+	return nil
+}
+
+// numbers merges l, a []int64 or []float64 that parseLine read, into s,
+// as the []any of its numbers.
+func (in *inferrer) numbers(s *shape, l any) error {
+	if err := in.setKind(s, kindList, "list"); err != nil {
+		return err
+	}
+	if s.elem == nil {
+		s.elem = &shape{}
+	}
+	e := s.elem
+	switch l := l.(type) {
+	case []int64:
+		for i, x := range l {
+			in.path = append(in.path, seg{idx: i})
+			if err := in.setKind(e, kindNumber, "integer"); err != nil {
+				return err
+			}
+			if err := in.integer(e, x); err != nil {
+				return err
+			}
+			in.path = in.path[:len(in.path)-1]
+		}
+	case []float64:
+		for i, x := range l {
+			in.path = append(in.path, seg{idx: i})
+			if err := in.setKind(e, kindNumber, "float"); err != nil {
+				return err
+			}
+			// Only the first float and one that conflicts change e; the
+			// text is made for them alone.
+			if !e.floatAt.seen() || e.bigAt.seen() || e.inexactAt.seen() {
+				if err := in.float(e, strconv.FormatFloat(x, 'g', -1, 64)); err != nil {
+					return err
+				}
+			}
+			in.path = in.path[:len(in.path)-1]
+		}
 	}
 	return nil
 }

@@ -91,6 +91,17 @@ func TestCollectJSONLValues(t *testing.T) {
 		// -0 and 0 differ in their bits, and the trace keeps what was written.
 		{"-0.0", []string{`{"a": 0.0}`, `{"a": -0.0}`}, []any{0.0, math.Copysign(0, -1)}},
 		{"unicode", []string{`{"a": "h\u00e9\ud83d\ude00"}`, `{"a": "\n"}`}, []any{"hé😀", "\n"}},
+		// Lists of numbers, which parseLine reads as []int64 or []float64.
+		{"integer list", []string{`{"a": [1, -2]}`, `{"a": [1, -2]}`, `{"a": []}`, `{"a": [3]}`},
+			[]any{[]any{int64(1), int64(-2)}, []any{}, []any{int64(3)}}},
+		{"integer list widened", []string{`{"a": [1, -2, 9007199254740993]}`, `{"a": null}`, `{"a": [1, null]}`},
+			[]any{[]any{int64(1), int64(-2), int64(9007199254740993)}, nil, []any{int64(1), nil}}},
+		{"float list", []string{`{"a": [1, -2]}`, `{"a": [0.5, 1e3]}`, `{"a": [-0, 1]}`},
+			[]any{[]any{1.0, -2.0}, []any{0.5, 1000.0}, []any{math.Copysign(0, -1), 1.0}}},
+		{"uint64 list", []string{`{"a": [1, 2]}`, `{"a": [18446744073709551615]}`},
+			[]any{[]any{uint64(1), uint64(2)}, []any{uint64(18446744073709551615)}}},
+		{"in structs", []string{`{"a": [{"l": [1, 2]}, {"l": [0.5]}]}`, `{"a": [{"l": [3]}]}`},
+			[]any{[]any{map[string]any{"l": []any{1.0, 2.0}}, map[string]any{"l": []any{0.5}}}, []any{map[string]any{"l": []any{3.0}}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

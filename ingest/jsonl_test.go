@@ -230,6 +230,40 @@ func TestCollectJSONLErrors(t *testing.T) {
 		want:   `in1.jsonl:1: nodes.n1.a[1]: float, but the schema's type is int64`,
 		file:   "in1.jsonl", line: 1, field: "nodes.n1.a[1]",
 	}, {
+		name:   "schema: list of integers, list<utf8>",
+		inputs: []string{`{"snapshot": 1, "nodes": {"n1": {"a": [1, 2]}}}`},
+		schema: trace.Schema{{Name: "a", Type: arrow.ListOf(arrow.BinaryTypes.String)}},
+		want:   `in1.jsonl:1: nodes.n1.a[0]: integer, but the schema's type is utf8`,
+		file:   "in1.jsonl", line: 1, field: "nodes.n1.a[0]",
+	}, {
+		name:   "schema: list of floats, list<int64>",
+		inputs: []string{`{"snapshot": 1, "nodes": {"n1": {"a": [0.5, 2.5]}}}`},
+		schema: trace.Schema{{Name: "a", Type: arrow.ListOf(arrow.PrimitiveTypes.Int64)}},
+		want:   `in1.jsonl:1: nodes.n1.a[0]: float, but the schema's type is int64`,
+		file:   "in1.jsonl", line: 1, field: "nodes.n1.a[0]",
+	}, {
+		name:   "schema: list of integers, list<uint64>",
+		inputs: []string{`{"snapshot": 1, "nodes": {"n1": {"a": [1, -2]}}}`},
+		schema: trace.Schema{{Name: "a", Type: arrow.ListOf(arrow.PrimitiveTypes.Uint64)}},
+		want:   `in1.jsonl:1: nodes.n1.a[1]: integer -2 is out of the range of uint64`,
+		file:   "in1.jsonl", line: 1, field: "nodes.n1.a[1]",
+	}, {
+		name:   "schema: list of integers, int64",
+		inputs: []string{`{"snapshot": 1, "nodes": {"n1": {"a": [1, -2]}}}`},
+		schema: trace.Schema{{Name: "a", Type: arrow.PrimitiveTypes.Int64}},
+		want:   `in1.jsonl:1: nodes.n1.a: list, but the schema's type is int64`,
+		file:   "in1.jsonl", line: 1, field: "nodes.n1.a",
+	}, {
+		name:   "list of integers, then floats beyond 2^53",
+		inputs: []string{`{"snapshot": 1, "nodes": {"n1": {"a": [1, 9007199254740993]}}}` + "\n" + `{"snapshot": 2, "nodes": {"n1": {"a": [0.5]}}}`},
+		want:   `in1.jsonl:2: nodes.n1.a[0]: float 0.5, but earlier lines (first at line 1: nodes.n1.a[1]) hold integers that float64 would round (beyond 2^53; write them as strings, or fix the column's type in a spec)`,
+		file:   "in1.jsonl", line: 2, field: "nodes.n1.a[0]",
+	}, {
+		name:   "integer tags",
+		inputs: []string{`{"snapshot": 1, "tags": [1, 2], "nodes": {}}`},
+		want:   `in1.jsonl:1: tags[0]: want a string, got integer`,
+		file:   "in1.jsonl", line: 1, field: "tags[0]",
+	}, {
 		name:   "schema: negative uint64",
 		inputs: []string{`{"snapshot": 1, "nodes": {"n1": {"a": -2}}}`},
 		schema: trace.Schema{{Name: "a", Type: arrow.PrimitiveTypes.Uint64}},

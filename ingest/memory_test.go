@@ -95,3 +95,54 @@ func TestLocalDecoderHugeValueMemory(t *testing.T) {
 		t.Errorf("decoding a string of %d MiB allocated %d MiB", size>>20, n>>20)
 	}
 }
+
+// A list of integers costs collect a few times its 8 bytes a number: the
+// lines that hold it are read three times (to tell the kind of input,
+// to infer the types, to write the trace), the list is decoded twice and
+// the trace's column takes it once, growing. Nothing boxes its numbers.
+// (Before, 200,000 allocated 58 MiB here, 11 MiB after; 2,000,000 cost
+// augur collect 179 MB of peak RSS, 92 MB after.)
+func TestCollectIntegerListMemory(t *testing.T) {
+	const n = 200_000
+	var b strings.Builder
+	fmt.Fprintf(&b, `{"snapshot": 1, "nodes": {"n1": {"log": [], "term": 1}}}`+"\n")
+	fmt.Fprintf(&b, `{"snapshot": 2, "nodes": {"n1": {"log": [`)
+	for i := range n {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprint(&b, 1_000_000+i)
+	}
+	fmt.Fprintf(&b, `], "term": 2}}}`+"\n")
+	fmt.Fprintf(&b, `{"snapshot": 3, "nodes": {"n1": {"log": [7], "term": 2}}}`+"\n")
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.jsonl")
+	if err := os.WriteFile(in, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	a := leastAllocated(3, func(run int) {
+		_, err = Collect(t.Context(), filepath.Join(dir, fmt.Sprintf("out%d.trace", run)), []string{in}, Options{})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("collect allocated %d KiB for %d integers (%d KiB of text)", a>>10, n, b.Len()>>10)
+	if limit := uint64(3*b.Len() + 2*8*n + 4*8*n + 4<<20); a > limit {
+		t.Errorf("collect allocated %d KiB for %d integers, more than %d KiB", a>>10, n, limit>>10)
+	}
+	tr, err := trace.Open(filepath.Join(dir, "out0.trace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	states := tr.States()
+	defer states.Close()
+	st, err := states.State(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l, _ := st.Vars[tr.Schema.Index("log")].([]any); len(l) != n || l[n-1] != int64(1_000_000+n-1) {
+		t.Errorf("row 1's log has %d values", len(l))
+	}
+}

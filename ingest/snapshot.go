@@ -175,6 +175,17 @@ func (sw *snapshotWriter) convert(t arrow.DataType, v any) (any, error) {
 			return f, nil
 		}
 	case *arrow.ListType:
+		if l, ok := v.([]int64); ok {
+			if c := convertInts(t.Elem(), l); c != nil {
+				return c, nil
+			}
+		}
+		if l, ok := v.([]float64); ok && t.Elem().ID() == arrow.FLOAT64 {
+			return l, nil
+		}
+		if _, ok := v.([]any); !ok {
+			v = boxNumbers(v) // as decoded by encoding/json, to say which element does not fit
+		}
 		if l, ok := v.([]any); ok {
 			for i, e := range l {
 				sw.path = append(sw.path, seg{idx: i})
@@ -221,6 +232,55 @@ func (sw *snapshotWriter) convert(t arrow.DataType, v any) (any, error) {
 		return nil, sw.errorf("unsupported column type %s", t)
 	}
 	return nil, sw.errorf("%s, but the schema's type is %s%s", kindName(v), t, sw.hint())
+}
+
+// convertInts converts l, a list of integers that parseLine read, to a
+// list of elem: itself for int64, a []uint64 or []float64 for those (if
+// it fits); nil if it does not, as convert converts each element.
+func convertInts(elem arrow.DataType, l []int64) any {
+	switch elem.ID() {
+	case arrow.INT64:
+		return l
+	case arrow.UINT64:
+		if slices.ContainsFunc(l, func(x int64) bool { return x < 0 }) {
+			return nil
+		}
+		u := make([]uint64, len(l))
+		for i, x := range l {
+			u[i] = uint64(x)
+		}
+		return u
+	case arrow.FLOAT64:
+		// float64(x) rounds as strconv.ParseFloat does: to nearest, ties
+		// to even.
+		f := make([]float64, len(l))
+		for i, x := range l {
+			f[i] = float64(x)
+		}
+		return f
+	}
+	return nil
+}
+
+// boxNumbers returns the []any of json.Number that encoding/json decodes
+// v to, if v is a []int64 or []float64 that parseLine read; otherwise v.
+func boxNumbers(v any) any {
+	var l []any
+	switch v := v.(type) {
+	case []int64:
+		l = make([]any, len(v))
+		for i, x := range v {
+			l[i] = json.Number(strconv.FormatInt(x, 10))
+		}
+	case []float64:
+		l = make([]any, len(v))
+		for i, x := range v {
+			l[i] = json.Number(strconv.FormatFloat(x, 'e', -1, 64)) // with an exponent: a float
+		}
+	default:
+		return v
+	}
+	return l
 }
 
 // checkValue checks v, a value of column col, with Options.CheckValue.
@@ -307,10 +367,29 @@ func (c *canonicalHash) value(t arrow.DataType, v any) {
 	case *arrow.StringType:
 		c.string(v.(string))
 	case *arrow.ListType:
-		l := v.([]any)
-		c.buf = binary.AppendUvarint(c.buf, uint64(len(l)))
-		for _, e := range l {
-			c.value(t.Elem(), e)
+		switch l := v.(type) {
+		case []int64:
+			c.buf = binary.AppendUvarint(c.buf, uint64(len(l)))
+			for _, x := range l {
+				c.word(uint64(x))
+			}
+		case []uint64:
+			c.buf = binary.AppendUvarint(c.buf, uint64(len(l)))
+			for _, x := range l {
+				c.word(x)
+			}
+		case []float64:
+			c.buf = binary.AppendUvarint(c.buf, uint64(len(l)))
+			for _, x := range l {
+				c.word(math.Float64bits(x))
+			}
+		case []any:
+			c.buf = binary.AppendUvarint(c.buf, uint64(len(l)))
+			for _, e := range l {
+				c.value(t.Elem(), e)
+			}
+		default:
+			panic(fmt.Sprintf("ingest: canonical encoding of %T as %s", v, t))
 		}
 	case *arrow.StructType:
 		m := v.(map[string]any)
@@ -328,6 +407,16 @@ func (c *canonicalHash) value(t arrow.DataType, v any) {
 	default:
 		panic(fmt.Sprintf("ingest: canonical encoding of %s", t))
 	}
+}
+
+// word adds a non-null int64, uint64 or float64 of bits x, encoded as
+// value encodes it.
+func (c *canonicalHash) word(x uint64) {
+	if len(c.buf) >= canonicalChunk {
+		c.flush()
+	}
+	c.buf = append(c.buf, 1)
+	c.buf = binary.LittleEndian.AppendUint64(c.buf, x)
 }
 
 // string adds s, after its length.

@@ -150,6 +150,13 @@ func checkValue(t arrow.DataType, v any) error {
 	case *arrow.StringType:
 		_, ok = v.(string)
 	case *arrow.ListType:
+		switch v.(type) {
+		case []int64, []uint64, []float64:
+			if want := numbersType(v); !arrow.TypeEqual(t.Elem(), want) {
+				return fmt.Errorf("[0]: want %s, got %s", t.Elem(), want)
+			}
+			return nil
+		}
 		l, isList := v.([]any)
 		if !isList {
 			return typeError(v, "list")
@@ -224,8 +231,17 @@ func appendValue(b array.Builder, t arrow.DataType, v any) {
 		}
 	case *array.ListBuilder:
 		b.Append(true)
-		for _, e := range v.([]any) {
-			appendValue(b.ValueBuilder(), t.(*arrow.ListType).Elem(), e)
+		switch l := v.(type) {
+		case []int64:
+			b.ValueBuilder().(*array.Int64Builder).AppendValues(l, nil)
+		case []uint64:
+			b.ValueBuilder().(*array.Uint64Builder).AppendValues(l, nil)
+		case []float64:
+			b.ValueBuilder().(*array.Float64Builder).AppendValues(l, nil)
+		default:
+			for _, e := range v.([]any) {
+				appendValue(b.ValueBuilder(), t.(*arrow.ListType).Elem(), e)
+			}
 		}
 	case *array.StructBuilder:
 		m := v.(map[string]any)
@@ -256,12 +272,24 @@ func KindOf(v any) string {
 		return "number"
 	case string:
 		return "string"
-	case []any:
+	case []any, []int64, []uint64, []float64:
 		return "list"
 	case map[string]any:
 		return "object"
 	}
 	return fmt.Sprintf("%T", v)
+}
+
+// numbersType is the element type of v, a []int64, []uint64 or
+// []float64.
+func numbersType(v any) arrow.DataType {
+	switch v.(type) {
+	case []int64:
+		return arrow.PrimitiveTypes.Int64
+	case []uint64:
+		return arrow.PrimitiveTypes.Uint64
+	}
+	return arrow.PrimitiveTypes.Float64
 }
 
 func toInt64(v any) (int64, bool) {

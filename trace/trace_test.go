@@ -394,3 +394,66 @@ func TestMaxLens(t *testing.T) {
 		t.Errorf("MaxLens = %v, want %v", got, want)
 	}
 }
+
+// AddState takes a list of numbers as a []int64, []uint64 or []float64
+// too, and writes it as it writes the []any of its values: the files are
+// byte for byte the same. A slice of another element type is refused.
+func TestAddStateNumberLists(t *testing.T) {
+	schema := trace.Schema{
+		{Name: "i", Type: arrow.ListOf(arrow.PrimitiveTypes.Int64)},
+		{Name: "u", Type: arrow.ListOf(arrow.PrimitiveTypes.Uint64)},
+		{Name: "f", Type: arrow.MapOf(arrow.BinaryTypes.String, arrow.ListOf(arrow.PrimitiveTypes.Float64))},
+	}
+	write := func(vars ...[]any) string {
+		dir := filepath.Join(t.TempDir(), "x.trace")
+		w, err := trace.Create(dir, schema, trace.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range vars {
+			if _, err := w.AddState("n1", uint64(i), v); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.AddSnapshot(trace.Snapshot{ID: uint64(i), Members: []uint32{uint32(i)}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(filepath.Join(dir, trace.StatesFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+	typed := write(
+		[]any{[]int64{1, -2}, []uint64{1 << 63}, map[string]any{"a": []float64{0.5, -1}}},
+		[]any{[]int64{}, nil, map[string]any{}},
+	)
+	boxed := write(
+		[]any{[]any{int64(1), int64(-2)}, []any{uint64(1 << 63)}, map[string]any{"a": []any{0.5, -1.0}}},
+		[]any{[]any{}, nil, map[string]any{}},
+	)
+	if typed != boxed {
+		t.Errorf("states.arrow differs: %d bytes from typed lists, %d from []any", len(typed), len(boxed))
+	}
+
+	w, err := trace.Create(filepath.Join(t.TempDir(), "y.trace"), schema, trace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	for _, tt := range []struct {
+		vars []any
+		want string
+	}{
+		{[]any{[]float64{1}, nil, nil}, "variable i[0]: want int64, got float64"},
+		{[]any{nil, []int64{1}, nil}, "variable u[0]: want uint64, got int64"},
+		{[]any{[]string{"x"}, nil, nil}, "variable i: want list, got []string"},
+	} {
+		if _, err := w.AddState("n1", 0, tt.vars); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("AddState(%v) = %v, want %s", tt.vars, err, tt.want)
+		}
+	}
+}
