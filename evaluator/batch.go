@@ -218,7 +218,7 @@ func (e *fast) countBatch(sc *scope, sr *scopeRun, j int32, tagPrev uint64, last
 		chg |= 1 // a new run starts at the batch's first snapshot
 	}
 	i := 0
-	if tri && ru.start >= 0 && ru.nb == nb && int(ru.start) > lastTag && (ru.holds == nb || ru.witnessed) && len(sr.scores) == int(nb)+1 {
+	if tri && ru.start >= 0 && ru.nb == nb && int(ru.start) > lastTag && (ru.holds == nb || ru.witnessed) && sr.scores.holds(nb) {
 		if bits.OnesCount64(chg)*denseShare >= n && sr.countDense(ru, &sr.sums[j], p0, p1, p2) {
 			return
 		}
@@ -274,7 +274,7 @@ func (e *fast) countBatch(sc *scope, sr *scopeRun, j int32, tagPrev uint64, last
 // it ends its run without a branch: its counts are added to c times the
 // snapshots it spans, 0 if it goes on.
 func (sr *scopeRun) countQuick(ru *prun, c *psums, chg uint64, p0, p1, p2 [][4]uint64) int {
-	base, nb, tab := int64(sr.batchBase), int64(sr.nb), sr.scores
+	base, nb, rem := int64(sr.batchBase), int64(sr.nb), sr.scores.rem
 	rs, rh := int64(ru.start), ru.holds
 	var slow, owing int64 // the ends of a failing run keep moments; a failing count owes a witness
 	if !ru.momentsKept {
@@ -283,8 +283,7 @@ func (sr *scopeRun) countQuick(ru *prun, c *psums, chg uint64, p0, p1, p2 [][4]u
 	if !ru.witnessed {
 		owing = 1
 	}
-	var support, violations, perfect int64
-	var score Score
+	var support, violations, perfect, held, rems int64 // held and rems: the scores (scoreTable.sum)
 	stop := sr.batchN
 	for d := chg; d != 0; d &= d - 1 {
 		i := bits.TrailingZeros64(d)
@@ -299,9 +298,8 @@ func (sr *scopeRun) countQuick(ru *prun, c *psums, chg uint64, p0, p1, p2 [][4]u
 		support += r
 		violations += r * (nb - rh)
 		perfect += r * int64(b2i(rh == nb))
-		s := tab[rh]
-		hi, lo := bits.Mul64(s.Frac, uint64(r))
-		score = score.Add(Score{Int: hi + s.Int*uint64(r), Frac: lo})
+		held += r * rh
+		rems += r * rem[rh]
 		rs += (idx - rs) * ends
 		rh += (holds - rh) * ends
 	}
@@ -310,7 +308,7 @@ func (sr *scopeRun) countQuick(ru *prun, c *psums, chg uint64, p0, p1, p2 [][4]u
 	c.bindings += support * nb
 	c.violations += violations
 	c.perfect += perfect
-	c.score = c.score.Add(score)
+	c.score = c.score.Add(sr.scores.sum(held, rems))
 	return stop
 }
 
@@ -394,7 +392,7 @@ const denseShare = 2
 // a run would end with moments to keep somewhere in the batch, where
 // countQuick stops.
 func (sr *scopeRun) countDense(ru *prun, c *psums, p0, p1, p2 [][4]uint64) bool {
-	n, nb, tab := sr.batchN, int64(sr.nb), sr.scores
+	n, nb, rem := sr.batchN, int64(sr.nb), sr.scores.rem
 	// The counts first, in a loop of their own, with few registers.
 	hs := sr.holds[:n]
 	p0, p1, p2 = p0[:n], p1[:n], p2[:n]
@@ -402,16 +400,18 @@ func (sr *scopeRun) countDense(ru *prun, c *psums, p0, p1, p2 [][4]uint64) bool 
 		hs[i] = or3(&p0[i], &p1[i], &p2[i])
 	}
 	rh := ru.holds
-	prev, last := rh, -1 // the count at the snapshot before, the last snapshot where it changed
-	var sum, perfect int64
-	var score Score
+	// The count at the snapshot before, the last snapshot where it
+	// changed, and the sums of the counts and of their rems, which make
+	// the scores (scoreTable.sum).
+	prev, last := rh, -1
+	var sum, rems, perfect int64
 	for i, holds := range hs {
 		if holds != prev {
 			last = i
 		}
 		sum += holds
+		rems += rem[holds]
 		perfect += int64(b2i(holds == nb))
-		score = score.Add(tab[holds])
 		prev = holds
 	}
 	if last < 0 {
@@ -428,8 +428,8 @@ func (sr *scopeRun) countDense(ru *prun, c *psums, p0, p1, p2 [][4]uint64) bool 
 	// The run that goes on, from snapshot last, has count prev.
 	rest := int64(n - last)
 	sum -= rest * prev
+	rems -= rest * rem[prev]
 	perfect -= rest * int64(b2i(prev == nb))
-	score = score.Sub(Score{}.AddN(tab[prev], rest))
 	// The run of the batch's start began before it.
 	before := int64(sr.batchBase) - int64(ru.start)
 	support := before + int64(last)
@@ -437,7 +437,7 @@ func (sr *scopeRun) countDense(ru *prun, c *psums, p0, p1, p2 [][4]uint64) bool 
 	c.bindings += support * nb
 	c.violations += before*(nb-rh) + int64(last)*nb - sum
 	c.perfect += before*int64(b2i(rh == nb)) + perfect
-	c.score = c.score.AddN(tab[rh], before).Add(score)
+	c.score = c.score.AddN(sr.scores.of(rh, nb), before).Add(sr.scores.sum(sum, rems))
 	ru.start, ru.holds = int32(sr.batchBase+last), prev
 	return true
 }

@@ -111,7 +111,19 @@ func (s Score) String() string { return fmt.Sprintf("%v (%d+%#x/2^64)", s.Float(
 // snapshot's score takes no division: at high churn a property's count
 // changes at most snapshots, and each change adds a score. The zero
 // value holds none.
-type scoreTable []Score // by holds, for n = len - 1
+//
+// It also splits each score in two, h·q + rem[h] in units of 2^-64 with
+// q = ⌊(2^64−1)/n⌋, so that a sum of scores of n bindings is q times the
+// sum of their counts plus the sum of their rems (sum): a loop over the
+// snapshots of a batch adds up two int64s, not a 128-bit Score with its
+// carry (countDense, countQuick). With 2^64 = n·q + r, 1 ≤ r ≤ n,
+// ⌊h·2^64/n⌋ = h·q + ⌊h·r/n⌋ for h < n, and n·q + r = 2^64 is the score 1
+// of h = n: rem[h] = ⌊h·r/n⌋, at most n.
+type scoreTable struct {
+	scores []Score // by holds, for n = len - 1
+	q      uint64
+	rem    []int64 // by holds
+}
 
 // maxScoreTable is the largest number of bindings a scoreTable holds the
 // scores of; a scope evaluated in blocks has more.
@@ -120,19 +132,35 @@ const maxScoreTable = 1 << 12
 // size makes t hold the scores of n bindings, if n is at most
 // maxScoreTable.
 func (t *scoreTable) size(n int) {
-	if n == len(*t)-1 || n > maxScoreTable {
+	if n == len(t.scores)-1 || n > maxScoreTable {
 		return
 	}
-	*t = (*t)[:0]
+	t.scores, t.rem = t.scores[:0], t.rem[:0]
+	q := ^uint64(0) / uint64(n)
+	r := -(q * uint64(n)) // 2^64 − n·q, wrapping
 	for h := range n + 1 {
-		*t = append(*t, ScoreOf(int64(h), int64(n)))
+		t.scores = append(t.scores, ScoreOf(int64(h), int64(n)))
+		t.rem = append(t.rem, int64(uint64(h)*r/uint64(n)))
 	}
+	t.q = q
 }
 
+// holds reports whether t holds the scores of n bindings.
+func (t *scoreTable) holds(n int64) bool { return n == int64(len(t.scores)-1) }
+
 // of returns ScoreOf(holds, n).
-func (t scoreTable) of(holds, n int64) Score {
-	if n == int64(len(t)-1) {
-		return t[holds]
+func (t *scoreTable) of(holds, n int64) Score {
+	if t.holds(n) {
+		return t.scores[holds]
 	}
 	return ScoreOf(holds, n)
+}
+
+// sum returns the sum of the scores of snapshots whose counts sum to
+// holds and their rems to rems (both at least 0), for the n bindings t
+// holds the scores of.
+func (t *scoreTable) sum(holds, rems int64) Score {
+	hi, lo := bits.Mul64(t.q, uint64(holds))
+	lo, carry := bits.Add64(lo, uint64(rems), 0)
+	return Score{Int: hi + carry, Frac: lo}
 }
