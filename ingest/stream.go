@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 
@@ -51,6 +52,7 @@ type StreamReader struct {
 	batch  arrow.RecordBatch
 	offset int64 // of the current batch's message
 	row    int
+	share  int // values of this many bytes share the batch's memory (see trace.SharedValue)
 	rec    StreamRecord
 	n      int // records returned
 
@@ -71,15 +73,19 @@ type StreamRecord struct {
 }
 
 // Vars decodes the state variables, one value per column of the reader's
-// Schema, in the representation of package trace; all are nil but for
-// [collector.EventState]. The result is owned by the caller.
+// Schema, in the representation that [trace.Writer.AddState] takes, as
+// [trace.SharedValue] decodes them: lists of numbers as []int64,
+// []uint64 or []float64, and with the default allocator, which is Go's,
+// the strings and lists of numbers that take a quarter of their record
+// batch or more share its memory rather than copy it. All are nil but
+// for [collector.EventState]. The result is owned by the caller.
 func (sr *StreamRecord) Vars() []any {
 	vals := make([]any, len(sr.r.schema))
 	if sr.Event != collector.EventState {
 		return vals
 	}
 	for i := range vals {
-		vals[i] = trace.Value(sr.r.batch.Column(i+3), sr.Row)
+		vals[i] = trace.SharedValue(sr.r.batch.Column(i+3), sr.Row, sr.r.share)
 	}
 	return vals
 }
@@ -200,11 +206,19 @@ func (sr *StreamReader) Next() bool {
 	}
 	i := sr.row
 	sr.row++
+	if i == 0 {
+		sr.share = math.MaxInt
+		if _, ok := sr.mem.(*memory.GoAllocator); ok {
+			sr.share = trace.ShareFrom(sr.batch)
+		}
+	}
 	nodes := sr.batch.Column(0).(*array.String)
 	ts := sr.batch.Column(1).(*array.Uint64)
 	events := sr.batch.Column(2).(*array.String)
 	sr.rec = StreamRecord{
-		Node:   nodes.Value(i),
+		// A node's name is kept for the whole collection: a copy does
+		// not keep the batch.
+		Node:   strings.Clone(nodes.Value(i)),
 		TS:     ts.Value(i),
 		Event:  parseEvent(events.Value(i)),
 		Offset: sr.offset,

@@ -387,12 +387,12 @@ func (sr *StateReader) State(row uint32) (*State, error) {
 	i := int(row) - r.starts[b]
 	s := &State{
 		Row:  row,
-		Node: decode(sr.rec.Column(0), i, sr.share).(string),
+		Node: decode(sr.rec.Column(0), i, sr.share, false).(string),
 		TS:   sr.rec.Column(1).(*array.Uint64).Value(i),
 		Vars: make([]any, len(sr.t.Schema)),
 	}
 	for c := range s.Vars {
-		s.Vars[c] = decode(sr.rec.Column(c+2), i, sr.share)
+		s.Vars[c] = decode(sr.rec.Column(c+2), i, sr.share, false)
 	}
 	return s, nil
 }

@@ -67,12 +67,32 @@ func checkType(t arrow.DataType, depth int) error {
 // Value decodes row i of arr into the Go representation documented in the
 // package comment. The result does not share memory with arr.
 func Value(arr arrow.Array, i int) any {
-	return decode(arr, i, math.MaxInt)
+	return decode(arr, i, math.MaxInt, false)
+}
+
+// SharedValue decodes row i of arr for [Writer.AddState], copying less
+// than Value: a list of int64, uint64 or float64 without nulls is a
+// []int64, []uint64 or []float64 (8 bytes a number, where Value's []any
+// takes 24), and such a list or a string of at least share bytes
+// (see [ShareFrom]) is not copied but shares arr's memory, which it keeps
+// alive. That memory must be Go's (arrow's memory.GoAllocator), which
+// nothing else frees or reuses.
+func SharedValue(arr arrow.Array, i, share int) any {
+	return decode(arr, i, share, true)
+}
+
+// ShareFrom returns the share for SharedValue of the values of rec: a
+// quarter of its buffers' bytes, and at least 64 KiB. A value shared
+// with rec keeps it alive, at most four times the value's size; a huge
+// one is then held once, not copied.
+func ShareFrom(rec arrow.RecordBatch) int {
+	return max(minShared, batchSize(rec)/4)
 }
 
 // decode is Value, except that a string of at least share bytes is not
-// copied: it shares the memory of arr, which it keeps alive.
-func decode(arr arrow.Array, i, share int) any {
+// copied: it shares the memory of arr, which it keeps alive; and so, if
+// typed, is SharedValue.
+func decode(arr arrow.Array, i, share int, typed bool) any {
 	if arr.IsNull(i) {
 		return nil
 	}
@@ -100,26 +120,63 @@ func decode(arr arrow.Array, i, share int) any {
 		keys, items := a.Keys(), a.Items()
 		m := make(map[string]any, hi-lo)
 		for j := lo; j < hi; j++ {
-			m[fmt.Sprint(decode(keys, int(j), share))] = decode(items, int(j), share)
+			m[fmt.Sprint(decode(keys, int(j), share, typed))] = decode(items, int(j), share, typed)
 		}
 		return m
 	case array.ListLike:
 		lo, hi := a.ValueOffsets(i)
 		elems := a.ListValues()
+		if typed {
+			if l := numbers(elems, int(lo), int(hi), share); l != nil {
+				return l
+			}
+		}
 		l := make([]any, 0, hi-lo)
 		for j := lo; j < hi; j++ {
-			l = append(l, decode(elems, int(j), share))
+			l = append(l, decode(elems, int(j), share, typed))
 		}
 		return l
 	case *array.Struct:
 		st := a.DataType().(*arrow.StructType)
 		m := make(map[string]any, a.NumField())
 		for f := range a.NumField() {
-			m[st.Field(f).Name] = decode(a.Field(f), i, share)
+			m[st.Field(f).Name] = decode(a.Field(f), i, share, typed)
 		}
 		return m
 	}
 	panic(fmt.Sprintf("trace: cannot decode %s", arr.DataType()))
+}
+
+// numbers returns elements lo to hi of elems as a []int64, []uint64 or
+// []float64, shared with elems if they take at least share bytes; nil if
+// elems holds other values or nulls there.
+func numbers(elems arrow.Array, lo, hi, share int) any {
+	if elems.NullN() > 0 {
+		for j := lo; j < hi; j++ {
+			if elems.IsNull(j) {
+				return nil
+			}
+		}
+	}
+	switch e := elems.(type) {
+	case *array.Int64:
+		return shareBelow(e.Int64Values()[lo:hi], share)
+	case *array.Uint64:
+		return shareBelow(e.Uint64Values()[lo:hi], share)
+	case *array.Float64:
+		return shareBelow(e.Float64Values()[lo:hi], share)
+	}
+	return nil
+}
+
+// shareBelow returns l, copied if it takes less than share bytes; its
+// capacity is its length, so that an append does not write into the
+// memory it shares.
+func shareBelow[T int64 | uint64 | float64](l []T, share int) []T {
+	if 8*len(l) >= share {
+		return l[:len(l):len(l)]
+	}
+	return append(make([]T, 0, len(l)), l...)
 }
 
 // cloneBelow returns s, copied if it is shorter than share bytes.
