@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 
 	"github.com/augur-dev/augur/checker"
 	"github.com/augur-dev/augur/specs"
@@ -30,6 +31,12 @@ type guard struct {
 	cur  []any // the state of each node in snap, nil when not live
 	err  error // a state the checker could not read
 
+	// The system's start (see Sim.Allow): whether it has started since
+	// it booted (a node's state changed, or a node crashed), and the nodes
+	// let through at its start against the checks.
+	started bool
+	deviant []bool
+
 	// The handler under way.
 	active, refused bool
 	held            []*event
@@ -44,7 +51,7 @@ func openGuard(name, path string, nodes int) (*guard, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &guard{snap: c.NewSnapshot(), cur: make([]any, nodes)}, nil
+	return &guard{snap: c.NewSnapshot(), cur: make([]any, nodes), deviant: make([]bool, nodes)}, nil
 }
 
 // openChecks compiles the checks file at path for testbed name, whose
@@ -79,9 +86,11 @@ func (g *guard) set(n int, state any) {
 	g.cur[n] = state
 }
 
+// remove removes node n, which crashed: the system has started.
 func (g *guard) remove(n int) {
 	g.snap.Remove(Name(n))
 	g.cur[n] = nil
+	g.started = true
 }
 
 // sync makes the snapshot hold the state of every live node.
@@ -122,6 +131,10 @@ func handle[S any](s *Sim, sys System[S], n int, f func()) {
 		g.refused = true
 	}
 	g.active = false
+	if !g.refused && !g.started && !reflect.DeepEqual(g.cur[n], &after) {
+		// A change the system did not submit to Allow starts it too.
+		g.started = true
+	}
 	if g.refused {
 		if restore != nil {
 			restore()
@@ -129,9 +142,9 @@ func handle[S any](s *Sim, sys System[S], n int, f func()) {
 		}
 		// The refused handler sent nothing and wrote nothing: only the
 		// guard's own counters stay.
-		checked, blocked, by := s.stats.Checked, s.stats.Blocked, s.stats.BlockedBy
+		checked, blocked, by, deviant := s.stats.Checked, s.stats.Blocked, s.stats.BlockedBy, s.stats.Deviant
 		s.stats, s.inflight = g.stats, g.inflight
-		s.stats.Checked, s.stats.Blocked, s.stats.BlockedBy = checked, blocked, by
+		s.stats.Checked, s.stats.Blocked, s.stats.BlockedBy, s.stats.Deviant = checked, blocked, by, deviant
 	} else {
 		for _, e := range g.held {
 			heap.Push(&s.q, e)
@@ -149,6 +162,17 @@ func handle[S any](s *Sim, sys System[S], n int, f func()) {
 // that already fails does not stop n from changing). Without a guard, or
 // outside a handler (a restart), every change is allowed.
 //
+// The guard does not refuse the system's start. The first change of a
+// node's state after the system booted, before any other (checked or
+// not), is allowed even where the checks would refuse it: the node that
+// starts the system (an initial root, a ring's creator) may start
+// otherwise than in the runs the checks were learned or written from, and
+// a refusal there keeps the whole system from starting, which protects
+// nothing. Such a node is the episode's deviant (Stats.Deviant): the
+// checks cannot judge it, so that until the system boots again its own
+// changes are allowed, and another node's change is judged as if the
+// deviant node were not there (bindings that bind it do not count).
+//
 // Systems that are Checkpointers need not call it: the scheduler checks
 // their handlers' changes. Others call it where a change becomes visible,
 // and refuse a change it does not allow themselves.
@@ -158,42 +182,96 @@ func (s *Sim) Allow(n int, next any) bool {
 		return true // no guard, or no change
 	}
 	s.stats.Checked++
-	err := g.snap.Guard(Name(n), next)
-	if err == nil {
+	if g.deviant[n] {
+		g.started = true
 		return true
 	}
+	adds := g.adds(n, next)
+	switch {
+	case len(adds) == 0:
+	case !g.started:
+		g.deviant[n] = true
+		s.stats.Deviant++
+		for _, c := range adds {
+			s.stats.DeviantBy[c.Name]++
+		}
+	default:
+		s.stats.Blocked++
+		s.stats.BlockedBy[adds[0].Name]++
+		return false
+	}
+	g.started = true
+	return true
+}
+
+// boot forgets the system's start: the system booted again.
+func (g *guard) boot() {
+	g.started = false
+	clear(g.deviant)
+}
+
+// adds returns the checks that a change of node n's state to next makes
+// fail at more of n's bindings than its current state does, in the order
+// of the checks file; the bindings that bind a deviant node other than n
+// do not count.
+func (g *guard) adds(n int, next any) []*checker.Check {
+	if out := g.failing(n, next); len(out) == 0 || !g.hideDeviant(n) {
+		return out
+	}
+	defer g.showDeviant(n)
+	return g.failing(n, next)
+}
+
+// failing returns the checks that a change of node n's state to next
+// makes fail at more of n's bindings than its current state does, over
+// the snapshot as it is.
+func (g *guard) failing(n int, next any) []*checker.Check {
 	var ge *checker.GuardError
-	if !errors.As(err, &ge) {
+	if err := g.snap.Guard(Name(n), next); err == nil {
+		return nil
+	} else if !errors.As(err, &ge) {
 		if g.err == nil {
 			g.err = fmt.Errorf("guard: %s: %w", Name(n), err)
 		}
-		return true
+		return nil
 	}
-	if g.cur[n] != nil && !worse(ge, g.snap.Guard(Name(n), g.cur[n])) {
-		return true
+	var cur []checker.Violation
+	if g.cur[n] != nil {
+		var ce *checker.GuardError
+		if errors.As(g.snap.Guard(Name(n), g.cur[n]), &ce) {
+			cur = ce.Violations
+		}
 	}
-	s.stats.Blocked++
-	s.stats.BlockedBy[ge.Violations[0].Check.Name]++
-	return false
+	var out []*checker.Check
+	for _, v := range ge.Violations {
+		i := slices.IndexFunc(cur, func(c checker.Violation) bool { return c.Check == v.Check })
+		if g.cur[n] == nil || i < 0 || v.Failing > cur[i].Failing {
+			out = append(out, v.Check)
+		}
+	}
+	return out
 }
 
-// worse reports whether the violations of next add failing bindings to
-// those of the current state, err.
-func worse(next *checker.GuardError, err error) bool {
-	var cur *checker.GuardError
-	if !errors.As(err, &cur) {
-		return true
-	}
-	for _, v := range next.Violations {
-		i := 0
-		for i < len(cur.Violations) && cur.Violations[i].Check != v.Check {
-			i++
-		}
-		if i == len(cur.Violations) || v.Failing > cur.Violations[i].Failing {
-			return true
+// hideDeviant removes the live deviant nodes other than n from the
+// snapshot, and reports whether there were any.
+func (g *guard) hideDeviant(n int) bool {
+	hid := false
+	for d, dev := range g.deviant {
+		if dev && d != n && g.cur[d] != nil {
+			g.snap.Remove(Name(d))
+			hid = true
 		}
 	}
-	return false
+	return hid
+}
+
+// showDeviant puts back the nodes hideDeviant removed.
+func (g *guard) showDeviant(n int) {
+	for d, dev := range g.deviant {
+		if dev && d != n && g.cur[d] != nil {
+			g.set(d, g.cur[d])
+		}
+	}
 }
 
 // Guarding reports whether a handler is under way in a guarded run: a

@@ -354,6 +354,11 @@ type Stats struct {
 	// violated check of a refusal counts).
 	Checked, Blocked int
 	BlockedBy        map[string]int
+	// Deviant counts the nodes let through at the system's start against
+	// the checks (see Sim.Allow), DeviantBy how many of those starts each
+	// check would have refused.
+	Deviant   int
+	DeviantBy map[string]int
 	// With steering: the predictions made, the filters they installed,
 	// the events the filters kept from happening (messages dropped,
 	// timers not fired), the filters considered and
@@ -384,7 +389,7 @@ func NewSim(cfg Config) *Sim {
 	for i := range s.live {
 		s.live[i] = true
 	}
-	s.stats.Tagged, s.stats.BlockedBy = map[string]int{}, map[string]int{}
+	s.stats.Tagged, s.stats.BlockedBy, s.stats.DeviantBy = map[string]int{}, map[string]int{}, map[string]int{}
 	return s
 }
 
@@ -513,6 +518,9 @@ func boot[S any](s *Sim, newSystem func() System[S]) System[S] {
 	s.push(&event{at: s.now + TickEvery, kind: evTick})
 	s.push(&event{at: s.now + proposeMin, kind: evPropose})
 	s.stats.Episodes++
+	if s.g != nil {
+		s.g.boot()
+	}
 	return newSystem()
 }
 

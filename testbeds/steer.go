@@ -2,6 +2,7 @@ package testbeds
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/augur-dev/augur/checker"
@@ -64,6 +65,14 @@ func predictNow[S any](s *Sim, sys System[S]) error {
 		return fmt.Errorf("steer: the state of %s cannot be copied (it can be forked by replay only, too slowly to steer)", s.steer.name)
 	}
 	st := s.steer
+	if s.g != nil && slices.Contains(s.g.deviant, true) {
+		// The checks cannot judge a system with a deviant node (see
+		// Sim.Allow): the guard, steering's fallback, judges it without
+		// that node, which a prediction cannot.
+		st.clear()
+		st.prior = nil
+		return nil
+	}
 	m := copyModel(s, c)
 	opts := st.opts
 	opts.Prior = st.prior
@@ -75,9 +84,12 @@ func predictNow[S any](s *Sim, sys System[S]) error {
 	s.stats.Rejected += plan.Rejected
 	s.stats.Replayed += plan.Result.Replayed
 	st.prior = plan.Result.Paths[:min(len(plan.Result.Paths), maxPrior)]
-	clear(st.msgs)
-	clear(st.senders)
-	clear(st.timers)
+	st.clear()
+	if s.g != nil && !s.g.started {
+		// Steering does not hold back the system's start, which the
+		// guard judges (see Sim.Allow).
+		return nil
+	}
 	for _, f := range plan.Filters {
 		switch {
 		case f.Kind == predict.Deliver && f.Sender:
@@ -90,6 +102,13 @@ func predictNow[S any](s *Sim, sys System[S]) error {
 	}
 	s.stats.Filters += len(plan.Filters)
 	return nil
+}
+
+// clear removes the filters in force.
+func (st *steering) clear() {
+	clear(st.msgs)
+	clear(st.senders)
+	clear(st.timers)
 }
 
 // drops reports whether a filter drops message e.

@@ -115,11 +115,14 @@ type Run struct {
 	Progress   int `json:"progress"`
 	Steps      int `json:"steps"`
 	// Steering and guard counters (testbeds.Stats).
-	Predictions int     `json:"predictions,omitempty"`
-	Filters     int     `json:"filters,omitempty"`
-	Filtered    int     `json:"filtered,omitempty"`
-	Blocked     int     `json:"blocked,omitempty"`
-	Seconds     float64 `json:"seconds"`
+	Predictions int `json:"predictions,omitempty"`
+	Filters     int `json:"filters,omitempty"`
+	Filtered    int `json:"filtered,omitempty"`
+	Blocked     int `json:"blocked,omitempty"`
+	// Deviant counts the nodes the guard let through at the system's
+	// start against the checks (testbeds.Stats.Deviant).
+	Deviant int     `json:"deviant,omitempty"`
+	Seconds float64 `json:"seconds"`
 }
 
 // PerKilo returns the run's progress per 1,000 events.
@@ -257,6 +260,6 @@ func runJob(ctx context.Context, dir string, i int, j job) (*Run, error) {
 	}
 	return &Run{Testbed: j.tb.Name, Bug: j.bug, Seed: j.seed, Mode: j.mode, ModeS: j.mode.String(),
 		Violations: st.Violations, Progress: st.Progress, Steps: st.Steps,
-		Predictions: st.Predictions, Filters: st.Filters, Filtered: st.Filtered, Blocked: st.Blocked,
+		Predictions: st.Predictions, Filters: st.Filters, Filtered: st.Filtered, Blocked: st.Blocked, Deviant: st.Deviant,
 		Seconds: time.Since(start).Seconds()}, nil
 }
