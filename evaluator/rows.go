@@ -32,7 +32,21 @@ type rowStage struct {
 	dup        bool     // a row appears twice among the members
 	oldPos     []int32  // by live node: its position in prev, or -1 if its row is new (evalRemapped)
 	oldPosAt   uint64   // the gen oldPos is of
+
+	// retired holds the prepared rows that left the snapshots, from
+	// retired[head] on, oldest first, until prepare takes them again.
+	retired []*frow
+	head    int
 }
+
+// reuseAge is the number of snapshots after the last that held a row
+// until prepare may take it again: its snapshot's rows are kept for
+// the witnesses of a batch (recentSnaps) that long.
+const reuseAge = recentLen
+
+// maxRetired bounds the rows kept for prepare to take again; beyond it,
+// a row that leaves the snapshots is left to the garbage collector.
+const maxRetired = 1 << 14
 
 // atomStage is what evaluating atoms keeps: the operands of a predicate
 // call and the memo of its results, and the columns unboxed for the
@@ -66,11 +80,15 @@ type frow struct {
 	cells []cell   // by plan column
 	doms  []fdom   // by plan domain
 	truth []uint64 // by plan row atom
+
+	last    uint64 // the fast.gen of the last snapshot among whose rows it is
+	retired bool   // among rowStage.retired
 }
 
 // fdom holds the members of a container an iterator ranges over.
 type fdom struct {
 	vals  []any    // elements of a list or set, sorted keys of a map
+	keys  []any    // the sorted keys of a map, which vals is then
 	cells [][]cell // by element path, then member
 }
 
@@ -99,10 +117,16 @@ func (e *fast) load(s *trace.Snapshot, states []*nodeState) error {
 			}
 			r = e.prepare(ns)
 		}
+		r.last = e.gen
 		e.next[row] = r
 		e.rows = append(e.rows, r)
 	}
 	e.cache, e.next = e.next, e.cache
+	for _, r := range e.prev {
+		if r.last != e.gen {
+			e.retire(r)
+		}
+	}
 
 	steady := e.steady && len(e.rows) == len(e.prev)
 	e.steady = len(e.rows) <= 64
@@ -147,42 +171,86 @@ func sameCell(a, b *cell) bool {
 	return true
 }
 
+// retire keeps r, a row that left the snapshots, for prepare to take
+// again once no snapshot kept for the witnesses holds it.
+func (e *fast) retire(r *frow) {
+	if r.retired || len(e.retired)-e.head >= maxRetired {
+		return
+	}
+	r.retired = true
+	if e.head > 0 && len(e.retired) == cap(e.retired) {
+		// Move the rows still kept to the front rather than grow.
+		n := copy(e.retired, e.retired[e.head:])
+		clear(e.retired[n:])
+		e.retired, e.head = e.retired[:n], 0
+	}
+	e.retired = append(e.retired, r)
+}
+
+// reuse returns the oldest retired row if it may be prepared again, or
+// nil.
+func (e *fast) reuse() *frow {
+	if e.head == len(e.retired) || e.gen-e.retired[e.head].last <= reuseAge {
+		return nil
+	}
+	r := e.retired[e.head]
+	e.retired[e.head] = nil
+	if e.head++; e.head == len(e.retired) {
+		e.retired, e.head = e.retired[:0], 0
+	}
+	r.retired = false
+	return r
+}
+
 // prepare computes the cells, iterator members and single-node atoms of
-// a decoded state.
+// a decoded state. It takes a retired row if there is one old enough:
+// when most nodes change at every snapshot, most rows live for a few
+// snapshots, and allocating each took a twentieth of the CPU time of
+// augur bench --workload periodic --churn 16, most of it to clear the
+// fresh memory.
 func (e *fast) prepare(ns *nodeState) *frow {
 	pl := e.pl
-	r := &frow{
-		ns:    ns,
-		cells: make([]cell, len(pl.cols)),
-		doms:  make([]fdom, len(pl.doms)),
-		truth: make([]uint64, bitset.Words(len(pl.rowAtoms))),
+	r := e.reuse()
+	if r == nil {
+		r = &frow{
+			cells: make([]cell, len(pl.cols)),
+			doms:  make([]fdom, len(pl.doms)),
+			truth: make([]uint64, bitset.Words(len(pl.rowAtoms))),
+		}
+	} else {
+		clear(r.truth)
 	}
+	r.ns = ns
 	for c := range pl.cols {
 		col := &pl.cols[c]
 		r.cells[c] = e.in.cell(fieldsOf(ns.vals[col.variable], col.fields), col.needs)
 	}
 	for d := range pl.doms {
 		dom := &pl.doms[d]
-		var vals []any
+		fd := &r.doms[d]
+		fd.vals = nil
 		switch v := r.cells[dom.col].v.(type) {
 		case []any:
-			vals = v
+			fd.vals = v
 		case map[string]any:
-			vals = make([]any, 0, len(v))
+			fd.keys = fd.keys[:0]
 			for _, k := range slices.Sorted(maps.Keys(v)) {
-				vals = append(vals, k)
+				fd.keys = append(fd.keys, k)
 			}
+			fd.vals = fd.keys
 		}
-		fd := fdom{vals: vals, cells: make([][]cell, len(dom.elems))}
+		if fd.cells == nil {
+			fd.cells = make([][]cell, len(dom.elems))
+		}
 		for k := range dom.elems {
 			pe := &dom.elems[k]
-			cs := make([]cell, len(vals))
-			for j, v := range vals {
-				cs[j] = e.in.cell(fieldsOf(v, pe.fields), pe.needs)
+			cs := fd.cells[k][:0]
+			for _, v := range fd.vals {
+				cs = append(cs, e.in.cell(fieldsOf(v, pe.fields), pe.needs))
 			}
+			clear(cs[len(cs):cap(cs)]) // the values of the row before
 			fd.cells[k] = cs
 		}
-		r.doms[d] = fd
 	}
 	for k := range pl.rowAtoms {
 		if e.rowAtom(&pl.rowAtoms[k], r) {
