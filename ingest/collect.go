@@ -33,8 +33,8 @@ type Options struct {
 	// CheckValue, if not nil, checks each value of a state, converted to
 	// column col of Schema, for what a column type cannot say (that a
 	// string is a value of a spec's enum, say): an error makes the record
-	// bad. Values are in the representation that [trace.Writer.AddState]
-	// takes: a list of numbers may be a []int64, []uint64 or []float64.
+	// bad. Values are in the representation of package trace, lists as
+	// []any.
 	CheckValue func(col int, v any) error
 
 	// The options below apply to node-local input (see Collect).

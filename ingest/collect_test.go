@@ -12,6 +12,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/augur-dev/augur/collector"
+	"github.com/augur-dev/augur/collector/arrowsink"
 	"github.com/augur-dev/augur/diag"
 	"github.com/augur-dev/augur/trace"
 	"github.com/augur-dev/augur/trace/tracetest"
@@ -359,5 +361,67 @@ func TestWriteSummary(t *testing.T) {
 	}
 	if want := "augur: warning: a.jsonl:2: bad\naugur: warning: a.jsonl:4: torn\naugur: warning: 2 more bad records skipped\n"; stderr.String() != want {
 		t.Errorf("stderr %q, want %q", stderr.String(), want)
+	}
+}
+
+// Options.CheckValue sees lists as []any, as package trace reads them,
+// whether parseLine read them as []string, []int64 or []any and whether
+// they come from global snapshots, node-local JSONL or an Arrow stream:
+// a spec's enum check reads a list of strings that way.
+func TestCollectCheckValueLists(t *testing.T) {
+	errBoss := errors.New(`"boss" is not a role`)
+	check := func(col int, v any) error {
+		switch v := v.(type) {
+		case nil:
+		case []any:
+			if slices.Contains(v, any("boss")) {
+				return errBoss
+			}
+		default:
+			return fmt.Errorf("column %d: a %T", col, v)
+		}
+		return nil
+	}
+	type state struct {
+		Roles []string `augur:"roles"`
+		Terms []int64  `augur:"terms"`
+	}
+	dir := t.TempDir()
+	stream := filepath.Join(dir, "n1.arrow")
+	sink, err := arrowsink.Create(stream, arrowsink.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	node := collector.NewNode("n1", sink)
+	for _, roles := range [][]string{{"leader"}, {"boss", "leader"}} {
+		if err := node.Expose(state{Roles: roles, Terms: []int64{1, 2}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := node.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name   string
+		inputs []string
+	}{
+		{"global", writeInputs(t, t.TempDir(), `{"snapshot": 1, "nodes": {"n1": {"roles": ["leader"], "terms": [1, 2]}}}
+{"snapshot": 2, "nodes": {"n1": {"roles": ["boss", "leader"], "terms": [1, 2]}}}
+`)},
+		{"node-local", writeInputs(t, t.TempDir(), `{"node": "n1", "ts": 1, "state": {"roles": ["leader"], "terms": [1, 2]}}
+{"node": "n1", "ts": 2, "state": {"roles": ["boss", "leader"], "terms": [1, 2]}}
+`)},
+		{"arrow", []string{stream}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			schema := trace.Schema{
+				{Name: "roles", Type: arrow.ListOf(arrow.BinaryTypes.String)},
+				{Name: "terms", Type: arrow.ListOf(arrow.PrimitiveTypes.Int64)},
+			}
+			_, err := Collect(t.Context(), filepath.Join(t.TempDir(), "out.trace"), tt.inputs, Options{Schema: schema, CheckValue: check})
+			if !errors.Is(err, errBoss) && (err == nil || !strings.Contains(err.Error(), errBoss.Error())) {
+				t.Errorf("err = %v, want the check's", err)
+			}
+		})
 	}
 }

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"errors"
+	"maps"
 	"slices"
 
 	"github.com/augur-dev/augur/collector"
@@ -75,37 +76,59 @@ func (d *LocalDecoder) Decode(file string, line int, data []byte) (*LocalRecord,
 		}
 		r.Vars = slices.Clone(sw.vars)
 		for i, v := range r.Vars {
-			r.Vars[i] = boxLists(v)
+			r.Vars[i], _ = boxLists(v)
 		}
 	}
 	return r, nil
 }
 
-// boxLists returns v with its lists of numbers, which convert leaves as
-// []int64, []uint64 or []float64, as the []any of their values that
-// package trace decodes a list to, and that a monitor's checks read.
-// Lists and objects are changed in place.
-func boxLists(v any) any {
+// boxLists returns v with its lists of scalars, which convert leaves as
+// []int64, []uint64, []float64 or []string, as the []any of their values
+// that package trace decodes a list to, which a monitor's checks and
+// Options.CheckValue read; changed is false, and v returned, if it holds
+// none. v is not changed: the lists and objects that hold such lists are
+// copies.
+func boxLists(v any) (_ any, changed bool) {
 	switch v := v.(type) {
+	case []string:
+		return boxed(v), true
 	case []int64:
-		return boxed(v)
+		return boxed(v), true
 	case []uint64:
-		return boxed(v)
+		return boxed(v), true
 	case []float64:
-		return boxed(v)
+		return boxed(v), true
 	case []any:
+		var c []any
 		for i, e := range v {
-			v[i] = boxLists(e)
+			if b, changed := boxLists(e); changed {
+				if c == nil {
+					c = slices.Clone(v)
+				}
+				c[i] = b
+			}
+		}
+		if c != nil {
+			return c, true
 		}
 	case map[string]any:
+		var c map[string]any
 		for k, e := range v {
-			v[k] = boxLists(e)
+			if b, changed := boxLists(e); changed {
+				if c == nil {
+					c = maps.Clone(v)
+				}
+				c[k] = b
+			}
+		}
+		if c != nil {
+			return c, true
 		}
 	}
-	return v
+	return v, false
 }
 
-func boxed[T int64 | uint64 | float64](l []T) []any {
+func boxed[T int64 | uint64 | float64 | string](l []T) []any {
 	b := make([]any, len(l))
 	for i, x := range l {
 		b[i] = x

@@ -190,8 +190,8 @@ func (in *inferrer) add(s *shape, v any) error {
 		return in.setKind(s, kindString, "string")
 	case json.Number:
 		return in.number(s, v)
-	case []int64, []float64:
-		return in.numbers(s, v)
+	case []int64, []float64, []string:
+		return in.scalars(s, v)
 	case []any:
 		if err := in.setKind(s, kindList, "list"); err != nil {
 			return err
@@ -431,9 +431,9 @@ func (in *inferrer) integer(s *shape, i int64) error {
 	return nil
 }
 
-// numbers merges l, a []int64 or []float64 that parseLine read, into s,
-// as the []any of its numbers.
-func (in *inferrer) numbers(s *shape, l any) error {
+// scalars merges l, a []int64, []float64 or []string that parseLine
+// read, into s, as the []any of its values.
+func (in *inferrer) scalars(s *shape, l any) error {
 	if err := in.setKind(s, kindList, "list"); err != nil {
 		return err
 	}
@@ -465,6 +465,15 @@ func (in *inferrer) numbers(s *shape, l any) error {
 				if err := in.float(e, strconv.FormatFloat(x, 'g', -1, 64)); err != nil {
 					return err
 				}
+			}
+			in.path = in.path[:len(in.path)-1]
+		}
+	case []string:
+		// Strings tell nothing but their kind, which the first tells.
+		if len(l) > 0 {
+			in.path = append(in.path, seg{idx: 0})
+			if err := in.setKind(e, kindString, "string"); err != nil {
+				return err
 			}
 			in.path = in.path[:len(in.path)-1]
 		}

@@ -71,7 +71,7 @@ func parseRecord(at pos, v any, first bool, rec *record) error {
 		}
 	}
 	rec.tags = rec.tags[:0]
-	switch tv := boxNumbers(m["tags"]).(type) {
+	switch tv := boxScalars(m["tags"]).(type) {
 	case nil:
 	case []any:
 		for i, t := range tv {
@@ -133,7 +133,7 @@ func kindName(v any) string {
 		return "float"
 	case string:
 		return "string"
-	case []any, []int64, []float64:
+	case []any, []int64, []float64, []string:
 		return "list"
 	case map[string]any:
 		return "object"

@@ -183,8 +183,11 @@ func (sw *snapshotWriter) convert(t arrow.DataType, v any) (any, error) {
 		if l, ok := v.([]float64); ok && t.Elem().ID() == arrow.FLOAT64 {
 			return l, nil
 		}
+		if l, ok := v.([]string); ok && t.Elem().ID() == arrow.STRING {
+			return l, nil
+		}
 		if _, ok := v.([]any); !ok {
-			v = boxNumbers(v) // as decoded by encoding/json, to say which element does not fit
+			v = boxScalars(v) // as decoded by encoding/json, to say which element does not fit
 		}
 		if l, ok := v.([]any); ok {
 			for i, e := range l {
@@ -262,11 +265,17 @@ func convertInts(elem arrow.DataType, l []int64) any {
 	return nil
 }
 
-// boxNumbers returns the []any of json.Number that encoding/json decodes
-// v to, if v is a []int64 or []float64 that parseLine read; otherwise v.
-func boxNumbers(v any) any {
+// boxScalars returns the []any that encoding/json decodes v to, numbers
+// as json.Number, if v is a []int64, []float64 or []string that
+// parseLine read; otherwise v.
+func boxScalars(v any) any {
 	var l []any
 	switch v := v.(type) {
+	case []string:
+		l = make([]any, len(v))
+		for i, x := range v {
+			l[i] = x
+		}
 	case []int64:
 		l = make([]any, len(v))
 		for i, x := range v {
@@ -289,6 +298,7 @@ func (sw *snapshotWriter) checkValue(col int, v any) error {
 	if sw.check == nil {
 		return nil
 	}
+	v, _ = boxLists(v)
 	if err := sw.check(col, v); err != nil {
 		e := sw.errorf("")
 		e.Err = err
@@ -382,6 +392,15 @@ func (c *canonicalHash) value(t arrow.DataType, v any) {
 			c.buf = binary.AppendUvarint(c.buf, uint64(len(l)))
 			for _, x := range l {
 				c.word(math.Float64bits(x))
+			}
+		case []string:
+			c.buf = binary.AppendUvarint(c.buf, uint64(len(l)))
+			for _, x := range l {
+				if len(c.buf) >= canonicalChunk {
+					c.flush()
+				}
+				c.buf = append(c.buf, 1)
+				c.string(x)
 			}
 		case []any:
 			c.buf = binary.AppendUvarint(c.buf, uint64(len(l)))

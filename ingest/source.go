@@ -162,6 +162,7 @@ func (b *builder) readRaw(s *source) (*localRecord, error) {
 				if b.sw.check == nil {
 					break
 				}
+				v, _ := boxLists(v)
 				if err := b.sw.check(i, v); err != nil {
 					return nil, r.errorf(s, "state.%s: %v", b.sw.schema[i].Name, err)
 				}

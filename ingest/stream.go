@@ -74,11 +74,12 @@ type StreamRecord struct {
 
 // Vars decodes the state variables, one value per column of the reader's
 // Schema, in the representation that [trace.Writer.AddState] takes, as
-// [trace.SharedValue] decodes them: lists of numbers as []int64,
-// []uint64 or []float64, and with the default allocator, which is Go's,
-// the strings and lists of numbers that take a quarter of their record
-// batch or more share its memory rather than copy it. All are nil but
-// for [collector.EventState]. The result is owned by the caller.
+// [trace.SharedValue] decodes them: lists of scalars as []int64,
+// []uint64, []float64 or []string, and with the default allocator,
+// which is Go's, the strings and lists of numbers that take a quarter of
+// their record batch or more share its memory rather than copy it. All
+// are nil but for [collector.EventState]. The result is owned by the
+// caller.
 func (sr *StreamRecord) Vars() []any {
 	vals := make([]any, len(sr.r.schema))
 	if sr.Event != collector.EventState {

@@ -19,7 +19,8 @@
 // State variables are decoded into plain Go values: nil (null), bool,
 // int64, uint64, float64, string, []any (list) and map[string]any (struct,
 // or map with utf8 keys). The same representation is accepted by
-// [Writer.AddState], which also takes a list of int64, uint64 or float64
-// as a []int64, []uint64 or []float64 (8 bytes a value, where an []any
-// of them takes 16 and a boxed value of 8 each) and appends it at once.
+// [Writer.AddState], which also takes a list of int64, uint64, float64
+// or utf8 as a []int64, []uint64, []float64 or []string (values without
+// an interface each, which takes 16 bytes more and, for most values, an
+// allocation) and appends it at once.
 package trace

@@ -71,11 +71,11 @@ func Value(arr arrow.Array, i int) any {
 }
 
 // SharedValue decodes row i of arr for [Writer.AddState], copying less
-// than Value: a list of int64, uint64 or float64 without nulls is a
-// []int64, []uint64 or []float64 (8 bytes a number, where Value's []any
-// takes 24), and such a list or a string of at least share bytes
-// (see [ShareFrom]) is not copied but shares arr's memory, which it keeps
-// alive. That memory must be Go's (arrow's memory.GoAllocator), which
+// than Value: a list of int64, uint64, float64 or utf8 without nulls is a
+// []int64, []uint64, []float64 or []string (8 bytes a number, where
+// Value's []any takes 24), and such a list of numbers or a string of at
+// least share bytes (see [ShareFrom]) is not copied but shares arr's
+// memory, which it keeps alive. That memory must be Go's (arrow's memory.GoAllocator), which
 // nothing else frees or reuses.
 func SharedValue(arr arrow.Array, i, share int) any {
 	return decode(arr, i, share, true)
@@ -127,7 +127,7 @@ func decode(arr arrow.Array, i, share int, typed bool) any {
 		lo, hi := a.ValueOffsets(i)
 		elems := a.ListValues()
 		if typed {
-			if l := numbers(elems, int(lo), int(hi), share); l != nil {
+			if l := scalars(elems, int(lo), int(hi), share); l != nil {
 				return l
 			}
 		}
@@ -147,10 +147,11 @@ func decode(arr arrow.Array, i, share int, typed bool) any {
 	panic(fmt.Sprintf("trace: cannot decode %s", arr.DataType()))
 }
 
-// numbers returns elements lo to hi of elems as a []int64, []uint64 or
-// []float64, shared with elems if they take at least share bytes; nil if
+// scalars returns elements lo to hi of elems as a []int64, []uint64 or
+// []float64, shared with elems if they take at least share bytes, or as
+// a []string whose strings are shared as decode shares them; nil if
 // elems holds other values or nulls there.
-func numbers(elems arrow.Array, lo, hi, share int) any {
+func scalars(elems arrow.Array, lo, hi, share int) any {
 	if elems.NullN() > 0 {
 		for j := lo; j < hi; j++ {
 			if elems.IsNull(j) {
@@ -165,6 +166,12 @@ func numbers(elems arrow.Array, lo, hi, share int) any {
 		return shareBelow(e.Uint64Values()[lo:hi], share)
 	case *array.Float64:
 		return shareBelow(e.Float64Values()[lo:hi], share)
+	case *array.String:
+		l := make([]string, hi-lo)
+		for j := range l {
+			l[j] = cloneBelow(e.Value(lo+j), share)
+		}
+		return l
 	}
 	return nil
 }
@@ -208,8 +215,8 @@ func checkValue(t arrow.DataType, v any) error {
 		_, ok = v.(string)
 	case *arrow.ListType:
 		switch v.(type) {
-		case []int64, []uint64, []float64:
-			if want := numbersType(v); !arrow.TypeEqual(t.Elem(), want) {
+		case []int64, []uint64, []float64, []string:
+			if want := sliceElem(v); !arrow.TypeEqual(t.Elem(), want) {
 				return fmt.Errorf("[0]: want %s, got %s", t.Elem(), want)
 			}
 			return nil
@@ -295,6 +302,8 @@ func appendValue(b array.Builder, t arrow.DataType, v any) {
 			b.ValueBuilder().(*array.Uint64Builder).AppendValues(l, nil)
 		case []float64:
 			b.ValueBuilder().(*array.Float64Builder).AppendValues(l, nil)
+		case []string:
+			appendStrings(b.ValueBuilder().(*array.StringBuilder), l)
 		default:
 			for _, e := range v.([]any) {
 				appendValue(b.ValueBuilder(), t.(*arrow.ListType).Elem(), e)
@@ -309,6 +318,16 @@ func appendValue(b array.Builder, t arrow.DataType, v any) {
 		}
 	default:
 		panic(fmt.Sprintf("trace: append to %s", b.Type()))
+	}
+}
+
+// appendStrings appends l to b one by one, which grows b's buffer by
+// doubling: b.AppendValues reserves exactly the bytes l needs, so that
+// appending many short lists (tags to each snapshot, a list of lists)
+// copied the buffer each time.
+func appendStrings(b *array.StringBuilder, l []string) {
+	for _, s := range l {
+		b.Append(s)
 	}
 }
 
@@ -329,7 +348,7 @@ func KindOf(v any) string {
 		return "number"
 	case string:
 		return "string"
-	case []any, []int64, []uint64, []float64:
+	case []any, []int64, []uint64, []float64, []string:
 		return "list"
 	case map[string]any:
 		return "object"
@@ -337,16 +356,18 @@ func KindOf(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
-// numbersType is the element type of v, a []int64, []uint64 or
-// []float64.
-func numbersType(v any) arrow.DataType {
+// sliceElem is the element type of v, a []int64, []uint64, []float64
+// or []string.
+func sliceElem(v any) arrow.DataType {
 	switch v.(type) {
 	case []int64:
 		return arrow.PrimitiveTypes.Int64
 	case []uint64:
 		return arrow.PrimitiveTypes.Uint64
+	case []float64:
+		return arrow.PrimitiveTypes.Float64
 	}
-	return arrow.PrimitiveTypes.Float64
+	return arrow.BinaryTypes.String
 }
 
 func toInt64(v any) (int64, bool) {

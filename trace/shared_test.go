@@ -13,9 +13,10 @@ import (
 	"github.com/augur-dev/augur/trace"
 )
 
-// SharedValue decodes lists of numbers without nulls to []int64,
-// []uint64 and []float64, and shares with the array the strings and such
-// lists that take share bytes or more; smaller ones are copies.
+// SharedValue decodes lists of numbers and strings without nulls to
+// []int64, []uint64, []float64 and []string, and shares with the array
+// the strings and lists of numbers that take share bytes or more;
+// smaller ones are copies.
 func TestSharedValue(t *testing.T) {
 	const share = 1 << 10
 	mem := memory.NewGoAllocator()
@@ -57,6 +58,15 @@ func TestSharedValue(t *testing.T) {
 	uints := ub.NewArray()
 	defer uints.Release()
 
+	lb := array.NewListBuilder(mem, arrow.BinaryTypes.String)
+	defer lb.Release()
+	lb.Append(true)
+	lb.ValueBuilder().(*array.StringBuilder).AppendValues([]string{"a", ""}, nil)
+	lb.Append(true)
+	lb.ValueBuilder().(*array.StringBuilder).AppendValues([]string{"a", ""}, []bool{true, false})
+	strLists := lb.NewArray()
+	defer strLists.Release()
+
 	tests := []struct {
 		arr    arrow.Array
 		row    int
@@ -72,6 +82,8 @@ func TestSharedValue(t *testing.T) {
 		{strs, 1, "", true},
 		{floats, 0, "[]float64{0.5, -1}", false},
 		{uints, 0, "[]uint64{0x8000000000000000}", false},
+		{strLists, 0, `[]string{"a", ""}`, false},
+		{strLists, 1, `[]interface {}{"a", interface {}(nil)}`, false},
 	}
 	for _, tt := range tests {
 		v := trace.SharedValue(tt.arr, tt.row, share)
