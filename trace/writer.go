@@ -192,7 +192,7 @@ func (w *Writer) AddSnapshot(s Snapshot) error {
 	mb.ValueBuilder().(*array.Uint32Builder).AppendValues(w.order, nil)
 	tb := rb.Field(3).(*array.ListBuilder)
 	tb.Append(true)
-	tb.ValueBuilder().(*array.StringBuilder).AppendValues(s.Tags, nil)
+	appendStrings(tb.ValueBuilder().(*array.StringBuilder), s.Tags)
 	w.lastSnap = s.ID
 	w.nsnap++
 	return w.snapshots.rowAdded()
