@@ -71,7 +71,11 @@ func parseRecord(at pos, v any, first bool, rec *record) error {
 		}
 	}
 	rec.tags = rec.tags[:0]
-	switch tv := boxScalars(m["tags"]).(type) {
+	tags := m["tags"]
+	if l, ok := tags.([]string); ok { // as parseLine reads tags
+		rec.tags, tags = append(rec.tags, l...), nil
+	}
+	switch tv := boxScalars(tags).(type) {
 	case nil:
 	case []any:
 		for i, t := range tv {
