@@ -72,6 +72,15 @@ type batchStage struct {
 	// their OR, with no mask and no negation.
 	bbits [][4]uint64
 	holds []int64 // by snapshot of the batch: a property's count (countDense)
+
+	// pair is the OR of the bitsets over the batch of two literals, the
+	// first two of the properties countDense counts, each 2·atom+1 if
+	// negated, else 2·atom, in pairLits ({-1, -1} for none): the
+	// properties of a scope come in the order of their literals, and
+	// seven in eight share their first two with the one before (the pool
+	// of ScaleSpec's two-node scope).
+	pair     [][4]uint64
+	pairLits [2]int32
 }
 
 // recentSnaps keeps the engine's last snapshots and their rows, for the
@@ -115,6 +124,7 @@ func (e *fast) startBatch(sc *scope, sr *scopeRun) {
 	if sr.bbits == nil {
 		sr.bbits = make([][4]uint64, (len(sc.atoms)+1)*2*sr.batchCap)
 		sr.holds = make([]int64, sr.batchCap)
+		sr.pair = make([][4]uint64, sr.batchCap)
 		sr.chg = make([]uint64, len(sc.atoms)+1)
 	}
 	sr.batching, sr.batchN, sr.batchBase = true, 0, e.idx
@@ -150,6 +160,7 @@ func (e *fast) endBatch(sc *scope, sr *scopeRun) {
 		return
 	}
 	sr.batching = false
+	sr.pairLits = [2]int32{-1, -1} // the bitsets are the batch's
 	idx := e.idx
 	tagPrev := e.tagMask(sr.batchBase-1, sr.batchN)
 	// The last tagged snapshot up to the batch's last: a run that starts
@@ -205,8 +216,8 @@ func (e *fast) countBatch(sc *scope, sr *scopeRun, j int32, tagPrev uint64, last
 	tri := ru.atoms[0] >= 0
 	var chg uint64
 	var p0, p1, p2 [][4]uint64
+	a0, a1, a2 := ru.atoms[0], ru.atoms[1], ru.atoms[2]
 	if tri {
-		a0, a1, a2 := ru.atoms[0], ru.atoms[1], ru.atoms[2]
 		chg = sr.chg[a0] | sr.chg[a1] | sr.chg[a2]
 		p0, p1, p2 = sr.lit(a0, ru.neg&1 != 0), sr.lit(a1, ru.neg&2 != 0), sr.lit(a2, ru.neg&4 != 0)
 	} else {
@@ -219,7 +230,7 @@ func (e *fast) countBatch(sc *scope, sr *scopeRun, j int32, tagPrev uint64, last
 	}
 	i := 0
 	if tri && ru.start >= 0 && ru.nb == nb && int(ru.start) > lastTag && (ru.holds == nb || ru.witnessed) && sr.scores.holds(nb) {
-		if bits.OnesCount64(chg)*denseShare >= n && sr.countDense(ru, &sr.sums[j], p0, p1, p2) {
+		if bits.OnesCount64(chg)*denseShare >= n && sr.countDense(ru, &sr.sums[j], sr.litPair(a0, a1, ru.neg&1 != 0, ru.neg&2 != 0), p2) {
 			return
 		}
 		if i = sr.countQuick(ru, &sr.sums[j], chg, p0, p1, p2); i == n {
@@ -339,6 +350,32 @@ func (sr *scopeRun) lit(a int32, neg bool) [][4]uint64 {
 	return sr.bbits[(2*int(a)+int(b2i(neg)))*k:][:k]
 }
 
+// litPair returns the OR of the bitsets over the batch of the literals of
+// atoms a0 and a1, negated as neg0 and neg1 say: that of the properties
+// counted before if they start with the same two literals (pairLits).
+func (sr *scopeRun) litPair(a0, a1 int32, neg0, neg1 bool) [][4]uint64 {
+	n := sr.batchN
+	p := sr.pair[:n]
+	lits := [2]int32{2*a0 + int32(b2i(neg0)), 2*a1 + int32(b2i(neg1))}
+	if lits == sr.pairLits {
+		return p
+	}
+	sr.pairLits = lits
+	l0, l1 := sr.lit(a0, neg0)[:n], sr.lit(a1, neg1)[:n]
+	for i := range p {
+		x, y := &l0[i], &l1[i]
+		p[i] = [4]uint64{x[0] | y[0], x[1] | y[1], x[2] | y[2], x[3] | y[3]}
+	}
+	return p
+}
+
+// or2 returns the popcount of the OR of two blocks of four words: or3's
+// count when l0 is the OR of the first two literals' bitsets (litPair).
+func or2(l0, l1 *[4]uint64) int64 {
+	return int64(bits.OnesCount64(l0[0]|l1[0]) + bits.OnesCount64(l0[1]|l1[1]) +
+		bits.OnesCount64(l0[2]|l1[2]) + bits.OnesCount64(l0[3]|l1[3]))
+}
+
 // or3 returns the popcount of the OR of three blocks of four words: the
 // number of the scope's bindings at which a property of up to three
 // literals holds at a snapshot of the batch, given its literals' bitsets
@@ -390,14 +427,15 @@ const denseShare = 2
 // the count changed, then takes its snapshots back out. It reports
 // false, having changed nothing, if the property would owe a witness or
 // a run would end with moments to keep somewhere in the batch, where
-// countQuick stops.
-func (sr *scopeRun) countDense(ru *prun, c *psums, p0, p1, p2 [][4]uint64) bool {
+// countQuick stops. p01 is the OR of the bitsets of its first two
+// literals (litPair), p2 the third's.
+func (sr *scopeRun) countDense(ru *prun, c *psums, p01, p2 [][4]uint64) bool {
 	n, nb, rem := sr.batchN, int64(sr.nb), sr.scores.rem
 	// The counts first, in a loop of their own, with few registers.
 	hs := sr.holds[:n]
-	p0, p1, p2 = p0[:n], p1[:n], p2[:n]
+	p01, p2 = p01[:n], p2[:n]
 	for i := range hs {
-		hs[i] = or3(&p0[i], &p1[i], &p2[i])
+		hs[i] = or2(&p01[i], &p2[i])
 	}
 	rh := ru.holds
 	// The count at the snapshot before, the last snapshot where it
