@@ -66,6 +66,32 @@ func mostNear(ps []float64, m int) float64 {
 	return distuv.Binomial{N: float64(len(ps)), P: ps[m-1]}.Survival(float64(m) - 1)
 }
 
+// nearer reports whether all but misses of the episodes xs lie as near
+// to ys, among n snapshots, far more often than chance: mostNear below
+// alpha. It appends the chances to ps, whose storage it reuses, and
+// returns them. It stops as soon as the answer is no: when more than
+// misses episodes have a chance of at least m/k of lying as near (k
+// episodes, m = k - misses of them to be near), the m-th smallest chance
+// is at least m/k, so the median of the binomial, at least
+// floor(k·m/k) = m, leaves a p-value of at least 1/2, never below an
+// alpha under 1/2. Most pairs of anomalies lie far apart, and this
+// spares their every episode's chance and the binomial.
+func nearer(ps []float64, xs, ys []episode, n uint64, misses int, alpha float64) ([]float64, bool) {
+	k := len(xs)
+	m := k - misses
+	far := 0
+	for _, ep := range xs {
+		p := nearness(ep, ys, n)
+		if alpha < 0.5 && p*float64(k) >= float64(m) {
+			if far++; far > misses {
+				return ps, false
+			}
+		}
+		ps = append(ps, p)
+	}
+	return ps, mostNear(ps, m) < alpha
+}
+
 // duringLast moves after the others each anomaly A of es,
 // representatives in rank order, whose episodes lie near those of an
 // anomaly B above it that recurs (two episodes or more), stands out at
@@ -100,11 +126,9 @@ func duringLast(es []*Entry, moments map[*Entry][]uint64, n int, g Grouping, hol
 			}
 		}
 		near := func(x, y *Entry) bool {
-			ps = ps[:0]
-			for _, ep := range eps[x] {
-				ps = append(ps, nearness(ep, eps[y], uint64(n)))
-			}
-			return mostNear(ps, len(ps)-g.misses(len(ps))) < level/float64(len(tried))
+			var ok bool
+			ps, ok = nearer(ps[:0], eps[x], eps[y], uint64(n), g.misses(len(eps[x])), level/float64(len(tried)))
+			return ok
 		}
 		for _, b := range tried {
 			if near(a, b) && near(b, a) {

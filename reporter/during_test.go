@@ -101,6 +101,47 @@ func TestMostNear(t *testing.T) {
 	}
 }
 
+// TestNearer checks that stopping early never changes the answer: over
+// random episodes, nearer says what mostNear over every episode's chance
+// says, at levels from strict to lax, many misses allowed or none.
+func TestNearer(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	randomEpisodes := func(n uint64, gap int) []episode {
+		var eps []episode
+		for x := uint64(r.IntN(gap)); x < n; x += uint64(2 + r.IntN(gap)) {
+			l := uint64(1 + r.IntN(5))
+			eps = append(eps, episode{x, min(x+l-1, n-1)})
+			x += l
+		}
+		return eps
+	}
+	stopped := 0
+	for range 2000 {
+		n := uint64(100 + r.IntN(2000))
+		xs, ys := randomEpisodes(n, 1+r.IntN(200)), randomEpisodes(n, 1+r.IntN(200))
+		if len(xs) == 0 || len(ys) == 0 {
+			continue
+		}
+		misses := r.IntN(len(xs))
+		alpha := []float64{1e-6, 0.01, 0.05, 0.3, 0.6}[r.IntN(5)]
+		var all []float64
+		for _, ep := range xs {
+			all = append(all, nearness(ep, ys, n))
+		}
+		want := mostNear(all, len(xs)-misses) < alpha
+		ps, got := nearer(nil, xs, ys, n, misses, alpha)
+		if got != want {
+			t.Fatalf("nearer(%v, %v, %d, %d, %g) = %t, want %t", xs, ys, n, misses, alpha, got, want)
+		}
+		if len(ps) < len(xs) {
+			stopped++
+		}
+	}
+	if stopped == 0 {
+		t.Error("nearer never stopped early")
+	}
+}
+
 func lgamma(n int) float64 {
 	v, _ := math.Lgamma(float64(n))
 	return v
