@@ -125,6 +125,10 @@ type Anomaly struct {
 	// RareValue says that the representative states only that a value is
 	// rare (reporter.Entry.RareValue): it is listed apart.
 	RareValue bool `json:"rare_value,omitempty"`
+	// StartUp says that the representative fails in one episode from the
+	// run's first snapshot (reporter.Entry.StartUp): ranked after the
+	// others.
+	StartUp bool `json:"start_up,omitempty"`
 	// BaselineViolatingSnapshots counts the snapshots of the baseline
 	// where the representative fails: such anomalies rank after the
 	// others.
@@ -209,7 +213,7 @@ func (x *Explanation) fate(f *reporter.Fate, c reporter.Candidates) {
 		x.ExplainedBy = f.Entry.ExplainedBy
 	}
 	if f.Anomaly != nil {
-		x.Anomaly = &Anomaly{Representative: f.Anomaly.Text, ID: f.Anomaly.ID, Role: f.Role, During: f.Anomaly.During, Refines: f.Anomaly.Refines, RefinedBy: f.RefinedBy, RareValue: f.Anomaly.RareValue, BaselineViolatingSnapshots: f.Anomaly.BaselineViolatingSnapshots}
+		x.Anomaly = &Anomaly{Representative: f.Anomaly.Text, ID: f.Anomaly.ID, Role: f.Role, During: f.Anomaly.During, Refines: f.Anomaly.Refines, RefinedBy: f.RefinedBy, RareValue: f.Anomaly.RareValue, StartUp: f.Anomaly.StartUp, BaselineViolatingSnapshots: f.Anomaly.BaselineViolatingSnapshots}
 	}
 	if f.Broken != nil {
 		x.Broken = &Broken{ViolatingSnapshots: f.Broken.ViolatingSnapshots, Representative: f.BrokenRep.Text, Rank: f.BrokenRank}
@@ -865,6 +869,9 @@ func (x *Explanation) WriteText(w io.Writer) error {
 		}
 		if a.During != "" {
 			more("it fails during the episodes of %s: ranked after the anomalies with moments of their own", a.During)
+		}
+		if a.StartUp {
+			more("the representative fails only while the run starts up, in one episode from its first snapshot: ranked after the others")
 		}
 		if a.RareValue {
 			more("the representative states only that a value is rare, relating nothing: listed apart, among the rare values")

@@ -268,6 +268,11 @@ func (p *Pipeline) report(ctx context.Context, res *evaluator.Result, o Options,
 		BaselineTrace: o.Baseline,
 		Explain:       explain,
 	}
+	start, err := firstSnapshot(p.Trace)
+	if err != nil {
+		return nil, err
+	}
+	in.Start = start
 	if o.Baseline != "" {
 		base, err := p.openBaseline(o.Baseline)
 		if err != nil {
@@ -295,6 +300,20 @@ func (p *Pipeline) report(ctx context.Context, res *evaluator.Result, o Options,
 		}
 	}
 	return rep, nil
+}
+
+// firstSnapshot returns the id of t's first snapshot, where the run
+// starts up (reporter.Input.Start), or nil when t has none.
+func firstSnapshot(t *trace.Trace) (*uint64, error) {
+	sr := t.Snapshots()
+	if !sr.Next() {
+		if err := sr.Err(); err != nil {
+			return nil, fmt.Errorf("read the first snapshot: %w", err)
+		}
+		return nil, nil
+	}
+	id := sr.Snapshot().ID
+	return &id, nil
 }
 
 // patterns counts the literal patterns of the candidates in res, a result

@@ -102,6 +102,11 @@ type Input struct {
 	// their violation rate. Its stats keep full moments.
 	Broken *Evaluation
 
+	// Start, if not nil, is the id of the run's first snapshot: an
+	// anomaly whose one episode begins there fails only while the run
+	// starts up (Entry.StartUp).
+	Start *uint64
+
 	// Explain lists properties of Program, by index, whose fate Build
 	// records in Report.Fates, in order: what augur explain tells.
 	Explain []int
@@ -184,6 +189,9 @@ type Candidates struct {
 	// During counts the anomalies listed after the others because they
 	// fail during the episodes of another (Entry.During).
 	During int `json:"during,omitempty"`
+	// StartUp counts the anomalies listed after the others because they
+	// fail only while the run starts up (Entry.StartUp).
+	StartUp int `json:"start_up,omitempty"`
 	// RareValues counts the anomalies whose property states only that a
 	// value is rare (Entry.RareValue), those not standing out included;
 	// AlmostInvariants counts the others.
@@ -239,6 +247,11 @@ type Entry struct {
 	// near this one's, far more often than chance: this one ranks after
 	// the anomalies that fail at moments of their own.
 	During string `json:"during,omitempty"`
+	// StartUp says that the property fails in one episode, from the
+	// run's first snapshot (Input.Start): in the states the system
+	// started in, set up before it ran, and never once it had moved on.
+	// Such entries are listed after the others.
+	StartUp bool `json:"start_up,omitempty"`
 	// RareValue says that the property states only that a value is rare:
 	// one variable against a constant, or one variable alone, such as
 	// n0.state != "candidate" or not empty(n0.log). Such entries are
@@ -331,6 +344,9 @@ func Build(in Input, opts Options) (*Report, error) {
 	slices.SortStableFunc(r.AlmostInvariants, byScore)
 	r.Candidates.RareValues = markRareValues(r.AlmostInvariants)
 	duringLast(r.AlmostInvariants, moments, res.Snapshots, th.Grouping, opts.HoldRatio, th.DuringLevel)
+	if in.Start != nil {
+		startUpLast(r.AlmostInvariants, moments, *in.Start)
+	}
 	refinedFirst(r.AlmostInvariants, opts.HoldRatio)
 	if opts.SteadyTag != "" {
 		steadyFirst(r.AlmostInvariants)
@@ -343,6 +359,9 @@ func Build(in Input, opts Options) (*Report, error) {
 	for _, e := range r.AlmostInvariants {
 		if e.During != "" {
 			r.Candidates.During++
+		}
+		if e.StartUp {
+			r.Candidates.StartUp++
 		}
 	}
 	if in.Baseline != nil {

@@ -114,6 +114,9 @@ func writeSection(b *strings.Builder, s section) {
 		if e.During != "" {
 			fmt.Fprintf(tw, "\t\t\t  %s\n", naming("fails during the episodes of", e.During, "another anomaly", ": ranked after the anomalies with moments of their own", ranks, maxLine-indent))
 		}
+		if e.StartUp {
+			fmt.Fprintf(tw, "\t\t\t  fails only while the run starts up, from its first snapshot: ranked after the others\n")
+		}
 		if e.BaselineViolatingSnapshots > 0 {
 			fmt.Fprintf(tw, "\t\t\t  fails in the baseline too (%s)\n", plural(e.BaselineViolatingSnapshots, "snapshot"))
 		}
@@ -248,6 +251,9 @@ func (c Candidates) summary() string {
 		c.AlmostInvariants+c.RareValues+c.Equivalent+c.Grouped, c.Anomalies, c.Equivalent, c.Grouped, c.Invariants, c.OrEffect)
 	if c.During > 0 {
 		s += fmt.Sprintf("; %d ranked after the others as failing during another's episodes", c.During)
+	}
+	if c.StartUp > 0 {
+		s += fmt.Sprintf("; %d ranked after the others as failing only while the run starts up", c.StartUp)
 	}
 	if c.NotStandingOut > 0 {
 		s += fmt.Sprintf("; %d anomalies violated through a large share of the run, not listed", c.NotStandingOut)

@@ -14,7 +14,8 @@ package reporter
 // and costs P one place, where listing P after Q would push a bug that
 // only P pins down down to Q's rank. An entry that fails during
 // another's episodes (During, see duringLast) is not brought forward,
-// nor a rare value (RareValue), listed apart.
+// nor a rare value (RareValue), listed apart, nor one that fails only
+// while the run starts up (StartUp).
 // Everything else keeps its order.
 func refinedFirst(es []*Entry, holdRatio float64) {
 	byText := make(map[string]*Entry, len(es))
@@ -26,7 +27,7 @@ func refinedFirst(es []*Entry, holdRatio float64) {
 	// Q's ExplainedBy are the refinements the or-effect test kept.
 	refined := map[*Entry][]*Entry{} // the entries each one refines, in rank order
 	for _, q := range es {
-		if !standsOut(q, holdRatio) || q.During != "" || q.RareValue {
+		if !standsOut(q, holdRatio) || q.During != "" || q.RareValue || q.StartUp {
 			continue
 		}
 		for _, t := range q.ExplainedBy {

@@ -64,6 +64,35 @@ func TestScripts(t *testing.T) {
 				}
 				ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(b.String()), 0o644))
 			},
+			// bootsnapshots N FILE writes N snapshots of three nodes
+			// recorded from boot: until snapshot 5 every variable is 0,
+			// so clock < lease fails there and never after; a bug
+			// acknowledges an unsent message (acked > sent) at node n2
+			// in snapshots N/3 and 2N/3.
+			"bootsnapshots": func(ts *testscript.TestScript, neg bool, args []string) {
+				n, err := strconv.Atoi(args[0])
+				ts.Check(err)
+				var b strings.Builder
+				for i := range n {
+					b.WriteString(`{"snapshot":` + strconv.Itoa(i) + `,"nodes":{`)
+					for j, node := range []string{"n1", "n2", "n3"} {
+						clock, lease, sent, acked := 0, 0, 0, 0
+						if i >= 5 {
+							clock, lease, sent = 10*i+j, 10*i+j+25, 1000+i
+							acked = sent - 1
+						}
+						if node == "n2" && (i == n/3 || i == 2*n/3) {
+							acked = sent + 1
+						}
+						if j > 0 {
+							b.WriteByte(',')
+						}
+						fmt.Fprintf(&b, `%q:{"clock":%d,"lease":%d,"sent":%d,"acked":%d}`, node, clock, lease, sent, acked)
+					}
+					b.WriteString("}}\n")
+				}
+				ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(b.String()), 0o644))
+			},
 		},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("TESTDATA", testdata)
