@@ -69,20 +69,20 @@ func mostNear(ps []float64, m int) float64 {
 // nearer reports whether all but misses of the episodes xs lie as near
 // to ys, among n snapshots, far more often than chance: mostNear below
 // alpha. It appends the chances to ps, whose storage it reuses, and
-// returns them. It stops as soon as the answer is no: when more than
-// misses episodes have a chance of at least m/k of lying as near (k
-// episodes, m = k - misses of them to be near), the m-th smallest chance
-// is at least m/k, so the median of the binomial, at least
-// floor(k·m/k) = m, leaves a p-value of at least 1/2, never below an
-// alpha under 1/2. Most pairs of anomalies lie far apart, and this
-// spares their every episode's chance and the binomial.
-func nearer(ps []float64, xs, ys []episode, n uint64, misses int, alpha float64) ([]float64, bool) {
-	k := len(xs)
-	m := k - misses
+// returns them. It stops as soon as the answer is no. With k episodes,
+// m = k - misses of them to be near, mostNear is P(Binomial(k, p₍m₎) ≥ m),
+// the Beta(m, k-m+1) distribution function at p₍m₎, below alpha exactly
+// when p₍m₎ is below that distribution's alpha-quantile, crit (nearer
+// takes it a hair higher, against the quantile's rounding): once more
+// than misses episodes have a chance of crit or more, p₍m₎ is too. Most
+// pairs of anomalies lie far apart, and this spares their every
+// episode's chance and the binomial.
+func nearer(ps []float64, xs, ys []episode, n uint64, misses int, alpha, crit float64) ([]float64, bool) {
+	m := len(xs) - misses
 	far := 0
 	for _, ep := range xs {
 		p := nearness(ep, ys, n)
-		if alpha < 0.5 && p*float64(k) >= float64(m) {
+		if p >= crit {
 			if far++; far > misses {
 				return ps, false
 			}
@@ -90,6 +90,15 @@ func nearer(ps []float64, xs, ys []episode, n uint64, misses int, alpha float64)
 		ps = append(ps, p)
 	}
 	return ps, mostNear(ps, m) < alpha
+}
+
+// critical returns the chance at or above which, for k episodes of which
+// all but misses must lie near, an episode counts against the test at
+// alpha (see nearer): the alpha-quantile of Beta(m, k-m+1), taken a
+// millionth higher.
+func critical(k, misses int, alpha float64) float64 {
+	m := float64(k - misses)
+	return distuv.Beta{Alpha: m, Beta: float64(k) - m + 1}.Quantile(alpha) * (1 + 1e-6)
 }
 
 // duringLast moves after the others each anomaly A of es,
@@ -114,6 +123,8 @@ func duringLast(es []*Entry, moments map[*Entry][]uint64, n int, g Grouping, hol
 	}
 	var leads, moved, tried []*Entry
 	var ps []float64
+	type critKey struct{ k, tried int }
+	crits := map[critKey]float64{} // critical, by episodes and anomalies tried
 	for i, a := range es {
 		if len(eps[a]) == 0 { // no moments kept: nothing to place near another's
 			leads = append(leads, a)
@@ -125,9 +136,16 @@ func duringLast(es []*Entry, moments map[*Entry][]uint64, n int, g Grouping, hol
 				tried = append(tried, b)
 			}
 		}
+		alpha := level / float64(len(tried))
 		near := func(x, y *Entry) bool {
-			var ok bool
-			ps, ok = nearer(ps[:0], eps[x], eps[y], uint64(n), g.misses(len(eps[x])), level/float64(len(tried)))
+			k := len(eps[x])
+			misses := g.misses(k)
+			c, ok := crits[critKey{k, len(tried)}]
+			if !ok {
+				c = critical(k, misses, alpha)
+				crits[critKey{k, len(tried)}] = c
+			}
+			ps, ok = nearer(ps[:0], eps[x], eps[y], uint64(n), misses, alpha, c)
 			return ok
 		}
 		for _, b := range tried {

@@ -102,8 +102,9 @@ func TestMostNear(t *testing.T) {
 }
 
 // TestNearer checks that stopping early never changes the answer: over
-// random episodes, nearer says what mostNear over every episode's chance
-// says, at levels from strict to lax, many misses allowed or none.
+// random episodes, nearer, given the critical chance, says what mostNear
+// over every episode's chance says, at levels from strict to lax, many
+// misses allowed or none.
 func TestNearer(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	randomEpisodes := func(n uint64, gap int) []episode {
@@ -129,7 +130,7 @@ func TestNearer(t *testing.T) {
 			all = append(all, nearness(ep, ys, n))
 		}
 		want := mostNear(all, len(xs)-misses) < alpha
-		ps, got := nearer(nil, xs, ys, n, misses, alpha)
+		ps, got := nearer(nil, xs, ys, n, misses, alpha, critical(len(xs), misses, alpha))
 		if got != want {
 			t.Fatalf("nearer(%v, %v, %d, %d, %g) = %t, want %t", xs, ys, n, misses, alpha, got, want)
 		}
