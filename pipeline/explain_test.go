@@ -130,7 +130,7 @@ func TestExplainPlaces(t *testing.T) {
 	}
 	beyond := rep.AlmostInvariants[size]
 	places := []place{
-		{"beyond the size", beyond.Text, pipeline.Options{}, fmt.Sprintf("not listed: its anomaly ranks beyond the report's size (%d)", size)},
+		{"beyond the size", beyond.Text, pipeline.Options{}, fmt.Sprintf("not listed: its anomaly ranks %d, beyond the report's size (%d): --top %d lists it", size+1, size, size+1)},
 		{"within a larger size", beyond.Text, pipeline.Options{Top: size + 1}, fmt.Sprintf("listed at rank %d", size+1)},
 	}
 	for _, e := range rep.AlmostInvariants {

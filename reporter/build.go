@@ -377,6 +377,7 @@ func Build(in Input, opts Options) (*Report, error) {
 		broken, r.BrokenInvariants = brokenInvariants(in.Broken, opts, th, z, &r.Candidates)
 	}
 	r.Candidates.Invariants = len(r.Invariants)
+	trail.places(r.AlmostInvariants, r.RareValues)
 	r.AlmostInvariants = cut(r.AlmostInvariants, opts.Size)
 	r.RareValues = cut(r.RareValues, opts.Size)
 	r.Invariants = cut(r.Invariants, opts.Size)

@@ -569,8 +569,8 @@ func TestFates(t *testing.T) {
 		return s
 	}
 	want := []summary{
-		{Role: "representative", Anomaly: a, Order: 2, LeftOut: "its anomaly ranks beyond the report's size "},
-		{Role: "also fails here", Anomaly: a, Order: 2, LeftOut: "its anomaly ranks beyond the report's size "},
+		{Role: "representative", Anomaly: a, Order: 2, LeftOut: "its anomaly ranks 2, beyond the report's size "},
+		{Role: "also fails here", Anomaly: a, Order: 2, LeftOut: "its anomaly ranks 2, beyond the report's size "},
 		{Dropped: true, LeftOut: "dropped as an or-effect"},
 		{Role: "representative", Anomaly: c, Order: 1, Rank: 1},
 		{Role: "representative", Anomaly: wide, Order: 3, LeftOut: "its anomaly is violated through a large share of the run"},

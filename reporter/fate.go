@@ -45,6 +45,10 @@ type Fate struct {
 	// Rank is the rank at which List lists it, or its anomaly's
 	// representative; 0 when the report does not list it.
 	Rank int
+	// Place is the rank its anomaly would have in List with no size
+	// limit, so that --top Place lists it; 0 when it is listed, or
+	// left out for another reason.
+	Place int
 	// LeftOut says which rule left it out of the report; "" when it is
 	// listed.
 	LeftOut string
@@ -150,6 +154,25 @@ func (t *trail) ranked(reps []*Entry) {
 	}
 }
 
+// places records, before the report's lists are cut to its size, where
+// each anomaly of lists stands in its list.
+func (t *trail) places(lists ...[]*Entry) {
+	if len(t.byEntry) == 0 {
+		return
+	}
+	place := make(map[*Entry]int)
+	for _, es := range lists {
+		for i, e := range es {
+			place[e] = i + 1
+		}
+	}
+	for _, f := range t.byEntry {
+		if f.Anomaly != nil {
+			f.Place = place[f.Anomaly]
+		}
+	}
+}
+
 // fates completes the fates from the report as cut, and returns them in
 // the order asked for.
 func (t *trail) fates(r *Report, opts Options) []*Fate {
@@ -179,11 +202,13 @@ func (t *trail) fates(r *Report, opts Options) []*Fate {
 			}
 			switch {
 			case f.Rank > 0:
+				f.Place = 0
 			case !opts.All && !standsOut(f.Anomaly, opts.HoldRatio):
+				f.Place = 0
 				f.LeftOut = fmt.Sprintf("its anomaly is violated through a large share of the run: temporal rate %.5f, below the hold ratio %g (augur infer --all lists it)",
 					f.Anomaly.TemporalRate, opts.HoldRatio)
 			default:
-				f.LeftOut = fmt.Sprintf("its anomaly ranks beyond the report's size (%d)", opts.Size)
+				f.LeftOut = fmt.Sprintf("its anomaly ranks %d, beyond the report's size (%d): --top %d lists it", f.Place, opts.Size, f.Place)
 			}
 		}
 	}
