@@ -350,9 +350,18 @@ func events(moments []uint64, v int64, span int) int64 {
 	if len(moments) == 0 {
 		return v
 	}
+	// The episodes, first to last, counted as episodesOf finds them but
+	// without building their list: this runs for every candidate.
 	var n int64
-	for _, ep := range episodesOf(moments) {
-		n += int64((ep.last - ep.first + uint64(span)) / uint64(span))
+	first := moments[0]
+	for i, m := range moments {
+		if i+1 < len(moments) && moments[i+1] == m+1 {
+			continue
+		}
+		n += int64((m - first + uint64(span)) / uint64(span))
+		if i+1 < len(moments) {
+			first = moments[i+1]
+		}
 	}
 	if k := int64(len(moments)); k < v {
 		n = (n*v + k - 1) / k

@@ -376,6 +376,22 @@ func TestEvents(t *testing.T) {
 			t.Errorf("events(%v, %d, %d) = %d, want %d", tc.moments, tc.v, tc.span, got, tc.want)
 		}
 	}
+	// Against the definition, over the episodes episodesOf finds.
+	r := rand.New(rand.NewPCG(7, 8))
+	for range 1000 {
+		var ms []uint64
+		for m := uint64(r.IntN(5)); len(ms) < 1+r.IntN(60); m += uint64(1 + r.IntN(3)) {
+			ms = append(ms, m)
+		}
+		span := 1 + r.IntN(10)
+		var want int64
+		for _, ep := range episodesOf(ms) {
+			want += int64((ep.last - ep.first + uint64(span)) / uint64(span))
+		}
+		if got := events(ms, int64(len(ms)), span); got != want {
+			t.Fatalf("events(%v, %d, %d) = %d, want %d", ms, len(ms), span, got, want)
+		}
+	}
 }
 
 // TestGroupCutMoments checks grouping when the moment lists of broad
