@@ -129,6 +129,9 @@ func MineConstants(tr *trace.Trace, spec *specs.Spec) (Constants, error) {
 			if s, ok := k.(string); ok && len(s) > MaxConstantLen {
 				continue
 			}
+			if m.seen[k] {
+				continue // nothing new: the test below stands as it did
+			}
 			m.seen[k] = true
 			if len(m.seen) > maxDistinct+len(names) || len(m.seen) > maxDistinct && countNonNames(m.seen, names) > maxDistinct {
 				m.seen = nil
