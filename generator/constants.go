@@ -89,22 +89,51 @@ func MineConstants(tr *trace.Trace, spec *specs.Spec) (Constants, error) {
 			activeDerived++
 		}
 	}
+	// Without derived variables to mine, a row's variables that no miner
+	// reads are not decoded (the trace's strings and lists cost most).
+	read := map[string]bool{}
+	for _, m := range miners {
+		read[m.t.fields[0]] = true
+	}
+	var someCols []int
+	var someNames []string
+	for i, v := range spec.Vars {
+		if cols[i] >= 0 && read[v.Name] {
+			someCols, someNames = append(someCols, cols[i]), append(someNames, v.Name)
+		}
+	}
+	someVals := make([]any, len(someCols))
 	sr := tr.States()
 	defer sr.Close()
 	env := make(map[string]any, len(spec.Vars)+len(spec.Derived))
 	names := map[any]bool{}
 	for row := 0; row < tr.NumStates() && active > 0; row++ {
-		st, err := sr.State(uint32(row))
-		if err != nil {
-			return nil, fmt.Errorf("generator: mine constants: %w", err)
-		}
-		names[st.Node] = true
 		clear(env)
+		var node string
+		if activeDerived > 0 {
+			st, err := sr.State(uint32(row))
+			if err != nil {
+				return nil, fmt.Errorf("generator: mine constants: %w", err)
+			}
+			node = st.Node
+			for i, v := range spec.Vars {
+				if cols[i] >= 0 {
+					env[v.Name] = st.Vars[cols[i]]
+				}
+			}
+		} else {
+			var err error
+			if node, err = sr.Some(uint32(row), someCols, someVals); err != nil {
+				return nil, fmt.Errorf("generator: mine constants: %w", err)
+			}
+			for j, name := range someNames {
+				env[name] = someVals[j]
+			}
+		}
+		names[node] = true
 		for i, v := range spec.Vars {
 			if cols[i] < 0 {
-				env[v.Name] = st.Node
-			} else {
-				env[v.Name] = st.Vars[cols[i]]
+				env[v.Name] = node
 			}
 		}
 		if activeDerived > 0 {

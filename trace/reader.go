@@ -370,21 +370,10 @@ type StateReader struct {
 // once, however many readers decode it and for as long as any keeps it,
 // and keeping it holds at most four times its size.
 func (sr *StateReader) State(row uint32) (*State, error) {
-	r := sr.t.states
-	if int(row) >= r.rows {
-		return nil, corruptf("%s: row %d out of range (%d rows)", r.path, row, r.rows)
+	i, err := sr.seek(row)
+	if err != nil {
+		return nil, err
 	}
-	b := sort.Search(len(r.starts), func(i int) bool { return r.starts[i] > int(row) }) - 1
-	if b != sr.cur {
-		sr.Close()
-		rec, size, err := r.shared(b)
-		if err != nil {
-			return nil, err
-		}
-		sr.rec, sr.cur = rec, b
-		sr.share = max(minShared, size/4)
-	}
-	i := int(row) - r.starts[b]
 	s := &State{
 		Row:  row,
 		Node: decode(sr.rec.Column(0), i, sr.share, false).(string),
@@ -395,6 +384,41 @@ func (sr *StateReader) State(row uint32) (*State, error) {
 		s.Vars[c] = decode(sr.rec.Column(c+2), i, sr.share, false)
 	}
 	return s, nil
+}
+
+// Some decodes the node of row and the variables at cols (indices of the
+// trace's Schema) into vars, as long as cols, as State decodes them: a
+// pass over every state that reads a few variables need not decode the
+// others.
+func (sr *StateReader) Some(row uint32, cols []int, vars []any) (node string, err error) {
+	i, err := sr.seek(row)
+	if err != nil {
+		return "", err
+	}
+	for j, c := range cols {
+		vars[j] = decode(sr.rec.Column(c+2), i, sr.share, false)
+	}
+	return decode(sr.rec.Column(0), i, sr.share, false).(string), nil
+}
+
+// seek loads the record batch of row, unless it is the one loaded, and
+// returns the row's index in it.
+func (sr *StateReader) seek(row uint32) (int, error) {
+	r := sr.t.states
+	if int(row) >= r.rows {
+		return 0, corruptf("%s: row %d out of range (%d rows)", r.path, row, r.rows)
+	}
+	b := sort.Search(len(r.starts), func(i int) bool { return r.starts[i] > int(row) }) - 1
+	if b != sr.cur {
+		sr.Close()
+		rec, size, err := r.shared(b)
+		if err != nil {
+			return 0, err
+		}
+		sr.rec, sr.cur = rec, b
+		sr.share = max(minShared, size/4)
+	}
+	return int(row) - r.starts[b], nil
 }
 
 // minShared is the least length of a string that State shares with its

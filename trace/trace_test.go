@@ -112,6 +112,43 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
+// TestStateReaderSome checks that Some decodes what State decodes, for
+// every row and every choice of columns, in any order.
+func TestStateReaderSome(t *testing.T) {
+	tr, err := trace.Open(writeTrace(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	all, some := tr.States(), tr.States()
+	defer all.Close()
+	defer some.Close()
+	for _, cols := range [][]int{{}, {0}, {3, 1}, {2, 0, 3, 1}, {1, 1}} {
+		for row := range uint32(tr.NumStates()) {
+			s, err := all.State(row)
+			if err != nil {
+				t.Fatal(err)
+			}
+			vars := make([]any, len(cols))
+			node, err := some.Some(row, cols, vars)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for j, c := range cols {
+				if !reflect.DeepEqual(vars[j], s.Vars[c]) {
+					t.Errorf("row %d, column %d: Some = %v, State = %v", row, c, vars[j], s.Vars[c])
+				}
+			}
+			if node != s.Node {
+				t.Errorf("row %d: Some's node %q, State's %q", row, node, s.Node)
+			}
+		}
+	}
+	if _, err := some.Some(uint32(tr.NumStates()), []int{0}, make([]any, 1)); err == nil {
+		t.Error("Some of a row past the end: no error")
+	}
+}
+
 func TestWriterErrors(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "x.trace")
 	w, err := trace.Create(dir, testSchema, trace.Options{})

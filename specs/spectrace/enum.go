@@ -26,19 +26,20 @@ func CheckEnums(ctx context.Context, s *specs.Spec, tr *trace.Trace) error {
 	}
 	sr := tr.States()
 	defer sr.Close()
+	vals := make([]any, len(cols))
 	for row := range tr.NumStates() {
 		if row%scanEvery == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 		}
-		st, err := sr.State(uint32(row))
+		node, err := sr.Some(uint32(row), cols, vals)
 		if err != nil {
 			return err
 		}
-		for j, i := range cols {
-			if err := vars[j].CheckEnum(st.Vars[i]); err != nil {
-				return fmt.Errorf("%s: %w, in state row %d (node %s) of the trace", vars[j].Pos, err, row, st.Node)
+		for j, v := range vals {
+			if err := vars[j].CheckEnum(v); err != nil {
+				return fmt.Errorf("%s: %w, in state row %d (node %s) of the trace", vars[j].Pos, err, row, node)
 			}
 		}
 	}
