@@ -62,24 +62,13 @@ variables:
 		snaps = append(snaps, s)
 	}
 	tr := b.Open()
-	var props []*grammar.Property
-	for _, src := range []string{
+	prog := compileSources(t, spec,
 		`forall n0 in nodes: n0.x <= n0.y or n0.id in n0.peers`,
 		`forall n0, n1 in nodes: n0.x < n1.x or n0.y == n1.y`,
 		`forall n0, n1 in nodes: n0.x != n1.y or n0.id in n1.peers or n0.peers subset n1.peers or n1.x == 3 or empty(n0.log)`,
 		`forall n0, n1, n2 in nodes: n0.x <= n1.x or n1.x <= n2.x`,
 		`forall n0, n1 in nodes: forall e0 in n0.log: e0.term <= n1.x or e0.term == n0.y`,
-	} {
-		p, err := grammar.Parse(src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		props = append(props, p)
-	}
-	prog, err := Compile(spec, props)
-	if err != nil {
-		t.Fatal(err)
-	}
+	)
 	pl := newPlan(prog)
 	if len(pl.fallback) > 0 {
 		t.Fatalf("%d properties left to the reference", len(pl.fallback))
@@ -174,18 +163,7 @@ func TestFastDuplicateMembers(t *testing.T) {
 	}
 	b.Snapshot(trace.Snapshot{Members: rows})
 	tr := b.Open()
-	var props []*grammar.Property
-	for _, src := range []string{`forall n0 in nodes: n0.x <= 1`, `forall n0, n1 in nodes: n0.x < n1.x or n0.x == 2`} {
-		p, err := grammar.Parse(src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		props = append(props, p)
-	}
-	prog, err := Compile(spec, props)
-	if err != nil {
-		t.Fatal(err)
-	}
+	prog := compileSources(t, spec, `forall n0 in nodes: n0.x <= 1`, `forall n0, n1 in nodes: n0.x < n1.x or n0.x == 2`)
 	var snaps []trace.Snapshot
 	for i := range 12 {
 		members := rows[:2+i%2]
@@ -279,21 +257,10 @@ variables:
 		snaps = append(snaps, s)
 	}
 	tr := b.Open()
-	var props []*grammar.Property
-	for _, src := range []string{
+	prog := compileSources(t, spec,
 		`forall n0, n1 in nodes: n0.x < n1.x or n0.id == "a"`,
 		`forall n0 in nodes: forall e0 in n0.log: e0.term <= n0.x`,
-	} {
-		p, err := grammar.Parse(src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		props = append(props, p)
-	}
-	prog, err := Compile(spec, props)
-	if err != nil {
-		t.Fatal(err)
-	}
+	)
 	pl := newPlan(prog)
 	e, err := newFast(tr, prog, pl)
 	if err != nil {
@@ -332,4 +299,23 @@ variables:
 	if e.head == len(e.retired) {
 		t.Error("no row retired")
 	}
+}
+
+// compileSources parses the properties srcs and compiles them against
+// spec.
+func compileSources(t *testing.T, spec *specs.Spec, srcs ...string) *Program {
+	t.Helper()
+	props := make([]*grammar.Property, len(srcs))
+	for i, src := range srcs {
+		p, err := grammar.Parse(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		props[i] = p
+	}
+	prog, err := Compile(spec, props)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return prog
 }

@@ -29,23 +29,12 @@ func TestPlanNotEqual(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var props []*grammar.Property
-	for _, src := range []string{
+	prog := compileSources(t, spec,
 		`forall n0, n1 in nodes: n0.x != n1.y or n1.x <= 3`,
 		`forall n0, n1 in nodes: n0.x == n1.y or n1.x <= 3`,
 		`forall n0, n1 in nodes: n0.id != "a" or n1.x != n0.x`,
 		`forall n0, n1 in nodes: n0.id == "a" or n1.x == n0.x`,
-	} {
-		p, err := grammar.Parse(src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		props = append(props, p)
-	}
-	prog, err := Compile(spec, props)
-	if err != nil {
-		t.Fatal(err)
-	}
+	)
 	pl := newPlan(prog)
 	if len(pl.scopes) != 1 || len(pl.fallback) > 0 {
 		t.Fatalf("%d scopes, %d properties left to the reference; want one scope", len(pl.scopes), len(pl.fallback))
