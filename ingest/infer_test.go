@@ -114,21 +114,7 @@ func TestCollectJSONLValues(t *testing.T) {
 			if _, err := CollectJSONL(t.Context(), out, writeInputs(t, dir, b.String()), Options{}); err != nil {
 				t.Fatal(err)
 			}
-			tr, err := trace.Open(out)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer tr.Close()
-			sr := tr.States()
-			defer sr.Close()
-			var got []any
-			for row := range uint32(tr.NumStates()) {
-				s, err := sr.State(row)
-				if err != nil {
-					t.Fatal(err)
-				}
-				got = append(got, s.Vars[0])
-			}
+			got := column(t, out, "a")
 			if fmt.Sprintf("%#v", got) != fmt.Sprintf("%#v", tt.want) {
 				t.Errorf("values = %#v, want %#v", got, tt.want)
 			}

@@ -57,19 +57,8 @@ func TestCollectHugeValueMemory(t *testing.T) {
 			if limit := uint64(tt.reads*size + tt.columns*8<<20 + 4<<20); n > limit {
 				t.Errorf("collect allocated %d MiB for a string of %d MiB, more than %d MiB", n>>20, size>>20, limit>>20)
 			}
-			tr, err := trace.Open(out)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer tr.Close()
-			states := tr.States()
-			defer states.Close()
-			st, err := states.State(0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if s, _ := st.Vars[0].(string); s != big {
-				t.Errorf("row 0 holds %.20q", st.Vars[0])
+			if v := column(t, out, "blob")[0]; v != big {
+				t.Errorf("row 0 holds %.20q", v)
 			}
 		})
 	}
@@ -133,18 +122,7 @@ func TestCollectIntegerListMemory(t *testing.T) {
 	if limit := uint64(3*b.Len() + 2*8*n + 4*8*n + 4<<20); a > limit {
 		t.Errorf("collect allocated %d KiB for %d integers, more than %d KiB", a>>10, n, limit>>10)
 	}
-	tr, err := trace.Open(filepath.Join(dir, "out0.trace"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tr.Close()
-	states := tr.States()
-	defer states.Close()
-	st, err := states.State(1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if l, _ := st.Vars[tr.Schema.Index("log")].([]any); len(l) != n || l[n-1] != int64(1_000_000+n-1) {
+	if l, _ := column(t, filepath.Join(dir, "out0.trace"), "log")[1].([]any); len(l) != n || l[n-1] != int64(1_000_000+n-1) {
 		t.Errorf("row 1's log has %d values", len(l))
 	}
 }
@@ -202,25 +180,42 @@ func TestCollectStreamHugeValueMemory(t *testing.T) {
 	if limit := uint64(3*size + 3*8*n + 2<<20); a > limit {
 		t.Errorf("collect of a string of %d MiB and %d integers allocated %d KiB, more than %d KiB", size>>20, n, a>>10, limit>>10)
 	}
-	tr, err := trace.Open(filepath.Join(dir, "out0.trace"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tr.Close()
-	states := tr.States()
-	defer states.Close()
+	out := filepath.Join(dir, "out0.trace")
+	blobs, logs := column(t, out, "blob"), column(t, out, "log")
 	found := false
-	for row := range uint32(tr.NumStates()) {
-		st, err := states.State(row)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if s, _ := st.Vars[tr.Schema.Index("blob")].(string); s == big.Blob {
-			l, _ := st.Vars[tr.Schema.Index("log")].([]any)
+	for row, b := range blobs {
+		if b == big.Blob {
+			l, _ := logs[row].([]any)
 			found = len(l) == n && l[n-1] == big.Log[n-1]
 		}
 	}
 	if !found {
 		t.Errorf("no state holds the huge value")
 	}
+}
+
+// column returns the values of variable name in every state row of the
+// trace at path, in order.
+func column(t *testing.T, path, name string) []any {
+	t.Helper()
+	tr, err := trace.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	c := tr.Schema.Index(name)
+	if c < 0 {
+		t.Fatalf("%s has no variable %s", path, name)
+	}
+	sr := tr.States()
+	defer sr.Close()
+	var vals []any
+	for row := range uint32(tr.NumStates()) {
+		st, err := sr.State(row)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vals = append(vals, st.Vars[c])
+	}
+	return vals
 }
