@@ -45,13 +45,7 @@ func TestCollectJSONLInference(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var b strings.Builder
-			for i, l := range tt.lines {
-				fmt.Fprintf(&b, `{"snapshot": %d, "nodes": {"n": %s}}`+"\n", i, l)
-			}
-			dir := t.TempDir()
-			out := filepath.Join(dir, "out.trace")
-			res, err := CollectJSONL(t.Context(), out, writeInputs(t, dir, b.String()), Options{})
+			out, res, err := collectStates(t, tt.lines)
 			if tt.name == "nested lists" {
 				// [[1], []] then [[], [[]]]: list<int64> elements, then a list
 				// where an integer was: a mix of kinds.
@@ -105,13 +99,8 @@ func TestCollectJSONLValues(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var b strings.Builder
-			for i, l := range tt.lines {
-				fmt.Fprintf(&b, `{"snapshot": %d, "nodes": {"n": %s}}`+"\n", i, l)
-			}
-			dir := t.TempDir()
-			out := filepath.Join(dir, "out.trace")
-			if _, err := CollectJSONL(t.Context(), out, writeInputs(t, dir, b.String()), Options{}); err != nil {
+			out, _, err := collectStates(t, tt.lines)
+			if err != nil {
 				t.Fatal(err)
 			}
 			got := column(t, out, "a")
@@ -173,12 +162,7 @@ func TestCollectJSONLManyKeysMap(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var b strings.Builder
-			for i, l := range tt.lines {
-				fmt.Fprintf(&b, `{"snapshot": %d, "nodes": {"n": %s}}`+"\n", i, l)
-			}
-			dir := t.TempDir()
-			res, err := CollectJSONL(t.Context(), filepath.Join(dir, "out.trace"), writeInputs(t, dir, b.String()), Options{})
+			_, res, err := collectStates(t, tt.lines)
 			if strings.HasPrefix(tt.name, "kinds mixed") {
 				if err == nil || !strings.Contains(err.Error(), tt.want) {
 					t.Fatalf("err = %v, want one ending %s", err, tt.want)
@@ -202,4 +186,19 @@ func TestCollectJSONLManyKeysMap(t *testing.T) {
 			}
 		})
 	}
+}
+
+// collectStates collects states, the JSON objects of one node's states,
+// as the snapshots of a run of that node (named n), into a trace in a
+// temporary directory, and returns the trace's path.
+func collectStates(t *testing.T, states []string) (string, *Result, error) {
+	t.Helper()
+	var b strings.Builder
+	for i, s := range states {
+		fmt.Fprintf(&b, `{"snapshot": %d, "nodes": {"n": %s}}`+"\n", i, s)
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.trace")
+	res, err := CollectJSONL(t.Context(), out, writeInputs(t, dir, b.String()), Options{})
+	return out, res, err
 }
