@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 
 	"github.com/augur-dev/augur/diag"
@@ -62,9 +63,10 @@ var DefaultGrouping = Grouping{Within: 0.9, Factor: 4}
 // An anomaly is the candidates that fail at (almost) the same moments,
 // shown by the simplest of them.
 type anomaly struct {
-	rep     *Entry   // the representative, the simplest member
-	members []*Entry // the others, simplest first
-	moments []uint64 // the representative's violating snapshots
+	rep     *Entry    // the representative, the simplest member
+	members []*Entry  // the others, simplest first
+	moments []uint64  // the representative's violating snapshots
+	set     momentSet // the same, as a set
 }
 
 // shape is what makes a property simple: fewer node variables, then fewer
@@ -99,25 +101,18 @@ func compareShapes(a, b shape) int {
 // and the rare one would vanish with it. Entries that join no anomaly
 // start one. The anomalies come in the order of their representatives.
 func groupAnomalies(es []*Entry, moments func(*Entry) []uint64, g Grouping, holdRatio float64) []*anomaly {
-	order := slices.Clone(es)
 	shapes := make(map[*Entry]shape, len(es))
 	for _, e := range es {
 		shapes[e] = shapeOf(e.prop.Property)
 	}
-	slices.SortStableFunc(order, func(a, b *Entry) int {
-		return cmp.Or(
-			compareShapes(shapes[a], shapes[b]),
-			-cmp.Compare(len(moments(a)), len(moments(b))),
-			cmp.Compare(a.Violations, b.Violations),
-			cmp.Compare(a.Text, b.Text),
-		)
-	})
+	order := groupOrder(es, moments, shapes)
 	var out []*anomaly
 	at := map[uint64][]int{} // the anomalies failing at each moment, in order
 	var near []int
 	var seen []int // seen[i] is 1 + the index in order of the last entry to try anomaly i
 	for k, e := range order {
 		ms := moments(e)
+		var set momentSet        // ms as a set, made once when needed
 		var subs map[string]bool // e's sub-disjunctions, computed once when needed
 		joined := false
 		// An anomaly holding (almost) all of ms holds one of its first
@@ -136,15 +131,19 @@ func groupAnomalies(es []*Entry, moments func(*Entry) []uint64, g Grouping, hold
 			a := out[i]
 			// The cheap tests first: shapes, then moments, then text.
 			simpler := compareShapes(shapes[a.rep], shapes[e])
-			if simpler > 0 ||
-				standsOut(e, holdRatio) && !standsOut(a.rep, holdRatio) ||
-				!g.within(kept(ms, a.moments, a.rep.ViolatingSnapshots), a.moments) {
+			if simpler > 0 || standsOut(e, holdRatio) && !standsOut(a.rep, holdRatio) {
+				continue
+			}
+			if set.keys == nil {
+				set = newMomentSet(ms)
+			}
+			if np, upto := kept(ms, a.moments, a.rep.ViolatingSnapshots); !g.within(set, np, upto, a.set, len(a.moments)) {
 				continue
 			}
 			if simpler == 0 {
 				// Equally simple: the same anomaly only when each fails
 				// at (almost) the other's moments.
-				if !g.within(kept(a.moments, ms, e.ViolatingSnapshots), ms) {
+				if np, upto := kept(a.moments, ms, e.ViolatingSnapshots); !g.within(a.set, np, upto, set, len(ms)) {
 					continue
 				}
 			} else {
@@ -166,57 +165,111 @@ func groupAnomalies(es []*Entry, moments func(*Entry) []uint64, g Grouping, hold
 			for _, m := range ms {
 				at[m] = append(at[m], len(out))
 			}
-			out = append(out, &anomaly{rep: e, moments: ms})
+			if set.keys == nil {
+				set = newMomentSet(ms)
+			}
+			out = append(out, &anomaly{rep: e, moments: ms, set: set})
 			seen = append(seen, 0)
 		}
 	}
 	return out
 }
 
-// within reports whether (almost) all of p's moments are q's. Both are
-// increasing; it stops as soon as too many of p's are missing from q.
-func (g Grouping) within(p, q []uint64) bool {
-	need := g.Within * float64(len(p))
-	if len(p) == 0 || float64(len(q)) < need {
+// A momentSet is an increasing list of snapshot ids as a sparse bitset:
+// its nonzero 64-bit words, in order, each with its index (an id over
+// 64). Grouping compares candidates' lists of up to thousands of moments
+// with hundreds of anomalies each; a lasting episode is a few words, and
+// a word of each compares 64 snapshots at once.
+type momentSet struct {
+	keys  []uint64 // the words' indices, increasing
+	words []uint64 // bit b of words[i] says whether keys[i]*64+b is in
+}
+
+// newMomentSet returns the set of ms, an increasing list.
+func newMomentSet(ms []uint64) momentSet {
+	n := 0
+	for i, m := range ms {
+		if i == 0 || m/64 != ms[i-1]/64 {
+			n++
+		}
+	}
+	s := momentSet{keys: make([]uint64, 0, n), words: make([]uint64, 0, n)}
+	for _, m := range ms {
+		if k := m / 64; len(s.keys) == 0 || s.keys[len(s.keys)-1] != k {
+			s.keys = append(s.keys, k)
+			s.words = append(s.words, 0)
+		}
+		s.words[len(s.words)-1] |= 1 << (m % 64)
+	}
+	return s
+}
+
+// groupOrder returns es in the order groupAnomalies takes them:
+// simplest first, then those covering more moments, then those failing
+// at fewer bindings, then by text.
+func groupOrder(es []*Entry, moments func(*Entry) []uint64, shapes map[*Entry]shape) []*Entry {
+	order := slices.Clone(es)
+	slices.SortStableFunc(order, func(a, b *Entry) int {
+		return cmp.Or(
+			compareShapes(shapes[a], shapes[b]),
+			-cmp.Compare(len(moments(a)), len(moments(b))),
+			cmp.Compare(a.Violations, b.Violations),
+			cmp.Compare(a.Text, b.Text),
+		)
+	})
+	return order
+}
+
+// within reports whether (almost) all of p's moments up to upto, np of
+// them, are q's, which has nq: at least Within of the np. It stops as
+// soon as too many of p's are missing from q.
+func (g Grouping) within(p momentSet, np int, upto uint64, q momentSet, nq int) bool {
+	need := g.Within * float64(np)
+	if np == 0 || float64(nq) < need {
 		return false
 	}
-	// Walk q in step with p when they are of a size; search it when q is
-	// much longer.
-	search := len(q) > 16*len(p)
-	n := 0
-	for i, x := range p {
-		if float64(n+len(p)-i) < need {
-			return false
+	// Walk q's words in step with p's when they are of a number; search
+	// them when q has many more.
+	search := len(q.keys) > 16*len(p.keys)
+	missing, j := 0, 0
+	for i, k := range p.keys {
+		if k > upto/64 {
+			break
 		}
-		j := 0
+		w := p.words[i]
+		if k == upto/64 {
+			w &= ^uint64(0) >> (63 - upto%64) // the ids up to upto
+		}
 		if search {
-			j, _ = slices.BinarySearch(q, x)
+			n, _ := slices.BinarySearch(q.keys[j:], k)
+			j += n
 		} else {
-			for j < len(q) && q[j] < x {
+			for j < len(q.keys) && q.keys[j] < k {
 				j++
 			}
 		}
-		if j < len(q) && q[j] == x {
-			n++
-			j++
+		if j < len(q.keys) && q.keys[j] == k {
+			w &^= q.words[j]
 		}
-		q = q[j:]
+		if missing += bits.OnesCount64(w); float64(np-missing) < need {
+			return false
+		}
 	}
-	return float64(n) >= need
+	return true
 }
 
-// kept returns the moments of p that q's list can tell about: all of
-// them, or, when q's list holds only the first of its all moments, those
-// up to the last it holds. The lists of broad properties are cut
-// (Thresholds.FullMoments), and a moment past the cut is not a moment q
-// does not fail at.
-func kept(p, q []uint64, all int64) []uint64 {
+// kept returns how many of p's moments q's list can tell about, and the
+// last id they may reach: all of them, or, when q's list holds only the
+// first of its all moments, those up to the last it holds. The lists of
+// broad properties are cut (Thresholds.FullMoments), and a moment past
+// the cut is not a moment q does not fail at.
+func kept(p, q []uint64, all int64) (int, uint64) {
 	if int64(len(q)) >= all || len(q) == 0 {
-		return p
+		return len(p), math.MaxUint64
 	}
 	last := q[len(q)-1]
 	n, _ := slices.BinarySearch(p, last+1)
-	return p[:n]
+	return n, last
 }
 
 // misses returns how many of p's n moments may be missing from q's for

@@ -1,6 +1,7 @@
 package reporter
 
 import (
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -283,14 +284,16 @@ func TestRepresentativeFewestViolations(t *testing.T) {
 	}
 }
 
-// TestWithin checks the early-stopping within against its definition:
-// at least Within of p's moments are q's.
+// TestWithin checks the word-wise, early-stopping within against its
+// definition: at least Within of p's moments up to a bound are q's. The
+// lists span several words, from a few moments to hundreds, and q is
+// sometimes far longer than p (within then searches q's words).
 func TestWithin(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	moments := func() []uint64 {
+	moments := func(n uint64, oneIn int) []uint64 {
 		var ms []uint64
-		for s := uint64(0); s < 60; s++ {
-			if rng.IntN(3) == 0 {
+		for s := uint64(rng.IntN(3)); s < n; s++ {
+			if rng.IntN(oneIn) == 0 {
 				ms = append(ms, s)
 			}
 		}
@@ -298,24 +301,187 @@ func TestWithin(t *testing.T) {
 	}
 	for _, within := range []float64{0.5, 0.9, 1} {
 		g := Grouping{Within: within}
-		for range 2000 {
-			p, q := moments(), moments()
+		for range 3000 {
+			n := uint64(1 + rng.IntN(700))
+			p, q := moments(n, 1+rng.IntN(40)), moments(n, 1+rng.IntN(4))
 			if rng.IntN(2) == 0 { // make q hold most of p
 				q = append(q, p[:len(p)*9/10]...)
 				slices.Sort(q)
 				q = slices.Compact(q)
 			}
-			want := len(p) > 0 && float64(shared(p, q)) >= within*float64(len(p))
-			if got := g.within(p, q); got != want {
-				t.Fatalf("Within %v: within(%v, %v) = %v, want %v", within, p, q, got, want)
+			upto := uint64(math.MaxUint64)
+			if rng.IntN(3) == 0 {
+				upto = uint64(rng.IntN(int(n)))
+			}
+			np, _ := slices.BinarySearch(p, upto)
+			if np < len(p) && p[np] == upto {
+				np++
+			}
+			want := np > 0 && float64(shared(p[:np], q)) >= within*float64(np)
+			if got := g.within(newMomentSet(p), np, upto, newMomentSet(q), len(q)); got != want {
+				t.Fatalf("Within %v: within(%v up to %d, %v) = %v, want %v", within, p, upto, q, got, want)
 			}
 			// groupAnomalies tries only the anomalies holding one of
 			// p's first misses+1 moments.
-			if first := p[:min(len(p), g.misses(len(p))+1)]; want && shared(first, q) == 0 {
-				t.Fatalf("Within %v: %v is within %v, which holds none of %v", within, p, q, first)
+			if first := p[:min(np, g.misses(np)+1)]; want && shared(first, q) == 0 {
+				t.Fatalf("Within %v: %v is within %v, which holds none of %v", within, p[:np], q, first)
 			}
 		}
 	}
+}
+
+// TestMomentSet checks that a set holds exactly its list's moments.
+func TestMomentSet(t *testing.T) {
+	ms := []uint64{0, 1, 63, 64, 200, 1 << 40, math.MaxUint64}
+	s := newMomentSet(ms)
+	var got []uint64
+	for i, k := range s.keys {
+		for b := range uint64(64) {
+			if s.words[i]&(1<<b) != 0 {
+				got = append(got, k*64+b)
+			}
+		}
+	}
+	if !slices.Equal(got, ms) {
+		t.Errorf("newMomentSet(%v) holds %v", ms, got)
+	}
+}
+
+// TestGroupAnomaliesNaive checks the grouping against the obvious one,
+// which tries every anomaly in order for every entry and compares moment
+// lists by their definition, over random entries: properties of every
+// shape, weakenings of each other or not, failing at random moments and
+// at noisy subsets of each other's, some lists cut, some standing out,
+// some explained.
+func TestGroupAnomaliesNaive(t *testing.T) {
+	texts := []string{
+		"forall n0 in nodes: n0.applied <= n0.commit",
+		"forall n0 in nodes: n0.term <= n0.commit",
+		"forall n0 in nodes: n0.term <= n0.applied",
+		`forall n0 in nodes: n0.applied <= n0.commit or n0.state == "leader"`,
+		`forall n0 in nodes: n0.term <= n0.commit or n0.state == "leader"`,
+		"forall n0 in nodes: n0.applied <= n0.commit or n0.term <= n0.applied",
+		"forall n0, n1 in nodes: n0.applied != n1.applied or n0.applied <= n0.commit",
+		"forall n0, n1 in nodes: n0.applied <= n1.commit or n0.id == n1.id",
+		"forall n0, n1 in nodes: n0.applied <= n1.commit",
+		"forall n0, n1 in nodes: n0.term <= n1.term",
+		"forall n0, n1 in nodes: n0.term <= n1.term or n1.applied <= n1.commit",
+		"forall n0, n1 in nodes: n1.applied <= n1.commit or n0.term == n1.term",
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	randomMoments := func() []uint64 {
+		var ms []uint64
+		for s := uint64(rng.IntN(50)); s < 600; s += uint64(1 + rng.IntN(80)) {
+			for l := rng.IntN(30); l >= 0; l-- {
+				ms = append(ms, s)
+				s++
+			}
+		}
+		return ms
+	}
+	noisy := func(ms []uint64) []uint64 {
+		var out []uint64
+		keep := []int{100, 97, 90, 70}[rng.IntN(4)]
+		for _, m := range ms {
+			if rng.IntN(100) < keep {
+				out = append(out, m)
+			}
+		}
+		for range rng.IntN(3) {
+			out = append(out, uint64(rng.IntN(600)))
+		}
+		slices.Sort(out)
+		return slices.Compact(out)
+	}
+	joins := 0
+	for range 300 {
+		props := map[string][]uint64{}
+		var lists [][]uint64
+		for _, i := range rng.Perm(len(texts))[:3+rng.IntN(len(texts)-2)] {
+			ms := randomMoments()
+			if len(lists) > 0 && rng.IntN(3) > 0 {
+				ms = noisy(lists[rng.IntN(len(lists))])
+			}
+			if len(ms) == 0 {
+				ms = []uint64{uint64(rng.IntN(600))}
+			}
+			lists = append(lists, ms)
+			props[texts[i]] = ms
+		}
+		es := entries(t, props)
+		for _, e := range es {
+			if rng.IntN(5) == 0 { // a cut list
+				e.stats.Moments = e.stats.Moments[:1+rng.IntN(len(e.stats.Moments))]
+			}
+			e.TemporalRate = []float64{0.5, 0.99}[rng.IntN(2)]
+			if rng.IntN(8) == 0 {
+				e.ExplainedBy = append(e.ExplainedBy, texts[rng.IntN(len(texts))])
+			}
+		}
+		moments := func(e *Entry) []uint64 { return e.stats.Moments }
+		g := Grouping{Within: []float64{0.5, 0.9, 1}[rng.IntN(3)], Factor: []float64{1.5, 4}[rng.IntN(2)]}
+		got := anomalyTexts(groupAnomalies(es, moments, g, 0.9))
+		want := naiveAnomalies(es, moments, g, 0.9)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("grouping %v = %q, want %q", props, got, want)
+		}
+		joins += len(es) - len(want)
+	}
+	if joins < 100 {
+		t.Errorf("%d entries joined an anomaly: the cases try too little", joins)
+	}
+}
+
+// naiveAnomalies groups es as groupAnomalies says, the obvious way, and
+// renders the anomalies (anomalyTexts).
+func naiveAnomalies(es []*Entry, moments func(*Entry) []uint64, g Grouping, holdRatio float64) []string {
+	within := func(p, q []uint64) bool {
+		return len(p) > 0 && float64(shared(p, q)) >= g.Within*float64(len(p))
+	}
+	kept := func(p, q []uint64, all int64) []uint64 {
+		if int64(len(q)) >= all || len(q) == 0 {
+			return p
+		}
+		var out []uint64
+		for _, m := range p {
+			if m <= q[len(q)-1] {
+				out = append(out, m)
+			}
+		}
+		return out
+	}
+	shapes := map[*Entry]shape{}
+	for _, e := range es {
+		shapes[e] = shapeOf(e.prop.Property)
+	}
+	var out []*anomaly
+	for _, e := range groupOrder(es, moments, shapes) {
+		ms := moments(e)
+		joined := false
+		for _, a := range out {
+			simpler := compareShapes(shapes[a.rep], shapes[e])
+			switch {
+			case simpler > 0, standsOut(e, holdRatio) && !standsOut(a.rep, holdRatio):
+				continue
+			case !within(kept(ms, a.moments, a.rep.ViolatingSnapshots), a.moments):
+				continue
+			case simpler == 0 && !within(kept(a.moments, ms, e.ViolatingSnapshots), ms):
+				continue
+			case simpler < 0:
+				syntactic := subDisjunctions(e.prop.Property)[a.rep.sym] && !slices.Contains(a.rep.ExplainedBy, e.Text)
+				if !syntactic && !g.bounded(e.ViolatingSnapshots, a.rep.ViolatingSnapshots) && !g.bounded(e.ViolationEvents, a.rep.ViolationEvents) {
+					continue
+				}
+			}
+			a.members = append(a.members, e)
+			joined = true
+			break
+		}
+		if !joined {
+			out = append(out, &anomaly{rep: e, moments: ms})
+		}
+	}
+	return anomalyTexts(out)
 }
 
 // shared counts the elements common to two increasing sequences.

@@ -21,12 +21,38 @@ import (
 // ranks after the anomalies with moments of their own, and says during
 // which one it fails.
 
+// A spread is a nonempty list of episodes, in order, with what nearness
+// needs to count the places near them in O(log k) for k episodes: the
+// gaps between consecutive episodes, sorted, and their running sums.
+type spread struct {
+	eps    []episode
+	length uint64   // the snapshots the episodes hold
+	gaps   []uint64 // eps[i+1].first - eps[i].last, for each i, sorted
+	sums   []uint64 // sums[j] is the sum of gaps[:j]
+}
+
+// newSpread returns the spread of eps, nonempty and in order.
+func newSpread(eps []episode) *spread {
+	s := &spread{eps: eps, gaps: make([]uint64, 0, len(eps)-1), sums: make([]uint64, len(eps))}
+	for i, e := range eps {
+		s.length += e.last - e.first + 1
+		if i > 0 {
+			s.gaps = append(s.gaps, e.first-eps[i-1].last)
+		}
+	}
+	slices.Sort(s.gaps)
+	for j, g := range s.gaps {
+		s.sums[j+1] = s.sums[j] + g
+	}
+	return s
+}
+
 // nearness returns the chance that an episode as long as ep, placed at
-// random among n snapshots, lies as near to one of eps (nonempty, in
-// order) as ep does: the share of the places where it would. The
-// distance between two episodes is 0 when they meet, else the gap
-// between them plus one.
-func nearness(ep episode, eps []episode, n uint64) float64 {
+// random among n snapshots, lies as near to one of s's episodes as ep
+// does: the share of the places where it would. The distance between two
+// episodes is 0 when they meet, else the gap between them plus one.
+func nearness(ep episode, s *spread, n uint64) float64 {
+	eps := s.eps
 	i, _ := slices.BinarySearchFunc(eps, ep.first, func(e episode, x uint64) int {
 		return cmp.Compare(e.last, x)
 	})
@@ -38,10 +64,41 @@ func nearness(ep episode, eps []episode, n uint64) float64 {
 		d = min(d, ep.first-eps[i-1].last)
 	}
 	// An episode of length l starting at x lies within d of e when
-	// [x-d, x+l-1+d] meets e: x in [e.first-l+1-d, e.last+d]. Count the
-	// starts in [0, n-l] that some e covers, merging the ranges in order.
+	// [x-d, x+l-1+d] meets e: x in [e.first-w, e.last+d], w = l-1+d.
+	// The places are the starts in [0, n-l] that some e covers.
 	l := ep.last - ep.first + 1
 	last := n - min(n, l)
+	w := l - 1 + d
+	k := uint64(len(eps))
+	first, end := eps[0], eps[k-1]
+	if d > n || end.first > last+w {
+		// Far ids, or episodes whose ranges start past the places:
+		// count them one by one.
+		return float64(placesNear(eps, l, d, last)) / float64(last+1)
+	}
+	// The ranges, of the episodes' lengths plus w+d each, less where
+	// consecutive ones overlap: by c - g when the gap g between their
+	// episodes is below c = w+d+1. The ranges start and end in order, so
+	// a range meets no earlier one that its predecessor does not.
+	c := w + d + 1
+	j, _ := slices.BinarySearch(s.gaps, c)
+	places := s.length + k*(w+d) - (uint64(j)*c - s.sums[j])
+	// Less what lies outside [0, last]: below 0 only the first range
+	// reaches, which holds all of it, as the last range holds all that
+	// lies past last (it starts at or before last+1, and ends last).
+	if w > first.first {
+		places -= w - first.first
+	}
+	if end.last+d > last {
+		places -= end.last + d - last
+	}
+	return float64(places) / float64(last+1)
+}
+
+// placesNear counts the starts in [0, last] of an episode of length l
+// that lie within d of one of eps, in order, merging their ranges one by
+// one.
+func placesNear(eps []episode, l, d, last uint64) uint64 {
 	var places, next uint64 // next: the first start not yet counted
 	for _, e := range eps {
 		from := max(e.first-min(e.first, l-1+d), next)
@@ -52,7 +109,7 @@ func nearness(ep episode, eps []episode, n uint64) float64 {
 		places += to - from + 1
 		next = to + 1
 	}
-	return float64(places) / float64(last+1)
+	return places
 }
 
 // mostNear returns the p-value of "at least m of the episodes lie as near
@@ -77,7 +134,7 @@ func mostNear(ps []float64, m int) float64 {
 // than misses episodes have a chance of crit or more, p₍m₎ is too. Most
 // pairs of anomalies lie far apart, and this spares their every
 // episode's chance and the binomial.
-func nearer(ps []float64, xs, ys []episode, n uint64, misses int, alpha, crit float64) ([]float64, bool) {
+func nearer(ps []float64, xs []episode, ys *spread, n uint64, misses int, alpha, crit float64) ([]float64, bool) {
 	m := len(xs) - misses
 	far := 0
 	for _, ep := range xs {
@@ -116,9 +173,13 @@ func critical(k, misses int, alpha float64) float64 {
 // snapshots in the run.
 func duringLast(es []*Entry, moments map[*Entry][]uint64, n int, g Grouping, holdRatio, level float64) {
 	eps := make(map[*Entry][]episode, len(es))
+	spreads := make(map[*Entry]*spread, len(es))
 	shapes := make(map[*Entry]shape, len(es))
 	for _, e := range es {
 		eps[e] = episodesOf(moments[e])
+		if len(eps[e]) > 0 {
+			spreads[e] = newSpread(eps[e])
+		}
 		shapes[e] = shapeOf(e.prop.Property)
 	}
 	var leads, moved, tried []*Entry
@@ -145,7 +206,7 @@ func duringLast(es []*Entry, moments map[*Entry][]uint64, n int, g Grouping, hol
 				c = critical(k, misses, alpha)
 				crits[critKey{k, len(tried)}] = c
 			}
-			ps, ok = nearer(ps[:0], eps[x], eps[y], uint64(n), misses, alpha, c)
+			ps, ok = nearer(ps[:0], eps[x], spreads[y], uint64(n), misses, alpha, c)
 			return ok
 		}
 		for _, b := range tried {

@@ -64,7 +64,43 @@ func TestNearness(t *testing.T) {
 			}
 		}
 		want := float64(places) / float64(n-l+1)
-		if got := nearness(ep, eps, n); math.Abs(got-want) > 1e-12 {
+		if got := nearness(ep, newSpread(eps), n); math.Abs(got-want) > 1e-12 {
+			t.Fatalf("nearness(%v, %v, %d) = %g, want %g", ep, eps, n, got, want)
+		}
+	}
+}
+
+// TestNearnessMerged checks the count of places in O(log k) against
+// the merge of every episode's range (placesNear), over random episodes
+// of random lengths and gaps, some lying past the run's n snapshots, for
+// episodes of every length anywhere: the ranges reach below the first
+// snapshot, past the last place, overlap or not.
+func TestNearnessMerged(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for range 20000 {
+		n := uint64(1 + r.IntN(400))
+		var eps []episode
+		gap := 2 + r.IntN(60)
+		for x := uint64(r.IntN(gap)); x < n+uint64(r.IntN(3))*n/2; x += uint64(2 + r.IntN(gap)) {
+			l := uint64(1 + r.IntN(1+r.IntN(30)))
+			eps = append(eps, episode{x, x + l - 1})
+			x += l
+		}
+		if len(eps) == 0 {
+			continue
+		}
+		first := uint64(r.IntN(int(n) + 20))
+		ep := episode{first, first + uint64(r.IntN(1+r.IntN(int(n))))}
+		l := ep.last - ep.first + 1
+		last := n - min(n, l)
+		// The distance from ep to the nearest of eps, and the places as
+		// near by the merge.
+		d := uint64(math.MaxUint64)
+		for _, e := range eps {
+			d = min(d, distance(ep, e))
+		}
+		want := float64(placesNear(eps, l, d, last)) / float64(last+1)
+		if got := nearness(ep, newSpread(eps), n); got != want {
 			t.Fatalf("nearness(%v, %v, %d) = %g, want %g", ep, eps, n, got, want)
 		}
 	}
@@ -127,10 +163,10 @@ func TestNearer(t *testing.T) {
 		alpha := []float64{1e-6, 0.01, 0.05, 0.3, 0.6}[r.IntN(5)]
 		var all []float64
 		for _, ep := range xs {
-			all = append(all, nearness(ep, ys, n))
+			all = append(all, nearness(ep, newSpread(ys), n))
 		}
 		want := mostNear(all, len(xs)-misses) < alpha
-		ps, got := nearer(nil, xs, ys, n, misses, alpha, critical(len(xs), misses, alpha))
+		ps, got := nearer(nil, xs, newSpread(ys), n, misses, alpha, critical(len(xs), misses, alpha))
 		if got != want {
 			t.Fatalf("nearer(%v, %v, %d, %d, %g) = %t, want %t", xs, ys, n, misses, alpha, got, want)
 		}
