@@ -1,6 +1,7 @@
 package trace_test
 
 import (
+	"fmt"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -88,4 +89,113 @@ func TestHugeStringHeldOnce(t *testing.T) {
 		t.Errorf("reading the trace allocated %d MiB, more than twice its string of %d MiB", n>>20, size>>20)
 	}
 	runtime.KeepAlive(kept)
+}
+
+// TestTypedStates reads a state holding a list of 2^20 int64 (8 MiB) and
+// small lists of each kind with States and TypedStates: TypedStates
+// decodes the lists without nulls to typed slices, equal element by
+// element to States' []any, and the huge one shares its batch's memory,
+// so that two readers of it allocate a fraction of its size; States boxes
+// each element (about 3 times the list, for each reader).
+func TestTypedStates(t *testing.T) {
+	const n = 1 << 20
+	big := make([]int64, n)
+	for i := range big {
+		big[i] = int64(i)*7919 - 1<<40
+	}
+	dir := filepath.Join(t.TempDir(), "typed.trace")
+	schema := trace.Schema{
+		{Name: "ints", Type: arrow.ListOf(arrow.PrimitiveTypes.Int64)},
+		{Name: "reals", Type: arrow.ListOf(arrow.PrimitiveTypes.Float64)},
+		{Name: "names", Type: arrow.ListOf(arrow.BinaryTypes.String)},
+		{Name: "rec", Type: arrow.StructOf(arrow.Field{Name: "ids", Type: arrow.ListOf(arrow.PrimitiveTypes.Uint64), Nullable: true})},
+	}
+	w, err := trace.Create(dir, schema, trace.Options{System: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	states := [][]any{
+		{big, []float64{0.5, -1}, []string{"a", ""}, map[string]any{"ids": []uint64{1 << 63}}},
+		{[]any{int64(1), nil}, []any{}, nil, map[string]any{"ids": nil}},
+	}
+	var members []uint32
+	for i, vars := range states {
+		row, err := w.AddState(fmt.Sprint("n", i), 1, vars)
+		if err != nil {
+			t.Fatal(err)
+		}
+		members = append(members, row)
+	}
+	if err := w.AddSnapshot(trace.Snapshot{ID: 1, TS: 1, Members: members}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := trace.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+
+	wantTypes := [][]string{
+		{"[]int64", "[]float64", "[]string", "map[string]interface {}"},
+		{"[]interface {}", "[]float64", "<nil>", "map[string]interface {}"},
+	}
+	boxed, typed := tr.States(), tr.TypedStates()
+	defer boxed.Close()
+	defer typed.Close()
+	for row := range uint32(len(states)) {
+		b, err := boxed.State(row)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ty, err := typed.State(row)
+		if err != nil {
+			t.Fatal(err)
+		}
+		some := make([]any, 1)
+		if _, err := typed.Some(row, []int{1}, some); err != nil {
+			t.Fatal(err)
+		}
+		for c := range schema {
+			if got := fmt.Sprintf("%T", ty.Vars[c]); got != wantTypes[row][c] {
+				t.Errorf("row %d %s: TypedStates gives a %s, want %s", row, schema[c].Name, got, wantTypes[row][c])
+			}
+			if got, want := fmt.Sprint(ty.Vars[c]), fmt.Sprint(b.Vars[c]); got != want {
+				t.Errorf("row %d %s: TypedStates gives %.60s, States %.60s", row, schema[c].Name, got, want)
+			}
+		}
+		if got := fmt.Sprintf("%T", some[0]); got != wantTypes[row][1] {
+			t.Errorf("row %d: Some gives a %s, want %s", row, got, wantTypes[row][1])
+		}
+		if got := fmt.Sprint(ty.Vars[3].(map[string]any)["ids"]); row == 0 && got != "[9223372036854775808]" {
+			t.Errorf("row 0 rec.ids = %s", got)
+		}
+	}
+
+	alloc := func(sr func() *trace.StateReader) uint64 {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		var kept []any
+		for range 2 {
+			r := sr()
+			st, err := r.State(0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			kept = append(kept, st.Vars[0])
+			r.Close()
+		}
+		runtime.ReadMemStats(&after)
+		runtime.KeepAlive(kept)
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	alloc(tr.TypedStates) // the batch is loaded once and shared: load it before measuring
+	if got := alloc(tr.TypedStates); got > 8*n/4 {
+		t.Errorf("two typed readers of a list of %d MiB allocated %d KiB", 8*n>>20, got>>10)
+	}
+	if got := alloc(tr.States); got < 2*8*n {
+		t.Errorf("two boxed readers of a list of %d MiB allocated only %d KiB: is the list shared?", 8*n>>20, got>>10)
+	}
 }

@@ -353,6 +353,17 @@ func (t *Trace) States() *StateReader {
 	return &StateReader{t: t, cur: -1}
 }
 
+// TypedStates is States, except that the reader decodes a list of int64,
+// uint64, float64 or utf8 without nulls, at any depth, as [SharedValue]
+// does: a []int64, []uint64, []float64 or []string, 8 or 16 bytes an
+// element where a []any takes 16 and, for most numbers, an allocation
+// more; and a list of numbers of at least a quarter of its record batch
+// (and at least minShared bytes) shares the batch's memory, as a string
+// does. Its reader must take these where it takes a []any.
+func (t *Trace) TypedStates() *StateReader {
+	return &StateReader{t: t, cur: -1, typed: true}
+}
+
 // StateReader decodes state rows. It keeps the record batch of the last
 // row read, since snapshots mostly refer to recent rows; the readers of a
 // trace share the batches they load (see arrowReader.shared), so that
@@ -361,7 +372,8 @@ type StateReader struct {
 	t     *Trace
 	cur   int
 	rec   arrow.RecordBatch
-	share int // strings of this many bytes share the batch's memory
+	share int  // strings (and, if typed, lists of numbers) of this many bytes share the batch's memory
+	typed bool // lists of numbers and strings decode to typed slices (TypedStates)
 }
 
 // State decodes row. The result is owned by the caller. A string of at
@@ -381,7 +393,7 @@ func (sr *StateReader) State(row uint32) (*State, error) {
 		Vars: make([]any, len(sr.t.Schema)),
 	}
 	for c := range s.Vars {
-		s.Vars[c] = decode(sr.rec.Column(c+2), i, sr.share, false)
+		s.Vars[c] = decode(sr.rec.Column(c+2), i, sr.share, sr.typed)
 	}
 	return s, nil
 }
@@ -396,7 +408,7 @@ func (sr *StateReader) Some(row uint32, cols []int, vars []any) (node string, er
 		return "", err
 	}
 	for j, c := range cols {
-		vars[j] = decode(sr.rec.Column(c+2), i, sr.share, false)
+		vars[j] = decode(sr.rec.Column(c+2), i, sr.share, sr.typed)
 	}
 	return decode(sr.rec.Column(0), i, sr.share, false).(string), nil
 }
