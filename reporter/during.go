@@ -1,7 +1,6 @@
 package reporter
 
 import (
-	"cmp"
 	"math"
 	"slices"
 
@@ -52,10 +51,38 @@ func newSpread(eps []episode) *spread {
 // does: the share of the places where it would. The distance between two
 // episodes is 0 when they meet, else the gap between them plus one.
 func nearness(ep episode, s *spread, n uint64) float64 {
+	return s.nearness(ep, ending(s.eps, 0, ep.first), n)
+}
+
+// ending returns the index of the first of eps, in order, to end at or
+// after x, given that none before i does. It gallops from i, so that a
+// walk over episodes in order costs O(log) of the distance covered at
+// each step.
+func ending(eps []episode, i int, x uint64) int {
+	if i >= len(eps) || eps[i].last >= x {
+		return i
+	}
+	// eps[lo] ends before x; the answer is in (lo, hi].
+	lo, hi := i, i+1
+	for step := 1; hi < len(eps) && eps[hi].last < x; step *= 2 {
+		lo, hi = hi, hi+step
+	}
+	hi = min(hi, len(eps))
+	for hi-lo > 1 {
+		mid := int(uint(lo+hi) >> 1)
+		if eps[mid].last < x {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return hi
+}
+
+// nearness is the package's nearness, given i, the index of the first of
+// s's episodes to end at or after ep's start (ending).
+func (s *spread) nearness(ep episode, i int, n uint64) float64 {
 	eps := s.eps
-	i, _ := slices.BinarySearchFunc(eps, ep.first, func(e episode, x uint64) int {
-		return cmp.Compare(e.last, x)
-	})
 	d := uint64(math.MaxUint64)
 	if i < len(eps) { // the first of eps ending at or after ep's start
 		d = eps[i].first - min(eps[i].first, ep.last)
@@ -81,7 +108,7 @@ func nearness(ep episode, s *spread, n uint64) float64 {
 	// episodes is below c = w+d+1. The ranges start and end in order, so
 	// a range meets no earlier one that its predecessor does not.
 	c := w + d + 1
-	j, _ := slices.BinarySearch(s.gaps, c)
+	j := below(s.gaps, c)
 	places := s.length + k*(w+d) - (uint64(j)*c - s.sums[j])
 	// Less what lies outside [0, last]: below 0 only the first range
 	// reaches, which holds all of it, as the last range holds all that
@@ -93,6 +120,29 @@ func nearness(ep episode, s *spread, n uint64) float64 {
 		places -= end.last + d - last
 	}
 	return float64(places) / float64(last+1)
+}
+
+// below returns how many of xs, increasing, are below x. It gallops from
+// the start: a near episode's ranges overlap across few gaps.
+func below(xs []uint64, x uint64) int {
+	if len(xs) == 0 || xs[0] >= x {
+		return 0
+	}
+	// xs[lo] is below x; the answer is in (lo, hi].
+	lo, hi := 0, 1
+	for step := 1; hi < len(xs) && xs[hi] < x; step *= 2 {
+		lo, hi = hi, hi+step
+	}
+	hi = min(hi, len(xs))
+	for hi-lo > 1 {
+		mid := int(uint(lo+hi) >> 1)
+		if xs[mid] < x {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return hi
 }
 
 // placesNear counts the starts in [0, last] of an episode of length l
@@ -117,10 +167,44 @@ func placesNear(eps []episode, l, d, last uint64) uint64 {
 // near as each does: P(Binomial(k, p₍m₎) ≥ m), p₍m₎ the m-th smallest of
 // the k chances. Unlike a combination of all the chances (Fisher's), it
 // is not moved by one episode that lies near by chance: most must. It
-// sorts ps.
+// reorders ps.
 func mostNear(ps []float64, m int) float64 {
-	slices.Sort(ps)
-	return distuv.Binomial{N: float64(len(ps)), P: ps[m-1]}.Survival(float64(m) - 1)
+	return distuv.Binomial{N: float64(len(ps)), P: nth(ps, m-1)}.Survival(float64(m) - 1)
+}
+
+// nth returns the (i+1)-th smallest of xs, reordering them: Hoare's
+// selection, in time linear in len(xs) on average.
+func nth(xs []float64, i int) float64 {
+	lo, hi := 0, len(xs)-1
+	for lo < hi {
+		a, b, c := xs[lo], xs[lo+(hi-lo)/2], xs[hi]
+		pivot := max(min(a, b), min(max(a, b), c)) // the median of the three
+		l, r := lo, hi
+		for l <= r {
+			for xs[l] < pivot {
+				l++
+			}
+			for xs[r] > pivot {
+				r--
+			}
+			if l <= r {
+				xs[l], xs[r] = xs[r], xs[l]
+				l++
+				r--
+			}
+		}
+		// xs[lo:r+1] are at most pivot, xs[l:hi+1] at least, and those
+		// between equal it.
+		switch {
+		case i <= r:
+			hi = r
+		case i >= l:
+			lo = l
+		default:
+			return xs[i]
+		}
+	}
+	return xs[i]
 }
 
 // nearer reports whether all but misses of the episodes xs lie as near
@@ -136,9 +220,10 @@ func mostNear(ps []float64, m int) float64 {
 // episode's chance and the binomial.
 func nearer(ps []float64, xs []episode, ys *spread, n uint64, misses int, alpha, crit float64) ([]float64, bool) {
 	m := len(xs) - misses
-	far := 0
+	far, i := 0, 0
 	for _, ep := range xs {
-		p := nearness(ep, ys, n)
+		i = ending(ys.eps, i, ep.first)
+		p := ys.nearness(ep, i, n)
 		if p >= crit {
 			if far++; far > misses {
 				return ps, false

@@ -1,6 +1,7 @@
 package reporter
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -102,6 +103,51 @@ func TestNearnessMerged(t *testing.T) {
 		want := float64(placesNear(eps, l, d, last)) / float64(last+1)
 		if got := nearness(ep, newSpread(eps), n); got != want {
 			t.Fatalf("nearness(%v, %v, %d) = %g, want %g", ep, eps, n, got, want)
+		}
+	}
+}
+
+// TestNth checks the selection against sorting, over random lists with
+// many ties.
+func TestNth(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for range 5000 {
+		xs := make([]float64, 1+r.IntN(60))
+		for j := range xs {
+			xs[j] = float64(r.IntN(1+r.IntN(20))) / 8
+		}
+		i := r.IntN(len(xs))
+		sorted := slices.Sorted(slices.Values(xs))
+		if got := nth(slices.Clone(xs), i); got != sorted[i] {
+			t.Fatalf("nth(%v, %d) = %g, want %g", xs, i, got, sorted[i])
+		}
+	}
+}
+
+// TestEnding checks the galloping searches against binary search: the
+// first episode ending at or after x, from any index before it, and how
+// many of a sorted list are below x.
+func TestEnding(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for range 5000 {
+		var eps []episode
+		var gaps []uint64
+		for x := uint64(r.IntN(5)); len(eps) < r.IntN(80); x += uint64(2 + r.IntN(10)) {
+			l := uint64(r.IntN(4))
+			eps = append(eps, episode{x, x + l})
+			gaps = append(gaps, uint64(r.IntN(50)))
+			x += l
+		}
+		slices.Sort(gaps)
+		x := uint64(r.IntN(500))
+		want, _ := slices.BinarySearchFunc(eps, x, func(e episode, x uint64) int { return cmp.Compare(e.last, x) })
+		from := r.IntN(want + 1)
+		if got := ending(eps, from, x); got != want {
+			t.Fatalf("ending(%v, %d, %d) = %d, want %d", eps, from, x, got, want)
+		}
+		want, _ = slices.BinarySearch(gaps, x/10)
+		if got := below(gaps, x/10); got != want {
+			t.Fatalf("below(%v, %d) = %d, want %d", gaps, x/10, got, want)
 		}
 	}
 }
