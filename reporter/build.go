@@ -196,6 +196,11 @@ type Candidates struct {
 	// value is rare (Entry.RareValue), those not standing out included;
 	// AlmostInvariants counts the others.
 	RareValues int `json:"rare_values,omitempty"`
+	// Listed and ListedRareValues count the entries of the two lists
+	// before they are cut to Options.Size: the anomalies that stand out
+	// (all of them with Options.All), which --top as large lists.
+	Listed           int `json:"listed"`
+	ListedRareValues int `json:"listed_rare_values,omitempty"`
 	// NotStandingOut counts the anomalies left out of the report because
 	// they were violated through a large share of the run: their
 	// temporal rate is below the hold ratio.
@@ -372,6 +377,7 @@ func Build(in Input, opts Options) (*Report, error) {
 		r.Candidates.InBaseline = n
 	}
 	r.AlmostInvariants, r.RareValues = splitRareValues(r.AlmostInvariants)
+	r.Candidates.Listed, r.Candidates.ListedRareValues = len(r.AlmostInvariants), len(r.RareValues)
 	var broken []*anomaly
 	if in.Broken != nil {
 		broken, r.BrokenInvariants = brokenInvariants(in.Broken, opts, th, z, &r.Candidates)

@@ -396,8 +396,8 @@ func TestListed(t *testing.T) {
 	if got, want := texts(r.AlmostInvariants), []string{once, thrice, recurring}; !reflect.DeepEqual(got, want) {
 		t.Errorf("almost-invariants = %v, want %v", got, want)
 	}
-	if c := r.Candidates; c.AlmostInvariants != 4 || c.NotStandingOut != 1 {
-		t.Errorf("candidates %+v, want 4 almost-invariants, 1 not standing out", c)
+	if c := r.Candidates; c.AlmostInvariants != 4 || c.NotStandingOut != 1 || c.Listed != 3 {
+		t.Errorf("candidates %+v, want 4 almost-invariants, 1 not standing out, 3 listed", c)
 	}
 	if got := r.AlmostInvariants[1].ViolationEvents; got != 3 {
 		t.Errorf("violation events of %s = %d, want 3", thrice, got)
@@ -405,12 +405,18 @@ func TestListed(t *testing.T) {
 	if !strings.Contains(r.Candidates.summary(), "1 anomalies violated through a large share of the run") {
 		t.Errorf("summary %q does not say what was left out", r.Candidates.summary())
 	}
+	// The heading counts what a longer report would list, not the
+	// anomalies left out.
+	r = buildOptions(t, props, st, nil, Options{HoldRatio: 0.9, MinSupport: 10, Alpha: 0.01, Size: 2})
+	if got, want := r.sections()[0], "Almost-invariants (3, top 2)"; sectionTitle(got.title, len(got.es), got.total) != want {
+		t.Errorf("size 2: heading %q, want %q", sectionTitle(got.title, len(got.es), got.total), want)
+	}
 	r = buildOptions(t, props, st, nil, Options{HoldRatio: 0.9, MinSupport: 10, Alpha: 0.01, All: true})
 	if got, want := texts(r.AlmostInvariants), []string{once, thrice, recurring, through}; !reflect.DeepEqual(got, want) {
 		t.Errorf("all: almost-invariants = %v, want %v", got, want)
 	}
-	if r.Candidates.NotStandingOut != 0 {
-		t.Errorf("all: %d not standing out", r.Candidates.NotStandingOut)
+	if r.Candidates.NotStandingOut != 0 || r.Candidates.Listed != 4 {
+		t.Errorf("all: %d not standing out, %d listed; want 0 and 4", r.Candidates.NotStandingOut, r.Candidates.Listed)
 	}
 	// The baseline moves what fails there too after the rest.
 	r = buildWithBaseline(t, props, st, []int64{2, 0, 0, 0})

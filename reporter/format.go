@@ -233,14 +233,14 @@ type section struct {
 // sections returns the sections of r in the order of the reports.
 func (r *Report) sections() []section {
 	ss := []section{
-		{"Almost-invariants", r.AlmostInvariants, r.Candidates.AlmostInvariants, true},
+		{"Almost-invariants", r.AlmostInvariants, r.Candidates.Listed, true},
 		{"Invariants", r.Invariants, r.Candidates.Invariants, false},
 	}
 	if r.Baseline != "" {
 		ss = slices.Insert(ss, 1, section{"Invariants of the baseline broken here", r.BrokenInvariants, r.Candidates.BrokenAnomalies, true})
 	}
 	if len(r.RareValues) > 0 {
-		ss = slices.Insert(ss, len(ss)-1, section{"Rare values of one variable", r.RareValues, r.Candidates.RareValues, true})
+		ss = slices.Insert(ss, len(ss)-1, section{"Rare values of one variable", r.RareValues, r.Candidates.ListedRareValues, true})
 	}
 	return ss
 }
