@@ -27,7 +27,7 @@ const (
 	kUint  // uint64
 	kFloat // float64
 	kString
-	kList // []any
+	kList // []any, or a typed list (typed.go)
 	kMap  // map[string]any: maps and structs
 	kOther
 )
@@ -53,12 +53,13 @@ const (
 
 // cell is a value prepared for the atoms.
 type cell struct {
-	v     any     // the value, for fallbacks, strings, predicates and witnesses
-	bits  uint64  // kInt, kUint, kFloat: the number's bits; kBool: 0 or 1
-	mem   []int32 // kList, kMap when members are needed: sorted ids of the members (elements, keys) that are neither null nor NaN
-	id    int32   // kList, kMap, and scalars whose id is needed: the equality class; 0 if not interned
-	xid   int32   // if needExact: the class of values equal to this one in representation too (-1 for null); 0 if there is none (an opaque value)
-	size  int32   // kList, kMap: number of members
+	v     any         // the value, for fallbacks, strings, predicates and witnesses
+	bits  uint64      // kInt, kUint, kFloat: the number's bits; kBool: 0 or 1
+	mem   []int32     // kList, kMap when members are needed: sorted ids of the members (elements, keys) that are neither null nor NaN
+	set   *sortedList // a typed list when members are needed: its members, in place of mem
+	id    int32       // kList, kMap, and scalars whose id is needed: the equality class; 0 if not interned
+	xid   int32       // if needExact: the class of values equal to this one in representation too (-1 for null); 0 if there is none (an opaque value)
+	size  int32       // kList, kMap: number of members
 	kind  cellKind
 	flags uint8
 }
@@ -78,14 +79,16 @@ func slow(a, b uint8) bool {
 // and bits, a string by itself, a container by a hash of its encoding
 // (each id of the hash keeping a value to tell collisions apart), so that
 // the members of a large container cost a map entry each and no
-// allocation, and interning a large value copies nothing.
+// allocation, and interning a large value copies nothing; the members of
+// a typed list are not numbered at all, but kept sorted (sortedList).
 type interner struct {
 	marks [4]int32            // by markTags: the ids of null, false, true and NaN (0 before they are given)
 	nums  [6]map[uint64]int32 // by numTags: numbers, by their bits
 	strs  map[string]int32
-	encs  map[uint64][]class // containers, by the hash of their encoding
-	n     int32              // ids given
-	bytes int                // total encoding length of the keys, to bound memory
+	encs  map[uint64][]class     // containers, by the hash of their encoding
+	sets  map[setKey]*sortedList // the members of typed lists (typedMembers)
+	n     int32                  // ids given
+	bytes int                    // total encoding length of the keys, and the members' bytes in sets, to bound memory
 	enc   encoder
 }
 
@@ -105,7 +108,7 @@ type scalarKey struct {
 }
 
 func newInterner() *interner {
-	in := &interner{strs: map[string]int32{}, encs: map[uint64][]class{}}
+	in := &interner{strs: map[string]int32{}, encs: map[uint64][]class{}, sets: map[setKey]*sortedList{}}
 	for t := range in.nums {
 		in.nums[t] = map[uint64]int32{}
 	}
@@ -120,6 +123,7 @@ func (in *interner) reset() {
 	}
 	clear(in.strs)
 	clear(in.encs)
+	clear(in.sets)
 	in.n, in.bytes = 0, 0
 }
 
@@ -218,8 +222,9 @@ func (in *interner) cell(v any, n needs) cell {
 		c.kind, c.bits = kFloat, math.Float64bits(x)
 	case string:
 		c.kind = kString
-	case []any:
-		c.kind, c.size = kList, int32(len(x))
+	case []any, []int64, []uint64, []float64, []string:
+		l, _ := listLen(x)
+		c.kind, c.size = kList, int32(l)
 		n |= needID
 	case map[string]any:
 		c.kind, c.size = kMap, int32(len(x))
@@ -232,7 +237,11 @@ func (in *interner) cell(v any, n needs) cell {
 		c.id, c.flags = in.id(v, false)
 	}
 	if n&needMem != 0 {
-		c.mem, c.flags = in.members(v, c.flags)
+		if isTyped(v) {
+			c.set, c.flags = in.typedMembers(v, c.id, c.flags)
+		} else {
+			c.mem, c.flags = in.members(v, c.flags)
+		}
 	}
 	return c
 }
@@ -348,6 +357,22 @@ func (e *encoder) value(v any, exact bool) uint8 {
 			flags |= e.value(el, exact)
 		}
 		return flags
+	case []int64:
+		return encodeNumbers(e, x, exact, scalarInt)
+	case []uint64:
+		return encodeNumbers(e, x, exact, scalarUint)
+	case []float64:
+		return encodeNumbers(e, x, exact, scalarFloat)
+	case []string:
+		e.buf = binary.AppendUvarint(append(e.buf, 'l'), uint64(len(x)))
+		for _, el := range x {
+			if len(e.buf) > encodeChunk {
+				e.flush()
+			}
+			e.buf = append(e.buf, 's')
+			e.str(el)
+		}
+		return 0
 	case map[string]any:
 		e.buf = binary.AppendUvarint(append(e.buf, 'm'), uint64(len(x)))
 		var stack [8]string // structs have few fields: no allocation
@@ -368,6 +393,25 @@ func (e *encoder) value(v any, exact bool) uint8 {
 	return fOpaque
 }
 
+// encodeNumbers encodes x, a typed list of numbers, as the []any of its
+// elements, each encoded by key, and returns its flags.
+func encodeNumbers[T int64 | uint64 | float64](e *encoder, x []T, exact bool, key func(T, bool) (scalarKey, uint8)) uint8 {
+	e.buf = binary.AppendUvarint(append(e.buf, 'l'), uint64(len(x)))
+	var flags uint8
+	for _, el := range x {
+		if len(e.buf) > encodeChunk {
+			e.flush()
+		}
+		k, f := key(el, exact)
+		e.buf = append(e.buf, k.tag)
+		if k.tag != 'N' { // NaN is its tag alone
+			e.buf = binary.LittleEndian.AppendUint64(e.buf, k.bits)
+		}
+		flags |= f
+	}
+	return flags
+}
+
 // sameEncoding reports whether a, encoded exactly if ea, and b, exactly if
 // eb, have the same encoding.
 func sameEncoding(a any, ea bool, b any, eb bool) bool {
@@ -379,13 +423,17 @@ func sameEncoding(a any, ea bool, b any, eb bool) bool {
 	case string:
 		y, ok := b.(string)
 		return ok && x == y
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
+	case []any, []int64, []uint64, []float64, []string:
+		nx, _ := listLen(x)
+		ny, ok := listLen(b)
+		if !ok || nx != ny {
 			return false
 		}
-		for i := range x {
-			if !sameEncoding(x[i], ea, y[i], eb) {
+		if same, ok := sameTyped(x, ea, b, eb); ok {
+			return same
+		}
+		for i := range nx {
+			if !sameEncoding(listAt(x, i), ea, listAt(b, i), eb) {
 				return false
 			}
 		}
@@ -405,7 +453,7 @@ func sameEncoding(a any, ea bool, b any, eb bool) bool {
 	}
 	// a is no trace value, encoded as '?': so must b be.
 	switch b.(type) {
-	case string, []any, map[string]any:
+	case string, []any, []int64, []uint64, []float64, []string, map[string]any:
 		return false
 	}
 	_, _, ok := scalar(b, eb)
@@ -424,40 +472,58 @@ func scalar(v any, exact bool) (scalarKey, uint8, bool) {
 		}
 		return scalarKey{tag: 'F'}, 0, true
 	case int64:
-		if exact {
-			return scalarKey{uint64(x), 'I'}, 0, true
-		}
-		var f uint8
-		if !exactInt(x) {
-			f = fBig
-		}
-		if x < 0 {
-			return scalarKey{uint64(x), 'i'}, f, true
-		}
-		return scalarKey{uint64(x), 'u'}, f, true
+		k, f := scalarInt(x, exact)
+		return k, f, true
 	case uint64:
-		if exact {
-			return scalarKey{x, 'U'}, 0, true
-		}
-		var f uint8
-		if !exactUint(x) {
-			f = fBig
-		}
-		return scalarKey{x, 'u'}, f, true
+		k, f := scalarUint(x, exact)
+		return k, f, true
 	case float64:
-		switch {
-		case exact:
-			return scalarKey{math.Float64bits(x), 'D'}, fFloat, true
-		case math.IsNaN(x):
-			return scalarKey{tag: 'N'}, fFloat | fNaN, true
-		case x == math.Trunc(x) && x >= -(1<<63) && x < 0:
-			return scalarKey{uint64(int64(x)), 'i'}, fFloat, true
-		case x == math.Trunc(x) && x >= 0 && x < 1<<64:
-			return scalarKey{uint64(x), 'u'}, fFloat, true
-		}
-		return scalarKey{math.Float64bits(x), 'f'}, fFloat, true
+		k, f := scalarFloat(x, exact)
+		return k, f, true
 	}
 	return scalarKey{}, 0, false
+}
+
+// scalarInt is scalar for an int64.
+func scalarInt(x int64, exact bool) (scalarKey, uint8) {
+	if exact {
+		return scalarKey{uint64(x), 'I'}, 0
+	}
+	var f uint8
+	if !exactInt(x) {
+		f = fBig
+	}
+	if x < 0 {
+		return scalarKey{uint64(x), 'i'}, f
+	}
+	return scalarKey{uint64(x), 'u'}, f
+}
+
+// scalarUint is scalar for a uint64.
+func scalarUint(x uint64, exact bool) (scalarKey, uint8) {
+	if exact {
+		return scalarKey{x, 'U'}, 0
+	}
+	var f uint8
+	if !exactUint(x) {
+		f = fBig
+	}
+	return scalarKey{x, 'u'}, f
+}
+
+// scalarFloat is scalar for a float64.
+func scalarFloat(x float64, exact bool) (scalarKey, uint8) {
+	switch {
+	case exact:
+		return scalarKey{math.Float64bits(x), 'D'}, fFloat
+	case math.IsNaN(x):
+		return scalarKey{tag: 'N'}, fFloat | fNaN
+	case x == math.Trunc(x) && x >= -(1<<63) && x < 0:
+		return scalarKey{uint64(int64(x)), 'i'}, fFloat
+	case x == math.Trunc(x) && x >= 0 && x < 1<<64:
+		return scalarKey{uint64(x), 'u'}, fFloat
+	}
+	return scalarKey{math.Float64bits(x), 'f'}, fFloat
 }
 
 // The tags of scalars: those of null, false, true and NaN, encoded as
@@ -562,6 +628,8 @@ func cellContains(s, x *cell) bool {
 		return contains(s.v, x.v)
 	case x.flags&fNaN != 0:
 		return false
+	case s.set != nil:
+		return s.set.hasCell(x)
 	case s.kind == kList || s.kind == kMap && x.kind == kString:
 		_, ok := slices.BinarySearch(s.mem, x.id)
 		return ok
@@ -569,8 +637,8 @@ func cellContains(s, x *cell) bool {
 	return false
 }
 
-// cellSubset is subset on cells whose members have been computed.
-func cellSubset(s, t *cell) bool {
+// cellSubset is subset on cells whose members have been computed by in.
+func cellSubset(in *interner, s, t *cell) bool {
 	switch {
 	case s.kind == kOther || t.kind == kOther || slow(s.flags, t.flags):
 		return subset(s.v, t.v)
@@ -578,6 +646,10 @@ func cellSubset(s, t *cell) bool {
 		return false
 	case s.kind != kList && s.kind != kMap:
 		return true
+	case s.set != nil:
+		return s.set.subsetOf(in, t)
+	case t.set != nil:
+		return t.set.hasAll(s.v)
 	}
 	return sortedSubset(s.mem, t.mem) // t.mem is empty if t is no container
 }

@@ -66,3 +66,15 @@ func MoveSpans(seed uint64) (restore func()) {
 	}
 	return func() { balance = old }
 }
+
+// SetBoxedStates makes the engines decode lists as []any, not typed
+// lists, and returns a function that restores it.
+func SetBoxedStates(on bool) (restore func()) {
+	old := boxedStates
+	boxedStates = on
+	return func() { boxedStates = old }
+}
+
+// Boxed returns v with its typed lists made []any, as expressions take
+// them.
+func Boxed(v any) any { return boxed(v) }

@@ -72,7 +72,7 @@ type nodeState struct {
 func newReference(tr *trace.Trace, prog *Program) (*reference, error) {
 	r := &reference{
 		prog:   prog,
-		states: tr.States(),
+		states: states(tr),
 		cache:  map[uint32]*nodeState{},
 		next:   map[uint32]*nodeState{},
 
@@ -93,6 +93,20 @@ func newReference(tr *trace.Trace, prog *Program) (*reference, error) {
 	}
 	return r, nil
 }
+
+// states returns the reader of tr's states an engine decodes with: a
+// typed one, so that a huge list of numbers costs 8 bytes an element, not
+// the 24 of a []any (issue 31), unless a test asks for []any.
+func states(tr *trace.Trace) *trace.StateReader {
+	if boxedStates {
+		return tr.States()
+	}
+	return tr.TypedStates()
+}
+
+// boxedStates makes the engines decode lists as []any, for tests to
+// compare with the typed lists they decode otherwise.
+var boxedStates = false
 
 func (r *reference) close() { r.states.Close() }
 
@@ -151,10 +165,10 @@ func (r *reference) decode(st *trace.State, row uint32) *nodeState {
 		return &nodeState{name: st.Node, vals: vals}
 	}
 	// The derived variables' expressions read the variables by name, as
-	// they are in the trace.
+	// they are in the trace, lists boxed as expr-lang takes them.
 	env := make(map[string]any, len(spec.Vars)+len(spec.Derived))
 	for i, v := range spec.Vars {
-		env[v.Name] = r.raw(st, i)
+		env[v.Name] = boxed(r.raw(st, i))
 	}
 	for i, d := range spec.Derived {
 		v, err := d.Eval(env)
@@ -255,9 +269,10 @@ func (r *reference) each(p *Prop, i, end int, fn func() bool) bool {
 	}
 	slot := q.Slots[0]
 	switch c := r.read(q.Domain).(type) {
-	case []any:
-		for _, e := range c {
-			r.slots[slot] = e
+	case []any, []int64, []uint64, []float64, []string:
+		n, _ := listLen(c)
+		for j := range n {
+			r.slots[slot] = listAt(c, j)
 			if !r.each(p, i+1, end, fn) {
 				return false
 			}
@@ -344,7 +359,7 @@ func (r *reference) atom(a *ir.Atom[any]) bool {
 	case ir.Call:
 		args := make([]any, len(a.Args))
 		for i, o := range a.Args {
-			args[i] = r.value(o)
+			args[i] = boxed(r.value(o))
 		}
 		ok, err := a.Pred.Eval(args)
 		r.predicateDone(a.Pred, err, input{args: args})
@@ -422,6 +437,14 @@ func finite(v any) any {
 			}
 			return out
 		}
+	case []float64:
+		if slices.ContainsFunc(v, notFiniteFloat) {
+			out := make([]any, len(v))
+			for i, e := range v {
+				out[i] = finite(e)
+			}
+			return out
+		}
 	case map[string]any:
 		for _, e := range v {
 			if notFinite(e) {
@@ -439,9 +462,11 @@ func finite(v any) any {
 func notFinite(v any) bool {
 	switch v := v.(type) {
 	case float64:
-		return math.IsInf(v, 0) || math.IsNaN(v)
+		return notFiniteFloat(v)
 	case []any:
 		return slices.ContainsFunc(v, notFinite)
+	case []float64:
+		return slices.ContainsFunc(v, notFiniteFloat)
 	case map[string]any:
 		for _, e := range v {
 			if notFinite(e) {
@@ -451,3 +476,5 @@ func notFinite(v any) bool {
 	}
 	return false
 }
+
+func notFiniteFloat(f float64) bool { return math.IsInf(f, 0) || math.IsNaN(f) }

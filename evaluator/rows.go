@@ -88,7 +88,7 @@ type frow struct {
 // fdom holds the members of a container an iterator ranges over.
 type fdom struct {
 	vals  []any    // elements of a list or set, sorted keys of a map
-	keys  []any    // the sorted keys of a map, which vals is then
+	keys  []any    // the sorted keys of a map or the elements of a typed list, which vals is then
 	cells [][]cell // by element path, then member
 }
 
@@ -232,6 +232,15 @@ func (e *fast) prepare(ns *nodeState) *frow {
 		switch v := r.cells[dom.col].v.(type) {
 		case []any:
 			fd.vals = v
+		case []int64, []uint64, []float64, []string:
+			// Each element has a cell, of 64 bytes: its value boxed is
+			// not what makes iterating a huge list costly.
+			n, _ := listLen(v)
+			fd.keys = fd.keys[:0]
+			for i := range n {
+				fd.keys = append(fd.keys, listAt(v, i))
+			}
+			fd.vals = fd.keys
 		case map[string]any:
 			fd.keys = fd.keys[:0]
 			for _, k := range slices.Sorted(maps.Keys(v)) {
@@ -279,7 +288,7 @@ func (e *fast) rowAtom(a *fatom, r *frow) bool {
 	if len(a.args) > 1 {
 		y = get(&a.args[1])
 	}
-	return test(a, x, y)
+	return test(e.in, a, x, y)
 }
 
 // callKey identifies a predicate's evaluation: the predicate, and the
@@ -343,12 +352,13 @@ func (e *fast) call(a *fatom) bool {
 func (e *fast) setArgs() {
 	e.args = e.args[:0]
 	for _, c := range e.argc {
-		e.args = append(e.args, c.v)
+		e.args = append(e.args, boxed(c.v))
 	}
 }
 
-// test evaluates an atom other than a call on its operands.
-func test(a *fatom, x, y *cell) bool {
+// test evaluates an atom other than a call on its operands, interned by
+// in.
+func test(in *interner, a *fatom, x, y *cell) bool {
 	switch a.kind {
 	case ir.Compare:
 		switch a.op {
@@ -362,7 +372,7 @@ func test(a *fatom, x, y *cell) bool {
 	case ir.In:
 		return cellContains(y, x)
 	case ir.Subset:
-		return cellSubset(x, y)
+		return cellSubset(in, x, y)
 	case ir.Empty:
 		return x.size == 0
 	case ir.IsSet:
@@ -397,5 +407,5 @@ func (e *fast) atomAt(a *fatom, bnd []int32) bool {
 	if len(a.args) > 1 {
 		y = e.cellAt(&a.args[1], bnd)
 	}
-	return test(a, x, y)
+	return test(e.in, a, x, y)
 }

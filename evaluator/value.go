@@ -3,6 +3,7 @@ package evaluator
 import (
 	"cmp"
 	"maps"
+	"math"
 	"slices"
 
 	"github.com/augur-dev/augur/internal/number"
@@ -11,7 +12,8 @@ import (
 
 // This file defines the comparison semantics of the property language on
 // decoded trace values: nil, bool, int64, uint64, float64, string, []any
-// and map[string]any.
+// and map[string]any, and the typed lists of typed.go, each the []any of
+// its elements.
 
 // equal reports whether a and b are equal; null equals only null, and
 // numbers compare by value across int64, uint64 and float64 (see
@@ -31,17 +33,8 @@ func equal(a, b any) bool {
 	case string:
 		b, ok := b.(string)
 		return ok && a == b
-	case []any:
-		b, ok := b.([]any)
-		if !ok || len(a) != len(b) {
-			return false
-		}
-		for i := range a {
-			if !equal(a[i], b[i]) {
-				return false
-			}
-		}
-		return true
+	case []any, []int64, []uint64, []float64, []string:
+		return equalLists(a, b)
 	case map[string]any:
 		b, ok := b.(map[string]any)
 		if !ok || len(a) != len(b) {
@@ -56,6 +49,40 @@ func equal(a, b any) bool {
 		return true
 	}
 	return false
+}
+
+// equalLists is equal for a list a: two lists of the same representation
+// are compared without boxing their elements.
+func equalLists(a, b any) bool {
+	na, _ := listLen(a)
+	nb, ok := listLen(b)
+	if !ok || na != nb {
+		return false
+	}
+	switch a := a.(type) {
+	case []int64:
+		if b, ok := b.([]int64); ok {
+			return slices.Equal(a, b)
+		}
+	case []uint64:
+		if b, ok := b.([]uint64); ok {
+			return slices.Equal(a, b)
+		}
+	case []float64:
+		if b, ok := b.([]float64); ok {
+			return slices.Equal(a, b) // as number.Compare: NaN equals nothing, -0 equals 0
+		}
+	case []string:
+		if b, ok := b.([]string); ok {
+			return slices.Equal(a, b)
+		}
+	}
+	for i := range na {
+		if !equal(listAt(a, i), listAt(b, i)) {
+			return false
+		}
+	}
+	return true
 }
 
 // less reports a < b (orEqual: a <= b) for numbers and strings; it is
@@ -92,6 +119,13 @@ func contains(s, x any) bool {
 				return true
 			}
 		}
+	case []int64, []uint64, []float64:
+		if k, bits := number.Of(x); k != number.Invalid {
+			return containsNumber(s, k, bits)
+		}
+	case []string:
+		x, ok := x.(string)
+		return ok && slices.Contains(s, x)
 	case map[string]any:
 		k, ok := x.(string)
 		if ok {
@@ -102,12 +136,39 @@ func contains(s, x any) bool {
 	return false
 }
 
+// containsNumber reports whether s, a typed list of numbers, has an
+// element equal to the number of kind k and bits.
+func containsNumber(s any, k number.Kind, bits uint64) bool {
+	switch s := s.(type) {
+	case []int64:
+		for _, e := range s {
+			if number.Compare(number.Int, uint64(e), k, bits) == 0 {
+				return true
+			}
+		}
+	case []uint64:
+		for _, e := range s {
+			if number.Compare(number.Uint, e, k, bits) == 0 {
+				return true
+			}
+		}
+	case []float64:
+		for _, e := range s {
+			if number.Compare(number.Float, math.Float64bits(e), k, bits) == 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // subset reports whether every member of s is a member of t.
 func subset(s, t any) bool {
 	switch s := s.(type) {
-	case []any:
-		for _, e := range s {
-			if !contains(t, e) {
+	case []any, []int64, []uint64, []float64, []string:
+		n, _ := listLen(s)
+		for i := range n {
+			if !contains(t, listAt(s, i)) {
 				return false
 			}
 		}
@@ -123,13 +184,11 @@ func subset(s, t any) bool {
 
 // size returns the number of members of a container; null has none.
 func size(s any) int {
-	switch s := s.(type) {
-	case []any:
-		return len(s)
-	case map[string]any:
-		return len(s)
+	if m, ok := s.(map[string]any); ok {
+		return len(m)
 	}
-	return 0
+	n, _ := listLen(s)
+	return n
 }
 
 // normalize returns v in the form the comparisons expect for type t: the
@@ -160,7 +219,7 @@ func normalized(v any, t *specs.Type) (any, bool) {
 		}
 		if t.Kind == specs.Set {
 			if out == nil {
-				if increasing(x) {
+				if increasing(x, order) {
 					return v, false // sorting would not move an element
 				}
 				out = slices.Clone(x)
@@ -172,6 +231,14 @@ func normalized(v any, t *specs.Type) (any, bool) {
 			return v, false
 		}
 		return out, true
+	case []int64:
+		return normalizedTyped(x, t, cmp.Compare[int64])
+	case []uint64:
+		return normalizedTyped(x, t, cmp.Compare[uint64])
+	case []float64:
+		return normalizedTyped(x, t, orderFloats)
+	case []string:
+		return normalizedTyped(x, t, cmp.Compare[string])
 	case map[string]any:
 		var out map[string]any // nil while the members are x's own
 		for k, e := range x {
@@ -205,15 +272,40 @@ func normalized(v any, t *specs.Type) (any, bool) {
 	return v, false
 }
 
+// normalizedTyped is normalized for a typed list, whose elements are
+// numbers or strings, which normalize leaves as they are; order is order
+// on them. A set is sorted as a []any of the same elements would be, by
+// the same algorithm and comparisons (order ties -0 and 0, and NaN with
+// everything, so that another sort could leave another of two equal
+// elements), and its duplicates dropped as equal finds them.
+func normalizedTyped[T int64 | uint64 | float64 | string](x []T, t *specs.Type, order func(a, b T) int) (any, bool) {
+	if t.Kind != specs.Set || increasing(x, order) {
+		return x, false
+	}
+	out := slices.Clone(x)
+	slices.SortFunc(out, order)
+	return slices.Compact(out), true // == is equal on numbers of one type, NaN equal to nothing
+}
+
 // increasing reports whether each element of s is ordered strictly
-// before the next: s is sorted, and no two of its elements are equal.
-func increasing(s []any) bool {
+// before the next by order: s is sorted, and no two of its elements are
+// equal.
+func increasing[T any](s []T, order func(a, b T) int) bool {
 	for i := 1; i < len(s); i++ {
 		if order(s[i-1], s[i]) >= 0 {
 			return false
 		}
 	}
 	return true
+}
+
+// orderFloats is order on float64: NaN is unordered, and so tied, with
+// every number.
+func orderFloats(a, b float64) int {
+	if math.IsNaN(a) || math.IsNaN(b) {
+		return 0
+	}
+	return cmp.Compare(a, b)
 }
 
 // order is a total order on values, for sorting sets: null, then bools,
@@ -227,14 +319,15 @@ func order(a, b any) int {
 		return cmp.Compare(b2i(a), b2i(b.(bool)))
 	case string:
 		return cmp.Compare(a, b.(string))
-	case []any:
-		b := b.([]any)
-		for i := range min(len(a), len(b)) {
-			if c := order(a[i], b[i]); c != 0 {
+	case []any, []int64, []uint64, []float64, []string:
+		na, _ := listLen(a)
+		nb, _ := listLen(b) // a list too, of the same rank
+		for i := range min(na, nb) {
+			if c := order(listAt(a, i), listAt(b, i)); c != 0 {
 				return c
 			}
 		}
-		return cmp.Compare(len(a), len(b))
+		return cmp.Compare(na, nb)
 	case map[string]any:
 		b := b.(map[string]any)
 		ka, kb := slices.Sorted(maps.Keys(a)), slices.Sorted(maps.Keys(b))
@@ -267,7 +360,7 @@ func rank(v any) int {
 		return 2
 	case string:
 		return 3
-	case []any:
+	case []any, []int64, []uint64, []float64, []string:
 		return 4
 	}
 	return 5

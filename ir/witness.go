@@ -69,22 +69,30 @@ func writeValue(b *strings.Builder, v any, limit int) {
 		fmt.Fprintf(b, `…" (%d bytes)`, len(x))
 		return
 	case []any:
-		if x == nil {
-			break
+		if x != nil {
+			writeList(b, x, limit)
+			return
 		}
-		b.WriteByte('[')
-		for i, e := range x {
-			if b.Len() >= limit {
-				fmt.Fprintf(b, "… (%d items)", len(x))
-				break
-			}
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			writeValue(b, e, limit)
+	case []int64: // the typed lists of trace.TypedStates, as the []any of their elements
+		if x != nil {
+			writeList(b, x, limit)
+			return
 		}
-		b.WriteByte(']')
-		return
+	case []uint64:
+		if x != nil {
+			writeList(b, x, limit)
+			return
+		}
+	case []float64:
+		if x != nil {
+			writeList(b, x, limit)
+			return
+		}
+	case []string:
+		if x != nil {
+			writeList(b, x, limit)
+			return
+		}
 	case map[string]any:
 		if x == nil {
 			break
@@ -111,4 +119,20 @@ func writeValue(b *strings.Builder, v any, limit int) {
 		data = []byte(fmt.Sprint(v))
 	}
 	b.Write(data)
+}
+
+// writeList writes the list x as writeValue does.
+func writeList[T any](b *strings.Builder, x []T, limit int) {
+	b.WriteByte('[')
+	for i, e := range x {
+		if b.Len() >= limit {
+			fmt.Fprintf(b, "… (%d items)", len(x))
+			break
+		}
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		writeValue(b, e, limit)
+	}
+	b.WriteByte(']')
 }

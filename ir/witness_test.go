@@ -14,6 +14,7 @@ func TestWitnessValuesShort(t *testing.T) {
 	for _, v := range []any{
 		nil, true, int64(-3), 2.5, math.MaxInt64, "a<b & \"c\"", "héllo",
 		[]any{}, []any(nil), []any{int64(1), "x", []any{2.5, nil}},
+		[]int64{}, []int64(nil), []int64{-1, 2}, []uint64{math.MaxUint64}, []float64{0.5, 1e21}, []string{"a", ""},
 		map[string]any{}, map[string]any(nil), map[string]any{"b": int64(1), "a": []any{"z"}},
 	} {
 		want, err := json.Marshal(v)
@@ -30,8 +31,10 @@ func TestWitnessValuesShort(t *testing.T) {
 // MaxValueText, saying how long it is, and that the line is valid UTF-8.
 func TestWitnessValuesLong(t *testing.T) {
 	list := make([]any, 2_000_000)
+	ints := make([]int64, len(list))
 	for i := range list {
 		list[i] = int64(i)
+		ints[i] = int64(i)
 	}
 	for _, tt := range []struct {
 		name string
@@ -40,6 +43,8 @@ func TestWitnessValuesLong(t *testing.T) {
 	}{
 		{"string", strings.Repeat("é", 500_000), "…\" (1000000 bytes)"},
 		{"list", list, "… (2000000 items)]"},
+		{"typed list", ints, "… (2000000 items)]"},
+		{"list of strings", []string{strings.Repeat("c", 1000)}, "…\" (1000 bytes)]"},
 		{"list of a long string", []any{strings.Repeat("a", 1<<20)}, "…\" (1048576 bytes)]"},
 		{"map", map[string]any{"k": strings.Repeat("b", 4096), "l": int64(1)}, "… (2 keys)}"},
 	} {
