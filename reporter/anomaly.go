@@ -67,6 +67,7 @@ type anomaly struct {
 	members []*Entry  // the others, simplest first
 	moments []uint64  // the representative's violating snapshots
 	set     momentSet // the same, as a set
+	shape   shape     // the representative's
 }
 
 // shape is what makes a property simple: fewer node variables, then fewer
@@ -107,22 +108,33 @@ func groupAnomalies(es []*Entry, moments func(*Entry) []uint64, g Grouping, hold
 	}
 	order := groupOrder(es, moments, shapes)
 	var out []*anomaly
-	at := map[uint64][]int{} // the anomalies failing at each moment, in order
+	// The anomalies failing in each word of snapshots (momentSet), in
+	// order, with their word.
+	type holder struct {
+		i    int
+		word uint64
+	}
+	at := map[uint64][]holder{}
 	var near []int
 	var seen []int // seen[i] is 1 + the index in order of the last entry to try anomaly i
 	for k, e := range order {
-		ms := moments(e)
+		ms, sh := moments(e), shapes[e]
 		var set momentSet        // ms as a set, made once when needed
 		var subs map[string]bool // e's sub-disjunctions, computed once when needed
 		joined := false
 		// An anomaly holding (almost) all of ms holds one of its first
 		// g.misses(len(ms))+1 moments: only those anomalies are tried.
 		near = near[:0]
-		for _, m := range ms[:min(len(ms), g.misses(len(ms))+1)] {
-			for _, i := range at[m] {
-				if seen[i] != k+1 {
-					seen[i] = k + 1
-					near = append(near, i)
+		first := ms[:min(len(ms), g.misses(len(ms))+1)]
+		for j := 0; j < len(first); {
+			key, w := first[j]/64, uint64(0)
+			for ; j < len(first) && first[j]/64 == key; j++ {
+				w |= 1 << (first[j] % 64)
+			}
+			for _, h := range at[key] {
+				if h.word&w != 0 && seen[h.i] != k+1 {
+					seen[h.i] = k + 1
+					near = append(near, h.i)
 				}
 			}
 		}
@@ -130,7 +142,7 @@ func groupAnomalies(es []*Entry, moments func(*Entry) []uint64, g Grouping, hold
 		for _, i := range near {
 			a := out[i]
 			// The cheap tests first: shapes, then moments, then text.
-			simpler := compareShapes(shapes[a.rep], shapes[e])
+			simpler := compareShapes(a.shape, sh)
 			if simpler > 0 || standsOut(e, holdRatio) && !standsOut(a.rep, holdRatio) {
 				continue
 			}
@@ -152,7 +164,7 @@ func groupAnomalies(es []*Entry, moments func(*Entry) []uint64, g Grouping, hold
 					subs = subDisjunctions(e.prop.Property)
 				}
 				switch {
-				case subs[a.rep.sym] && !slices.Contains(a.rep.ExplainedBy, e.Text):
+				case subs[a.rep.symText()] && !slices.Contains(a.rep.ExplainedBy, e.Text):
 				case !g.bounded(e.ViolatingSnapshots, a.rep.ViolatingSnapshots) && !g.bounded(e.ViolationEvents, a.rep.ViolationEvents):
 					continue
 				}
@@ -162,13 +174,13 @@ func groupAnomalies(es []*Entry, moments func(*Entry) []uint64, g Grouping, hold
 			break
 		}
 		if !joined {
-			for _, m := range ms {
-				at[m] = append(at[m], len(out))
-			}
 			if set.keys == nil {
 				set = newMomentSet(ms)
 			}
-			out = append(out, &anomaly{rep: e, moments: ms, set: set})
+			for j, key := range set.keys {
+				at[key] = append(at[key], holder{len(out), set.words[j]})
+			}
+			out = append(out, &anomaly{rep: e, moments: ms, set: set, shape: sh})
 			seen = append(seen, 0)
 		}
 	}
@@ -286,6 +298,15 @@ func (g Grouping) misses(n int) int {
 // more than p: at most Factor×p.
 func (g Grouping) bounded(p, q int64) bool {
 	return float64(q) <= g.Factor*float64(p)
+}
+
+// symText returns e's text up to the order of node variables, worked
+// out when first asked: most candidates never are.
+func (e *Entry) symText() string {
+	if e.sym == "" {
+		e.sym = e.prop.Property.SymmetricText()
+	}
+	return e.sym
 }
 
 // subDisjunctions returns the symmetric texts of the proper

@@ -277,7 +277,7 @@ type Entry struct {
 
 	prop    *evaluator.Prop
 	stats   *evaluator.Stats
-	sym     string // text up to the order of node variables
+	sym     string // text up to the order of node variables (symText), once asked
 	drop    bool
 	orTests []OrEffectTest // the or-effect tests made of it
 }
@@ -310,15 +310,17 @@ func Build(in Input, opts Options) (*Report, error) {
 	var cands []*Entry
 	for i, p := range in.Program.Props {
 		st := &res.Stats[i]
-		if why := NotCandidate(st, opts.HoldRatio, opts.MinSupport); why != "" {
-			trail.notCandidate(i, p, st, why)
+		if !IsCandidate(st, opts.HoldRatio, opts.MinSupport) {
+			if _, asked := trail.byProp[i]; asked { // worded for augur explain only
+				trail.notCandidate(i, p, st, NotCandidate(st, opts.HoldRatio, opts.MinSupport))
+			}
 			continue
 		}
 		e := newEntry(p, st, r.SteadyTag, th)
 		trail.candidate(i, e)
 		cands = append(cands, e)
 	}
-	slices.SortFunc(cands, byRate)
+	sortByRate(cands)
 	r.Candidates.OrEffect = orEffect(cands, opts.Alpha, th.MinOddsRatio)
 	var almost []*Entry
 	for _, e := range cands {
@@ -400,14 +402,22 @@ func Build(in Input, opts Options) (*Report, error) {
 // pipeline's extra passes and the reporter all ask it.
 func NotCandidate(st *evaluator.Stats, holdRatio float64, minSupport int64) string {
 	switch {
+	case IsCandidate(st, holdRatio, minSupport):
+		return ""
 	case st.Pruned:
 		return fmt.Sprintf("pruned by the filter after %d snapshots, at holding rate %.5f, below the hold ratio %g", st.PrunedAfter, st.HoldingRate(), holdRatio)
 	case st.Support < minSupport:
 		return fmt.Sprintf("support %d: non-vacuous in fewer than min_support = %d snapshots", st.Support, minSupport)
-	case !st.HoldsAtLeast(holdRatio):
+	default:
 		return fmt.Sprintf("holding rate %.5f below the hold ratio %g", st.HoldingRate(), holdRatio)
 	}
-	return ""
+}
+
+// IsCandidate reports whether a property with stats st is a candidate
+// (NotCandidate returns ""), without wording why not: most of a pool is
+// not, and the reporter asks for every property.
+func IsCandidate(st *evaluator.Stats, holdRatio float64, minSupport int64) bool {
+	return !st.Pruned && st.Support >= minSupport && st.HoldsAtLeast(holdRatio)
 }
 
 // anomaliesOf counts the violation events of the almost-invariants es,
@@ -489,7 +499,6 @@ func newEntry(p *evaluator.Prop, st *evaluator.Stats, steadyTag string, th Thres
 		Warnings:                 entryWarnings(p),
 		prop:                     p,
 		stats:                    st,
-		sym:                      p.Property.SymmetricText(),
 	}
 }
 
@@ -522,16 +531,30 @@ func roundRate(h, precision float64) float64 {
 	return math.Round(h*scale) / scale
 }
 
-// byRate orders candidates by holding rate, then simpler first: fewer
-// literals, fewer quantified variables, then text. It is the order in
-// which the or-effect test looks for sub-disjunctions.
-func byRate(a, b *Entry) int {
-	return cmp.Or(
-		-cmp.Compare(a.HoldingRate, b.HoldingRate),
-		cmp.Compare(a.prop.Literals(), b.prop.Literals()),
-		cmp.Compare(numVars(a.prop.Property), numVars(b.prop.Property)),
-		cmp.Compare(a.Text, b.Text),
-	)
+// sortByRate orders candidates by holding rate, then simpler first:
+// fewer literals, fewer quantified variables, then text. It is the order
+// in which the or-effect test looks for sub-disjunctions. Each
+// candidate's keys are worked out once, not at each comparison.
+func sortByRate(cands []*Entry) {
+	type keyed struct {
+		e          *Entry
+		lits, vars int
+	}
+	ks := make([]keyed, len(cands))
+	for i, e := range cands {
+		ks[i] = keyed{e, e.prop.Literals(), numVars(e.prop.Property)}
+	}
+	slices.SortFunc(ks, func(a, b keyed) int {
+		return cmp.Or(
+			-cmp.Compare(a.e.HoldingRate, b.e.HoldingRate),
+			cmp.Compare(a.lits, b.lits),
+			cmp.Compare(a.vars, b.vars),
+			cmp.Compare(a.e.Text, b.e.Text),
+		)
+	})
+	for i, k := range ks {
+		cands[i] = k.e
+	}
 }
 
 func numVars(p *grammar.Property) int {

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/augur-dev/augur/evaluator"
+	"github.com/augur-dev/augur/grammar"
 )
 
 // An OrEffectTest is one test the or-effect step made of a disjunction P:
@@ -41,19 +42,35 @@ type OrEffectTest struct {
 // sub-disjunction only when that one stays. Each candidate keeps the
 // tests made of it (Entry.orTests), for augur explain.
 func orEffect(cands []*Entry, alpha, minOddsRatio float64) int {
-	bySym := make(map[string]*Entry, len(cands))
+	// A sub-disjunction has fewer literals than the disjunction it is
+	// taken from (canonical properties have no literal twice), so only
+	// the candidates shorter than the longest one tested are looked up by
+	// text: most candidates are of the longest kind, and their texts are
+	// never worked out.
+	longest := 0
 	for _, e := range cands {
-		if _, ok := bySym[e.sym]; !ok {
-			bySym[e.sym] = e
+		if e.prop.Literals() >= 2 && testable(e) {
+			longest = max(longest, e.prop.Literals())
+		}
+	}
+	bySym := map[string]*Entry{}
+	for _, e := range cands {
+		if e.prop.Literals() < longest {
+			if _, ok := bySym[e.symText()]; !ok {
+				bySym[e.symText()] = e
+			}
 		}
 	}
 	// The sub-disjunctions of each candidate among the candidates, found
-	// once: their texts are what costs.
+	// once: their texts are what costs. Many candidates share one
+	// (generated properties of one scope share their quantifiers and
+	// literals), so each text is worked out once.
 	type sub struct {
 		q    *Entry
 		mask int
 	}
 	subsOf := make(map[*Entry][]sub, len(cands))
+	texts := subTexts{}
 	tests := 0
 	for _, e := range cands {
 		n := e.prop.Literals()
@@ -62,7 +79,7 @@ func orEffect(cands []*Entry, alpha, minOddsRatio float64) int {
 		}
 		var ss []sub
 		for mask := 1; mask < 1<<n-1; mask++ {
-			if q, ok := bySym[subProperty(e.prop.Property, mask).SymmetricText()]; ok && q != e {
+			if q, ok := bySym[texts.text(e.prop.Property, mask)]; ok && q != e {
 				ss = append(ss, sub{q, mask})
 			}
 		}
@@ -110,6 +127,42 @@ func orEffect(cands []*Entry, alpha, minOddsRatio float64) int {
 		}
 	}
 	return dropped
+}
+
+// subTexts caches the symmetric texts of the sub-disjunctions of flat
+// disjunctions of at most evaluator.MaxPatternLiterals literals, by what
+// they are made of, by identity: the property's quantifiers (their
+// slice: where it starts, and its length) and the literals taken, in
+// order. The properties of one generated scope share both, and a
+// property is never changed once compiled.
+type subTexts map[subKey]string
+
+type subKey struct {
+	quants **grammar.Quantifier
+	nq     int
+	lits   [evaluator.MaxPatternLiterals]*grammar.Literal
+}
+
+// text returns the symmetric text of the sub-disjunction of p of the
+// literals in mask (subProperty).
+func (c subTexts) text(p *grammar.Property, mask int) string {
+	k := subKey{nq: len(p.Quants)}
+	if len(p.Quants) > 0 {
+		k.quants = &p.Quants[0]
+	}
+	j := 0
+	for i, l := range p.Matrix {
+		if mask&(1<<i) != 0 {
+			k.lits[j] = l
+			j++
+		}
+	}
+	t, ok := c[k]
+	if !ok {
+		t = subProperty(p, mask).SymmetricText()
+		c[k] = t
+	}
+	return t
 }
 
 // testable reports whether the or-effect tests can judge e: the evaluator
