@@ -856,10 +856,13 @@ func (x *Explanation) WriteText(w io.Writer) error {
 		}
 	}
 	if a := x.Anomaly; a != nil {
+		// The place is the report line's. The order among all anomalies
+		// (x.Order, as augur infer --all ranks them) is in JSON only:
+		// beside the report's rank it read as a contradiction.
 		if a.Role == "representative" {
-			label("anomaly")("represents its anomaly, which ranks %d of %d (augur infer --all)", x.Order, x.Anomalies)
+			label("anomaly")("represents its anomaly")
 		} else {
-			label("anomaly")("%s, under %s, whose anomaly ranks %d of %d (augur infer --all)", a.Role, a.Representative, x.Order, x.Anomalies)
+			label("anomaly")("%s, under %s", a.Role, a.Representative)
 		}
 		if a.Refines != "" {
 			more("it refines %s, listed just before it: it fails only where that one does", a.Refines)
