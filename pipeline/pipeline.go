@@ -340,7 +340,7 @@ func (p *Pipeline) patterns(ctx context.Context, res *evaluator.Result, ropts re
 	for i, pr := range p.Program.Props {
 		st := &res.Stats[i]
 		k := pr.Literals()
-		if !pr.Flat() || k < 2 || k > evaluator.MaxPatternLiterals || reporter.NotCandidate(st, ropts.HoldRatio, ropts.MinSupport) != "" {
+		if !pr.Flat() || k < 2 || k > evaluator.MaxPatternLiterals || !reporter.IsCandidate(st, ropts.HoldRatio, ropts.MinSupport) {
 			continue
 		}
 		c := cand{i: i, subs: make([]int, 1<<k-1)}

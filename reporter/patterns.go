@@ -24,13 +24,27 @@ import (
 func PatternProperties(p *grammar.Property) iter.Seq2[int, *grammar.Property] {
 	return func(yield func(int, *grammar.Property) bool) {
 		k := len(p.Matrix)
+		if k < 2 {
+			return
+		}
+		// The properties share the negated literals, and are allocated
+		// together, as are their matrices (k·2^(k-1) - k literals in all):
+		// the pipeline takes them for every candidate.
+		neg := make([]grammar.Literal, k)
+		for l, lit := range p.Matrix {
+			neg[l] = grammar.Literal{Neg: !lit.Neg, Atom: lit.Atom}
+		}
+		props := make([]grammar.Property, 1<<k-2)
+		lits := make([]*grammar.Literal, 0, k<<(k-1)-k)
 		for mask := 1; mask < 1<<k-1; mask++ {
-			q := &grammar.Property{Quants: p.Quants}
-			for l, lit := range p.Matrix {
+			from := len(lits)
+			for l := range neg {
 				if mask&(1<<l) != 0 {
-					q.Matrix = append(q.Matrix, &grammar.Literal{Neg: !lit.Neg, Atom: lit.Atom})
+					lits = append(lits, &neg[l])
 				}
 			}
+			q := &props[mask-1]
+			q.Quants, q.Matrix = p.Quants, lits[from:len(lits):len(lits)]
 			if !yield(mask, q) {
 				return
 			}
