@@ -189,11 +189,10 @@ type setKey struct {
 // flags with fBadMember added if v holds a NaN. Lists of one class and
 // representation share their members.
 func (in *interner) typedMembers(v any, id int32, flags uint8) (*sortedList, uint8) {
-	s := newSortedList(v)
-	key := setKey{id, s.kind}
-	if old, ok := in.sets[key]; ok {
-		s = old
-	} else {
+	key := setKey{id, typedKind(v)}
+	s := in.sets[key]
+	if s == nil {
+		s = newSortedList(v)
 		in.sets[key] = s
 		in.bytes += s.bytes()
 	}
@@ -201,6 +200,19 @@ func (in *interner) typedMembers(v any, id int32, flags uint8) (*sortedList, uin
 		flags |= fBadMember
 	}
 	return s, flags
+}
+
+// typedKind returns the kind of the elements of v, a typed list.
+func typedKind(v any) cellKind {
+	switch v.(type) {
+	case []int64:
+		return kInt
+	case []uint64:
+		return kUint
+	case []float64:
+		return kFloat
+	}
+	return kString
 }
 
 // newSortedList returns the members of v, a typed list.

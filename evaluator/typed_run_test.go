@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"runtime"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -124,6 +125,76 @@ predicates:
 			if st.Perfect != 1 {
 				t.Errorf("%s: %s does not hold (failures %+v)", kind, prog.Props[i].Text, res.Failures)
 			}
+		}
+	}
+}
+
+// TestRunHugeListMemory evaluates, with the fast engine, a trace whose
+// one state holds a list of 2^20 int64 (8 MiB), under atoms that need its
+// members (in, subset), its id (==) and its length. The run allocates
+// about twice the list: the record batch it is read from, which the
+// decoded list shares, and its members sorted (before typed lists, the
+// list was decoded to a []any of boxed numbers and the interner numbered
+// every element: 5 times as much). Each more worker adds a sorted copy,
+// its engine's own.
+func TestRunHugeListMemory(t *testing.T) {
+	const n = 1 << 20
+	big := make([]int64, n)
+	for i := range big {
+		big[i] = int64(i*7919%n) - 1<<40 // unsorted, and none boxed without an allocation
+	}
+	spec, err := specs.Parse("huge.yaml", []byte(`system: huge
+types: {Num: int64}
+variables:
+  x: Num
+  nums: list<Num>
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := trace.Schema{{Name: "x", Type: arrow.PrimitiveTypes.Int64}, {Name: "nums", Type: arrow.ListOf(arrow.PrimitiveTypes.Int64)}}
+	b := tracetest.New(t, schema, trace.Options{})
+	rows := []uint32{b.State("n1", 1, big[7], big), b.State("n2", 1, big[3], []int64{big[3], big[7]})}
+	for s := range uint64(3) {
+		b.Snapshot(trace.Snapshot{ID: s, TS: s, Members: rows})
+	}
+	tr := b.Open()
+	var props []*grammar.Property
+	for _, s := range []string{
+		"forall n0, n1 in nodes: n0.x in n1.nums",
+		"forall n0, n1 in nodes: n0.nums subset n1.nums",
+		"forall n0, n1 in nodes: n0.nums == n1.nums",
+		"forall n0 in nodes: not empty(n0.nums)",
+	} {
+		p, err := grammar.Parse(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		props = append(props, p)
+	}
+	prog, err := evaluator.Compile(spec, props)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res *evaluator.Result
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	res, err = evaluator.Run(context.Background(), tr, prog, evaluator.Options{Kind: evaluator.Fast, Workers: 1})
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := after.TotalAlloc - before.TotalAlloc
+	t.Logf("evaluating a list of %d int64 (%d MiB) allocated %d KiB", n, 8*n>>20, got>>10)
+	if limit := uint64(2*8*n + 4<<20); got > limit {
+		t.Errorf("evaluating a list of %d MiB allocated %d KiB, more than %d KiB", 8*n>>20, got>>10, limit>>10)
+	}
+	// Each x is in the other's list, n2's list is a subset of n1's, not
+	// equal to it.
+	want := []int64{2, 1, 0, 2}
+	for i, st := range res.Stats {
+		if h := st.Bindings - st.Violations; h != 3*want[i] {
+			t.Errorf("%s: holds at %d bindings in 3 snapshots, want %d", prog.Props[i].Text, h, 3*want[i])
 		}
 	}
 }
