@@ -120,6 +120,10 @@ type RunOptions struct {
 	// properties are scored by the same texts, since spec init names the
 	// variables after the trace's columns, which the system's spec names.
 	InitSpec bool
+	// Baseline, if set, infers each report with the system's good run as
+	// its baseline (pipeline.Options.Baseline; Options.Baseline generates
+	// it), kept as good.trace: what a user who recorded a good run gets.
+	Baseline bool
 	// Progress, if set, is called after each system.
 	Progress func(done, total int, sc *Result)
 }
@@ -136,6 +140,9 @@ type Summary struct {
 	// InitSpec reports whether the reports were inferred with the specs
 	// augur spec init wrote (RunOptions.InitSpec).
 	InitSpec bool `json:"init_spec,omitempty"`
+	// Baseline reports whether the reports were inferred with each
+	// system's good run as the baseline (RunOptions.Baseline).
+	Baseline bool `json:"baseline,omitempty"`
 }
 
 // Run generates the system of each seed of the families asked for,
@@ -152,7 +159,7 @@ func Run(ctx context.Context, seeds []int64, o RunOptions) (*Summary, error) {
 		defer os.RemoveAll(dir)
 		tmp = dir
 	}
-	sum := &Summary{Length: o.Generate.Length, Families: o.Families, Seeds: FilterFamilies(seeds, o.Families), InitSpec: o.InitSpec}
+	sum := &Summary{Length: o.Generate.Length, Families: o.Families, Seeds: FilterFamilies(seeds, o.Families), InitSpec: o.InitSpec, Baseline: o.Baseline}
 	if len(sum.Families) == 0 {
 		sum.Families = Families()
 	}
@@ -176,7 +183,9 @@ func Run(ctx context.Context, seeds []int64, o RunOptions) (*Summary, error) {
 
 func runOne(ctx context.Context, seed int64, dir string, o RunOptions) (*Result, error) {
 	start := time.Now()
-	sys, err := Generate(seed, o.Generate)
+	gen := o.Generate
+	gen.Baseline = o.Baseline
+	sys, err := Generate(seed, gen)
 	if err != nil {
 		return nil, err
 	}
@@ -198,7 +207,14 @@ func runOne(ctx context.Context, seed int64, dir string, o RunOptions) (*Result,
 			return nil, err
 		}
 	}
-	rep, err := pipeline.Infer(ctx, spec, tr, pipeline.Options{Evaluator: o.Evaluator, Workers: o.Workers})
+	popts := pipeline.Options{Evaluator: o.Evaluator, Workers: o.Workers}
+	if o.Baseline {
+		popts.Baseline = filepath.Join(dir, "good.trace")
+		if err := sys.WriteBaseline(popts.Baseline); err != nil {
+			return nil, err
+		}
+	}
+	rep, err := pipeline.Infer(ctx, spec, tr, popts)
 	if err != nil {
 		return nil, err
 	}
@@ -448,6 +464,9 @@ func (s *Summary) WriteText(w io.Writer) error {
 	spec := ""
 	if s.InitSpec {
 		spec = ", specs of augur spec init"
+	}
+	if s.Baseline {
+		spec += ", each with its good run as the baseline"
 	}
 	fmt.Fprintf(w, "%s: %d systems (%s%s) in %s; every planted property in the top K: %s (target %.0f%% in every family); median noise %d; controls within %d steady: %d of %d\n",
 		verdict, len(s.Systems), s.Length, spec, s.Elapsed.Round(100*time.Millisecond), strings.Join(verdicts, ", "), 100*TargetRecall,

@@ -253,6 +253,12 @@ func generateMesh(seed int64, rng *rand.Rand, o Options) (*System, error) {
 	}
 	sys.Spec = d.spec(sys.Name, full)
 	sys.run = m.trace()
+	if o.Baseline {
+		gs := newMeshSim(goodRNG(seed), p)
+		gs.run()
+		good := &meshPlanting{d: d, sim: gs, broken: map[int]meshBroken{}}
+		sys.good = &System{Name: sys.Name, run: good.trace()}
+	}
 	return sys, nil
 }
 

@@ -184,7 +184,6 @@ func generateOverlay(seed int64, rng *rand.Rand, o Options) (*System, error) {
 	}
 	d.addOptional(rng)
 	p := ovParams{nodes: nodes, steps: steps, maxDelay: 1 + rng.IntN(4)}
-	var sim *ovNet
 	if d.ring {
 		// A stabilisation round sends three messages, and repairs the
 		// ring slowly: fewer rounds, rarer crashes and leaves.
@@ -192,9 +191,6 @@ func generateOverlay(seed int64, rng *rand.Rand, o Options) (*System, error) {
 		p.gap = 150 + rng.IntN(350)
 		p.timeout = 1 + p.beat/3 + rng.IntN(p.beat/3)
 		p.succs = 3 + rng.IntN(2)
-		rs := newRingSim(rng, p)
-		rs.simulate(rs)
-		sim = rs.ovNet
 	} else {
 		p.beat = nodes * (3 + rng.IntN(4))
 		p.gap = 80 + rng.IntN(200)
@@ -202,10 +198,8 @@ func generateOverlay(seed int64, rng *rand.Rand, o Options) (*System, error) {
 		p.fanout = 2 + rng.IntN(3)
 		p.eager = d.eager > 0 || d.eager == 0 && rng.IntN(2) == 0
 		p.fast = d.fast > 0 || d.fast == 0 && rng.IntN(2) == 0
-		ts := newTreeSim(rng, p)
-		ts.simulate(ts)
-		sim = ts.ovNet
 	}
+	sim := d.simulate(rng, p)
 
 	ovs := &ovSystem{d: d, views: sim.hist, steady: sim.steady, bug: map[int]string{}, legit: map[int]bool{}}
 	sys := &System{
@@ -231,7 +225,24 @@ func generateOverlay(seed int64, rng *rand.Rand, o Options) (*System, error) {
 	}
 	sys.Spec = d.spec(sys.Name, slices.ContainsFunc(sys.Planted, func(p Planted) bool { return p.Shape == Iterator }))
 	sys.run = ovs.run()
+	if o.Baseline {
+		gs := d.simulate(goodRNG(seed), p)
+		good := &ovSystem{d: d, views: gs.hist, steady: gs.steady, bug: map[int]string{}, legit: map[int]bool{}}
+		sys.good = &System{Name: sys.Name, run: good.run()}
+	}
 	return sys, nil
+}
+
+// simulate runs the overlay of the design, a ring or a tree, with p.
+func (d *ovDesign) simulate(rng *rand.Rand, p ovParams) *ovNet {
+	if d.ring {
+		rs := newRingSim(rng, p)
+		rs.simulate(rs)
+		return rs.ovNet
+	}
+	ts := newTreeSim(rng, p)
+	ts.simulate(ts)
+	return ts.ovNet
 }
 
 // ovSystem is an overlay run being planted: the nodes' states at each

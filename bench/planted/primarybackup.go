@@ -346,12 +346,13 @@ func generatePrimaryBackup(seed int64, rng *rand.Rand, o Options) (*System, erro
 	var (
 		sim *pbSim
 		ps  *pbSystem
+		p   pbParams
 	)
 	for attempt := 0; ; attempt++ {
 		if attempt == pbRunAttempts {
 			return nil, nil
 		}
-		p := pbParams{
+		p = pbParams{
 			nodes: nodes, steps: steps, style: d.style,
 			maxDelay: 1 + rng.IntN(4), heartbeat: 15 + rng.IntN(40), busy: 0.1 + 0.3*rng.Float64(),
 			failovers: 4 + rng.IntN(3) + steps/3000, crashes: 1 + rng.IntN(3) + steps/6000,
@@ -393,6 +394,12 @@ func generatePrimaryBackup(seed int64, rng *rand.Rand, o Options) (*System, erro
 	}
 	sys.Spec = d.spec(sys.Name, maxLiterals)
 	sys.run = ps.run()
+	if o.Baseline {
+		gs := newPBSim(goodRNG(seed), p)
+		gs.run()
+		good := &pbSystem{d: d, views: pbViews(gs), steady: gs.steady, calm: gs.calm, broken: map[int]pbBroken{}}
+		sys.good = &System{Name: sys.Name, run: good.run()}
+	}
 	return sys, nil
 }
 

@@ -1,6 +1,7 @@
 package planted
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 
@@ -66,6 +67,17 @@ func (sys *System) WriteTrace(dir string) error {
 		}
 	}
 	return w.Close()
+}
+
+// WriteBaseline writes the trace of the system's good run to dir, which
+// must not exist: the same system run again with other random choices and
+// nothing planted, tagged steady as the run is. The system must have
+// been generated with Options.Baseline.
+func (sys *System) WriteBaseline(dir string) error {
+	if sys.good == nil {
+		return fmt.Errorf("planted: %s: generated without its good run (Options.Baseline)", sys.Name)
+	}
+	return sys.good.WriteTrace(dir)
 }
 
 // WriteSpec writes the system's spec to path.

@@ -23,6 +23,7 @@ type benchQualityOptions struct {
 	workers        int
 	keep           string
 	spec           string
+	baseline       bool
 	stdout, stderr io.Writer
 }
 
@@ -46,6 +47,7 @@ func newBenchQualityCmd(runF func(*benchQualityOptions) error) *cobra.Command {
 	f.StringVar(&o.format, "format", "text", "output format: text or json")
 	cliflag.Workers(f, &o.workers)
 	specFlag(f, &o.spec)
+	f.BoolVar(&o.baseline, "baseline", false, "infer each report with the system's good run as the baseline: the same system run again with other random choices and nothing planted")
 	outputFlag(f, &o.keep, "keep", "", outDir, "keep each system's spec, trace and JSON report in DIR/SEED")
 	return cmd
 }
@@ -78,7 +80,7 @@ func runBenchQuality(ctx context.Context, o *benchQualityOptions) error {
 	if seeds = planted.FilterFamilies(seeds, fams); len(seeds) == 0 {
 		return fmt.Errorf("no seed of %s among seeds %s", o.families, o.seeds)
 	}
-	opts := planted.RunOptions{Generate: planted.Options{Length: length}, Families: fams, Workers: o.workers, Keep: o.keep, InitSpec: initSpec}
+	opts := planted.RunOptions{Generate: planted.Options{Length: length}, Families: fams, Workers: o.workers, Keep: o.keep, InitSpec: initSpec, Baseline: o.baseline}
 	// How far the systems are shows on a terminal only, so that a log
 	// keeps the table alone.
 	pr := progress.OnTerminal(o.stderr)
