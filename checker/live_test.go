@@ -156,12 +156,58 @@ func sameAsReference(t *testing.T, tr *trace.Trace, prog *evaluator.Program, ch 
 	got := liveStats(t, d, ch, put)
 	for i := range res.Stats {
 		r := &res.Stats[i]
+		for _, w := range r.Witnesses {
+			for k, v := range w.Values {
+				w.Values[k] = boxLists(v)
+			}
+			for k, v := range w.Binding {
+				w.Binding[k] = boxLists(v)
+			}
+		}
 		want := evaluator.Stats{Support: r.Support, Bindings: r.Bindings, Violations: r.Violations, Perfect: r.Perfect,
 			ViolatingSnapshots: r.ViolatingSnapshots, ScoreSum: r.ScoreSum, Witnesses: r.Witnesses, Moments: r.Moments}
 		if !reflect.DeepEqual(got[i], want) {
 			t.Fatalf("%s:\nlive      %+v\nreference %+v", prog.Props[i].Text, got[i], want)
 		}
 	}
+}
+
+// boxLists returns v with its typed lists ([]int64, []uint64, []float64,
+// []string), at any depth, made []any: the evaluator's witnesses keep the
+// lists it decodes typed (trace.TypedStates), the live checker's hold
+// []any.
+func boxLists(v any) any {
+	switch x := v.(type) {
+	case []int64:
+		return boxAll(x)
+	case []uint64:
+		return boxAll(x)
+	case []float64:
+		return boxAll(x)
+	case []string:
+		return boxAll(x)
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = boxLists(e)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = boxLists(e)
+		}
+		return out
+	}
+	return v
+}
+
+func boxAll[T any](l []T) []any {
+	out := make([]any, len(l))
+	for i, e := range l {
+		out[i] = e
+	}
+	return out
 }
 
 // TestCheckMatchesReference compares Check with the reference evaluator
