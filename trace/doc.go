@@ -22,5 +22,7 @@
 // [Writer.AddState], which also takes a list of int64, uint64, float64
 // or utf8 as a []int64, []uint64, []float64 or []string (values without
 // an interface each, which takes 16 bytes more and, for most values, an
-// allocation) and appends it at once.
+// allocation) and appends it at once. [Trace.TypedStates] and
+// [SharedValue] decode such a list without nulls to the same typed
+// slices.
 package trace
