@@ -115,6 +115,7 @@ func groupAnomalies(es []*Entry, moments func(*Entry) []uint64, g Grouping, hold
 		word uint64
 	}
 	at := map[uint64][]holder{}
+	texts := subTexts{}
 	var near []int
 	var seen []int // seen[i] is 1 + the index in order of the last entry to try anomaly i
 	for k, e := range order {
@@ -161,7 +162,7 @@ func groupAnomalies(es []*Entry, moments func(*Entry) []uint64, g Grouping, hold
 			} else {
 				// A weakening of the representative.
 				if subs == nil {
-					subs = subDisjunctions(e.prop.Property)
+					subs = subDisjunctions(e.prop.Property, texts)
 				}
 				switch {
 				case subs[a.rep.symText()] && !slices.Contains(a.rep.ExplainedBy, e.Text):
@@ -199,19 +200,21 @@ type momentSet struct {
 
 // newMomentSet returns the set of ms, an increasing list.
 func newMomentSet(ms []uint64) momentSet {
-	n := 0
-	for i, m := range ms {
-		if i == 0 || m/64 != ms[i-1]/64 {
-			n++
+	const none = ^uint64(0) // no word's index: an id over 64 is far below it
+	n, last := 0, none
+	for _, m := range ms {
+		if m/64 != last {
+			n, last = n+1, m/64
 		}
 	}
-	s := momentSet{keys: make([]uint64, 0, n), words: make([]uint64, 0, n)}
+	s := momentSet{keys: make([]uint64, n), words: make([]uint64, n)}
+	i, last := -1, none
 	for _, m := range ms {
-		if k := m / 64; len(s.keys) == 0 || s.keys[len(s.keys)-1] != k {
-			s.keys = append(s.keys, k)
-			s.words = append(s.words, 0)
+		if m/64 != last {
+			i, last = i+1, m/64
+			s.keys[i] = last
 		}
-		s.words[len(s.words)-1] |= 1 << (m % 64)
+		s.words[i] |= 1 << (m % 64)
 	}
 	return s
 }
@@ -310,12 +313,13 @@ func (e *Entry) symText() string {
 }
 
 // subDisjunctions returns the symmetric texts of the proper
-// sub-disjunctions of p, each under the quantifiers it needs.
-func subDisjunctions(p *grammar.Property) map[string]bool {
+// sub-disjunctions of p, each under the quantifiers it needs, taken from
+// texts or added to them.
+func subDisjunctions(p *grammar.Property, texts subTexts) map[string]bool {
 	n := len(p.Matrix)
 	subs := make(map[string]bool, 1<<n)
 	for mask := 1; mask < 1<<n-1; mask++ {
-		subs[subProperty(p, mask).SymmetricText()] = true
+		subs[texts.text(p, mask)] = true
 	}
 	return subs
 }

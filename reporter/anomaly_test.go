@@ -468,7 +468,7 @@ func naiveAnomalies(es []*Entry, moments func(*Entry) []uint64, g Grouping, hold
 			case simpler == 0 && !within(kept(a.moments, ms, e.ViolatingSnapshots), ms):
 				continue
 			case simpler < 0:
-				syntactic := subDisjunctions(e.prop.Property)[a.rep.symText()] && !slices.Contains(a.rep.ExplainedBy, e.Text)
+				syntactic := subDisjunctions(e.prop.Property, subTexts{})[a.rep.symText()] && !slices.Contains(a.rep.ExplainedBy, e.Text)
 				if !syntactic && !g.bounded(e.ViolatingSnapshots, a.rep.ViolatingSnapshots) && !g.bounded(e.ViolationEvents, a.rep.ViolationEvents) {
 					continue
 				}

@@ -129,7 +129,7 @@ func orEffect(cands []*Entry, alpha, minOddsRatio float64) int {
 	return dropped
 }
 
-// subTexts caches the symmetric texts of the sub-disjunctions of flat
+// subTexts caches the symmetric texts of the sub-disjunctions of
 // disjunctions of at most evaluator.MaxPatternLiterals literals, by what
 // they are made of, by identity: the property's quantifiers (their
 // slice: where it starts, and its length) and the literals taken, in
@@ -146,7 +146,11 @@ type subKey struct {
 // text returns the symmetric text of the sub-disjunction of p of the
 // literals in mask (subProperty).
 func (c subTexts) text(p *grammar.Property, mask int) string {
-	k := subKey{nq: len(p.Quants)}
+	var k subKey
+	if len(p.Matrix) > len(k.lits) { // longer than any the cache holds
+		return subProperty(p, mask).SymmetricText()
+	}
+	k.nq = len(p.Quants)
 	if len(p.Quants) > 0 {
 		k.quants = &p.Quants[0]
 	}

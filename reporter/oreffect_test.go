@@ -30,6 +30,8 @@ func TestSubTexts(t *testing.T) {
 		{Quants: one.Quants, Matrix: []*grammar.Literal{one.Matrix[0], lits[1]}}, // n1 unbound: a text of its own
 		one,
 		parse("forall n1, n0 in nodes: n0.applied <= n1.commit or n1.term <= n1.commit"),
+		// Longer than the cache holds: worked out each time.
+		parse("forall n0, n1 in nodes: n0.applied <= n1.commit or n1.term <= n1.commit or n0.id == n1.id or n0.term <= n1.term or n0.applied <= n0.term or n1.applied <= n0.term"),
 	}
 	texts := subTexts{}
 	for range 2 { // the second round reads the cache
