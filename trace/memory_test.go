@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -197,5 +198,56 @@ func TestTypedStates(t *testing.T) {
 	}
 	if got := alloc(tr.States); got < 2*8*n {
 		t.Errorf("two boxed readers of a list of %d MiB allocated only %d KiB: is the list shared?", 8*n>>20, got>>10)
+	}
+}
+
+// TestHugeStatesReadBack writes three states of 100 MiB each: cut by rows
+// alone they made one record batch of 300 MiB, which a reader refuses (an
+// IPC message body over 256 MiB), so the trace written could not be read.
+// The writer cuts batches by bytes too; and it refuses a state too large
+// for any batch when it is added, not when it is read.
+func TestHugeStatesReadBack(t *testing.T) {
+	chunk := strings.Repeat("x", 1<<20)
+	huge := make([]any, 100) // 100 MiB of values, one chunk shared
+	for i := range huge {
+		huge[i] = chunk
+	}
+	dir := filepath.Join(t.TempDir(), "big.trace")
+	schema := trace.Schema{{Name: "blobs", Type: arrow.ListOf(arrow.BinaryTypes.String)}}
+	w, err := trace.Create(dir, schema, trace.Options{System: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s := range 3 {
+		row, err := w.AddState(fmt.Sprintf("n%d", s+1), uint64(s), []any{huge})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.AddSnapshot(trace.Snapshot{ID: uint64(s), TS: uint64(s), Members: []uint32{row}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tooHuge := slices.Repeat(huge, 2)
+	if _, err := w.AddState("n9", 9, []any{tooHuge}); err == nil || !strings.Contains(err.Error(), "over the 192 MiB a state may hold") {
+		t.Errorf("AddState of a 200 MiB state: %v", err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := trace.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	sr := tr.States()
+	defer sr.Close()
+	for row := range uint32(3) {
+		st, err := sr.State(row)
+		if err != nil {
+			t.Fatalf("reading state %d back: %v", row, err)
+		}
+		if l, ok := st.Vars[0].([]any); !ok || len(l) != len(huge) || l[0] != chunk {
+			t.Fatalf("state %d: %T of %d, want the list of %d written", row, st.Vars[0], len(l), len(huge))
+		}
 	}
 }

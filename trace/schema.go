@@ -321,6 +321,42 @@ func appendValue(b array.Builder, t arrow.DataType, v any) {
 	}
 }
 
+// valueBytes returns about the bytes v takes in a record batch: 8 for a
+// number or a boolean, a string's bytes, and a container's members with
+// 4 more each for its offsets (a map's keys counted as strings). It
+// bounds batches (Writer.AddState), so it need not be exact.
+func valueBytes(v any) int {
+	switch v := v.(type) {
+	case string:
+		return len(v) + 4
+	case []int64:
+		return 12 * len(v)
+	case []uint64:
+		return 12 * len(v)
+	case []float64:
+		return 12 * len(v)
+	case []string:
+		n := 0
+		for _, e := range v {
+			n += len(e) + 8
+		}
+		return n
+	case []any:
+		n := 0
+		for _, e := range v {
+			n += valueBytes(e) + 4
+		}
+		return n
+	case map[string]any:
+		n := 0
+		for k, e := range v {
+			n += len(k) + 8 + valueBytes(e)
+		}
+		return n
+	}
+	return 8
+}
+
 // appendStrings appends l to b one by one, which grows b's buffer by
 // doubling: b.AppendValues reserves exactly the bytes l needs, so that
 // appending many short lists (tags to each snapshot, a list of lists)

@@ -36,14 +36,25 @@ type Options struct {
 	System    string // name of the traced system, recorded in the manifest
 	CreatedBy string // producer, recorded in the manifest
 	Overwrite bool   // replace an existing trace directory or empty directory (see CheckTarget)
-	BatchRows int    // rows per Arrow record batch; 0 means 4096
+	BatchRows int    // most rows per Arrow record batch; 0 means 4096
 }
 
 // batchRowsKey is the states.arrow schema metadata key that records the
-// fixed number of rows per record batch, for readers that want to find a
-// row's batch without reading the others' metadata. Ours does not trust
-// it: it takes each batch's rows from the batch's own, checked, metadata.
+// most rows of a record batch. A batch holds fewer when its values would
+// pass MaxBatchBytes; readers take each batch's rows from the batch's
+// own, checked, metadata.
 const batchRowsKey = "augur.batch_rows"
+
+// MaxBatchBytes bounds the values of one record batch of states.arrow,
+// about: a batch is written before a state would take it past the bound.
+// A reader refuses a record batch over 256 MiB (arrow-go's limit on an
+// IPC message body, against a damaged or hostile file), so one of a few
+// states holding huge values, cut by rows alone, could not be read back.
+const MaxBatchBytes = 64 << 20
+
+// MaxStateBytes bounds the values of one state, about: a state over it
+// would make a record batch no reader takes, and is refused when added.
+const MaxStateBytes = 192 << 20
 
 // A Writer writes a trace directory. It writes into a temporary directory
 // next to the target and renames it into place on Close, so a trace is
@@ -139,10 +150,18 @@ func (w *Writer) AddState(node string, ts uint64, vars []any) (uint32, error) {
 	}
 	// Check every value before touching the builders, so that a rejected
 	// state leaves no partial row behind.
+	size := len(node) + 8
 	for i, c := range w.schema {
 		if err := checkValue(c.Type, vars[i]); err != nil {
 			return 0, fmt.Errorf("state of %s at ts %d: variable %s%w", node, ts, c.Name, err)
 		}
+		size += valueBytes(vars[i])
+	}
+	if size > MaxStateBytes {
+		return 0, fmt.Errorf("state of %s at ts %d: %d MiB of values, over the %d MiB a state may hold", node, ts, size>>20, MaxStateBytes>>20)
+	}
+	if err := w.states.room(size); err != nil {
+		return 0, err
 	}
 	rb := w.states.b
 	rb.Field(0).(*array.StringBuilder).Append(node)
@@ -372,6 +391,7 @@ type arrowFile struct {
 	w     *ipc.FileWriter
 	b     *array.RecordBuilder
 	rows  int
+	bytes int // about, of the values of the rows of the batch being built (room)
 	batch int
 }
 
@@ -391,6 +411,18 @@ func newArrowFile(path string, schema *arrow.Schema, batch int) (*arrowFile, err
 	return af, nil
 }
 
+// room writes the batch being built if a row of about size bytes would
+// take it past MaxBatchBytes, and counts the row's bytes.
+func (af *arrowFile) room(size int) error {
+	if af.rows > 0 && af.bytes+size > MaxBatchBytes {
+		if err := af.flush(); err != nil {
+			return err
+		}
+	}
+	af.bytes += size
+	return nil
+}
+
 func (af *arrowFile) rowAdded() error {
 	af.rows++
 	if af.rows < af.batch {
@@ -405,7 +437,7 @@ func (af *arrowFile) flush() error {
 	}
 	rec := af.b.NewRecordBatch()
 	defer rec.Release()
-	af.rows = 0
+	af.rows, af.bytes = 0, 0
 	return af.w.Write(rec)
 }
 
