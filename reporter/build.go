@@ -340,20 +340,7 @@ func Build(in Input, opts Options) (*Report, error) {
 	for _, e := range r.Invariants {
 		e.Score = roundRate(score(e.Support, 0, z(e.prop.Property)), th.RatePrecision)
 	}
-	var anomalies []*anomaly
-	if in.Baseline == nil {
-		anomalies = anomaliesOf(almost, moments, th, z, opts.HoldRatio)
-	} else {
-		// Counted over both runs, a property that fails in the run
-		// believed good and one that does not fail at different moments:
-		// neither joins the other's anomaly, so a bug's property is never
-		// listed under a simpler one that also fails legitimately.
-		if err := countBaseline(almost, in.Baseline); err != nil {
-			return nil, err
-		}
-		quiet, loud := splitBaseline(almost)
-		anomalies = append(anomaliesOf(quiet, moments, th, z, opts.HoldRatio), anomaliesOf(loud, moments, th, z, opts.HoldRatio)...)
-	}
+	anomalies := anomaliesOf(almost, moments, th, z, opts.HoldRatio)
 	r.Candidates.Anomalies = len(anomalies)
 	for _, a := range anomalies {
 		r.Candidates.Equivalent += a.fold(moments)
@@ -385,7 +372,11 @@ func Build(in Input, opts Options) (*Report, error) {
 		}
 	}
 	if in.Baseline != nil {
-		r.Candidates.InBaseline = baselineLast(r.AlmostInvariants)
+		n, err := baselineLast(r.AlmostInvariants, in.Baseline)
+		if err != nil {
+			return nil, err
+		}
+		r.Candidates.InBaseline = n
 	}
 	r.AlmostInvariants, r.RareValues = splitRareValues(r.AlmostInvariants)
 	r.Candidates.Listed, r.Candidates.ListedRareValues = len(r.AlmostInvariants), len(r.RareValues)
@@ -584,42 +575,23 @@ func cut(es []*Entry, size int) []*Entry {
 	return es
 }
 
-// countBaseline sets the BaselineViolatingSnapshots of the
-// almost-invariants es: where each fails in the baseline.
-func countBaseline(es []*Entry, baseline func([]*grammar.Property) ([]int64, error)) error {
+// baselineLast counts where the almost-invariants fail in the baseline,
+// moves those that fail there after the others, keeping each group in rank
+// order, and returns how many it moved. What fails in a run believed good
+// as well is, most likely, how the system normally behaves (a transient of
+// its protocol), not a bug.
+func baselineLast(es []*Entry, baseline func([]*grammar.Property) ([]int64, error)) (int, error) {
 	props := make([]*grammar.Property, len(es))
 	for i, e := range es {
 		props[i] = e.prop.Property
 	}
 	counts, err := baseline(props)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	for i, e := range es {
 		e.BaselineViolatingSnapshots = counts[i]
 	}
-	return nil
-}
-
-// splitBaseline returns, in order, the almost-invariants of es that
-// never fail in the baseline and those that do (see countBaseline).
-func splitBaseline(es []*Entry) (quiet, loud []*Entry) {
-	for _, e := range es {
-		if e.BaselineViolatingSnapshots > 0 {
-			loud = append(loud, e)
-		} else {
-			quiet = append(quiet, e)
-		}
-	}
-	return quiet, loud
-}
-
-// baselineLast moves the almost-invariants that fail in the baseline too
-// (see countBaseline) after the others, keeping each group in rank order,
-// and returns how many it moved. What fails in a run believed good as
-// well is, most likely, how the system normally behaves (a transient of
-// its protocol), not a bug.
-func baselineLast(es []*Entry) int {
 	slices.SortStableFunc(es, func(a, b *Entry) int {
 		return cmp.Compare(min(a.BaselineViolatingSnapshots, 1), min(b.BaselineViolatingSnapshots, 1))
 	})
@@ -629,5 +601,5 @@ func baselineLast(es []*Entry) int {
 			n++
 		}
 	}
-	return n
+	return n, nil
 }

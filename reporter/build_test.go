@@ -651,33 +651,3 @@ func TestOptionsZero(t *testing.T) {
 		}
 	}
 }
-
-// TestBaselineSplitsAnomalies checks that a property failing at some of
-// the moments of a simpler one, which fails in the baseline too, is
-// listed under it without a baseline, and on its own, first, with one
-// where it never fails: counted over both runs they fail at different
-// moments, and the one that fails legitimately does not hide the other.
-func TestBaselineSplitsAnomalies(t *testing.T) {
-	const (
-		simple = "forall n0 in nodes: n0.a == n0.t"
-		bug    = "forall n0, n1 in nodes: n0.b == n1.t"
-	)
-	props := []string{simple, bug}
-	st := []evaluator.Stats{at(100, 200, 300, 400), at(200, 400)}
-	r := build(t, props, st)
-	if got, want := texts(r.AlmostInvariants), []string{simple}; !reflect.DeepEqual(got, want) || !reflect.DeepEqual(r.AlmostInvariants[0].AlsoFailsHere, []string{bug}) {
-		t.Fatalf("without a baseline: %v, also failing here %v; want %v with %s under it", got, r.AlmostInvariants[0].AlsoFailsHere, want, bug)
-	}
-	r = buildWithBaseline(t, props, st, []int64{5, 0})
-	if got, want := texts(r.AlmostInvariants), []string{bug, simple}; !reflect.DeepEqual(got, want) {
-		t.Fatalf("with a baseline: almost-invariants = %v, want %v", got, want)
-	}
-	for _, e := range r.AlmostInvariants {
-		if len(e.AlsoFailsHere) > 0 {
-			t.Errorf("with a baseline: %s lists %v under it", e.Text, e.AlsoFailsHere)
-		}
-	}
-	if r.Candidates.InBaseline != 1 || r.AlmostInvariants[1].BaselineViolatingSnapshots != 5 {
-		t.Errorf("in baseline %d, %s fails there at %d snapshots; want 1 and 5", r.Candidates.InBaseline, simple, r.AlmostInvariants[1].BaselineViolatingSnapshots)
-	}
-}
