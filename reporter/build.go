@@ -372,14 +372,17 @@ func Build(in Input, opts Options) (*Report, error) {
 		}
 	}
 	if in.Baseline != nil {
-		n, err := baselineLast(r.AlmostInvariants, in.Baseline)
-		if err != nil {
+		if err := baselineLast(r.AlmostInvariants, in.Baseline); err != nil {
 			return nil, err
 		}
-		r.Candidates.InBaseline = n
 	}
 	r.AlmostInvariants, r.RareValues = splitRareValues(r.AlmostInvariants)
 	r.Candidates.Listed, r.Candidates.ListedRareValues = len(r.AlmostInvariants), len(r.RareValues)
+	for _, e := range r.AlmostInvariants { // the rare values apart, as the line beside the list says
+		if e.BaselineViolatingSnapshots > 0 {
+			r.Candidates.InBaseline++
+		}
+	}
 	var broken []*anomaly
 	if in.Broken != nil {
 		broken, r.BrokenInvariants = brokenInvariants(in.Broken, opts, th, z, &r.Candidates)
@@ -575,19 +578,19 @@ func cut(es []*Entry, size int) []*Entry {
 	return es
 }
 
-// baselineLast counts where the almost-invariants fail in the baseline,
-// moves those that fail there after the others, keeping each group in rank
-// order, and returns how many it moved. What fails in a run believed good
-// as well is, most likely, how the system normally behaves (a transient of
-// its protocol), not a bug.
-func baselineLast(es []*Entry, baseline func([]*grammar.Property) ([]int64, error)) (int, error) {
+// baselineLast counts where the almost-invariants fail in the baseline
+// and moves those that fail there after the others, keeping each group in
+// rank order. What fails in a run believed good as well is, most likely,
+// how the system normally behaves (a transient of its protocol), not a
+// bug.
+func baselineLast(es []*Entry, baseline func([]*grammar.Property) ([]int64, error)) error {
 	props := make([]*grammar.Property, len(es))
 	for i, e := range es {
 		props[i] = e.prop.Property
 	}
 	counts, err := baseline(props)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	for i, e := range es {
 		e.BaselineViolatingSnapshots = counts[i]
@@ -595,11 +598,5 @@ func baselineLast(es []*Entry, baseline func([]*grammar.Property) ([]int64, erro
 	slices.SortStableFunc(es, func(a, b *Entry) int {
 		return cmp.Compare(min(a.BaselineViolatingSnapshots, 1), min(b.BaselineViolatingSnapshots, 1))
 	})
-	n := 0
-	for _, e := range es {
-		if e.BaselineViolatingSnapshots > 0 {
-			n++
-		}
-	}
-	return n, nil
+	return nil
 }
