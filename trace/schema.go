@@ -194,14 +194,17 @@ func cloneBelow(s string, share int) string {
 	return strings.Clone(s)
 }
 
-// checkValue reports whether v can be stored in a column of type t. The
-// error names the offending part of v, as in "[3].term: want int64, got
-// string".
-func checkValue(t arrow.DataType, v any) error {
+// checkValue reports whether v can be stored in a column of type t, and
+// returns about the bytes it takes in a record batch: 8 for a number or a
+// boolean, a string's bytes, a container's members with 4 more each for
+// its offsets (a map's keys counted as strings). The size bounds batches
+// (Writer.AddState), so it need not be exact. The error names the
+// offending part of v, as in "[3].term: want int64, got string".
+func checkValue(t arrow.DataType, v any) (int, error) {
 	if v == nil {
-		return nil
+		return 0, nil
 	}
-	ok := true
+	ok, size := true, 8
 	switch t := t.(type) {
 	case *arrow.BooleanType:
 		_, ok = v.(bool)
@@ -212,55 +215,86 @@ func checkValue(t arrow.DataType, v any) error {
 	case *arrow.Float64Type:
 		_, ok = toFloat64(v)
 	case *arrow.StringType:
-		_, ok = v.(string)
+		var s string
+		s, ok = v.(string)
+		size = len(s) + 4
 	case *arrow.ListType:
-		switch v.(type) {
+		switch l := v.(type) {
 		case []int64, []uint64, []float64, []string:
 			if want := sliceElem(v); !arrow.TypeEqual(t.Elem(), want) {
-				return fmt.Errorf("[0]: want %s, got %s", t.Elem(), want)
+				return 0, fmt.Errorf("[0]: want %s, got %s", t.Elem(), want)
 			}
-			return nil
+			return typedBytes(l), nil
 		}
 		l, isList := v.([]any)
 		if !isList {
-			return typeError(v, "list")
+			return 0, typeError(v, "list")
 		}
+		size = 0
 		for i, e := range l {
-			if err := checkValue(t.Elem(), e); err != nil {
-				return fmt.Errorf("[%d]%w", i, err)
+			n, err := checkValue(t.Elem(), e)
+			if err != nil {
+				return 0, fmt.Errorf("[%d]%w", i, err)
 			}
+			size += n + 4
 		}
 	case *arrow.MapType:
 		m, isMap := v.(map[string]any)
 		if !isMap {
-			return typeError(v, "map")
+			return 0, typeError(v, "map")
 		}
+		size = 0
 		for _, k := range slices.Sorted(maps.Keys(m)) {
-			if err := checkValue(t.ItemType(), m[k]); err != nil {
-				return fmt.Errorf("[%q]%w", k, err)
+			n, err := checkValue(t.ItemType(), m[k])
+			if err != nil {
+				return 0, fmt.Errorf("[%q]%w", k, err)
 			}
+			size += len(k) + 8 + n
 		}
 	case *arrow.StructType:
 		m, isMap := v.(map[string]any)
 		if !isMap {
-			return typeError(v, "object")
+			return 0, typeError(v, "object")
 		}
+		size = 0
 		for _, k := range slices.Sorted(maps.Keys(m)) {
 			i, found := t.FieldIdx(k)
 			if !found {
-				return fmt.Errorf(".%s: no such field in %s", k, t)
+				return 0, fmt.Errorf(".%s: no such field in %s", k, t)
 			}
-			if err := checkValue(t.Field(i).Type, m[k]); err != nil {
-				return fmt.Errorf(".%s%w", k, err)
+			n, err := checkValue(t.Field(i).Type, m[k])
+			if err != nil {
+				return 0, fmt.Errorf(".%s%w", k, err)
 			}
+			size += n
 		}
 	default:
-		return fmt.Errorf(": unsupported column type %s", t)
+		return 0, fmt.Errorf(": unsupported column type %s", t)
 	}
 	if !ok {
-		return typeError(v, t.String())
+		return 0, typeError(v, t.String())
 	}
-	return nil
+	return size, nil
+}
+
+// typedBytes is checkValue's size of a typed list: 8 bytes an element
+// and 4 for its offset, or a string's bytes and 8.
+func typedBytes(l any) int {
+	switch l := l.(type) {
+	case []int64:
+		return 12 * len(l)
+	case []uint64:
+		return 12 * len(l)
+	case []float64:
+		return 12 * len(l)
+	case []string:
+		n := 0
+		for _, e := range l {
+			n += len(e) + 8
+		}
+		return n
+	}
+	return 0
 }
 
 // appendValue appends v, already accepted by checkValue as a value of
@@ -319,42 +353,6 @@ func appendValue(b array.Builder, t arrow.DataType, v any) {
 	default:
 		panic(fmt.Sprintf("trace: append to %s", b.Type()))
 	}
-}
-
-// valueBytes returns about the bytes v takes in a record batch: 8 for a
-// number or a boolean, a string's bytes, and a container's members with
-// 4 more each for its offsets (a map's keys counted as strings). It
-// bounds batches (Writer.AddState), so it need not be exact.
-func valueBytes(v any) int {
-	switch v := v.(type) {
-	case string:
-		return len(v) + 4
-	case []int64:
-		return 12 * len(v)
-	case []uint64:
-		return 12 * len(v)
-	case []float64:
-		return 12 * len(v)
-	case []string:
-		n := 0
-		for _, e := range v {
-			n += len(e) + 8
-		}
-		return n
-	case []any:
-		n := 0
-		for _, e := range v {
-			n += valueBytes(e) + 4
-		}
-		return n
-	case map[string]any:
-		n := 0
-		for k, e := range v {
-			n += len(k) + 8 + valueBytes(e)
-		}
-		return n
-	}
-	return 8
 }
 
 // appendStrings appends l to b one by one, which grows b's buffer by

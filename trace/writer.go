@@ -152,10 +152,11 @@ func (w *Writer) AddState(node string, ts uint64, vars []any) (uint32, error) {
 	// state leaves no partial row behind.
 	size := len(node) + 8
 	for i, c := range w.schema {
-		if err := checkValue(c.Type, vars[i]); err != nil {
+		n, err := checkValue(c.Type, vars[i])
+		if err != nil {
 			return 0, fmt.Errorf("state of %s at ts %d: variable %s%w", node, ts, c.Name, err)
 		}
-		size += valueBytes(vars[i])
+		size += n
 	}
 	if size > MaxStateBytes {
 		return 0, fmt.Errorf("state of %s at ts %d: %d MiB of values, over the %d MiB a state may hold", node, ts, size>>20, MaxStateBytes>>20)
