@@ -168,24 +168,30 @@ func scanStates(ctx context.Context, tr *trace.Trace, leaves *leafScan) (map[int
 			seen[i] = map[string]bool{}
 		}
 	}
-	sr := tr.States()
+	// Only the columns scanned are decoded, and their lists of integers
+	// and strings typed, sharing their record batch when huge: their
+	// memory is the trace's, not a boxed copy (trace.TypedStates).
+	sr := tr.TypedStates()
 	defer sr.Close()
+	cols := leaves.scanned()
+	vals := make([]any, len(cols))
 	for row := 0; row < tr.NumStates() && len(seen)+len(leaves.leaves)+len(leaves.strs) > 0; row++ {
 		if row%scanEvery == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
 		}
-		st, err := sr.State(uint32(row))
+		node, err := sr.Some(uint32(row), cols, vals)
 		if err != nil {
 			return nil, err
 		}
-		leaves.add(st.Node, st.Vars)
-		for i, vals := range seen {
-			if s, ok := st.Vars[i].(string); ok {
-				vals[s] = true
-				if len(vals) > maxEnum || len(s) > maxEnumLen {
-					delete(seen, i) // not an enum: stop counting
+		leaves.add(node, cols, vals)
+		for j, c := range cols {
+			enum := seen[c]
+			if s, ok := vals[j].(string); ok && enum != nil {
+				enum[s] = true
+				if len(enum) > maxEnum || len(s) > maxEnumLen {
+					delete(seen, c) // not an enum: stop counting
 				}
 			}
 		}

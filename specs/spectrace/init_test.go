@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -256,6 +257,49 @@ func TestInitNestedNodeIDs(t *testing.T) {
 		"\n  keys: list<string>\n",
 		"\n  iterate: [routes]  ",
 	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the starter spec lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// TestInitHugeList writes a starter spec for a trace whose state holds a
+// list of 2^20 int64 (8 MiB), unsorted and beside a list of strings. Init
+// reads the lists typed, as the trace holds them, so that it allocates
+// about the record batch they are read from; read boxed, each element
+// took an interface and most an allocation more (spec init of ten states
+// with a 2M-integer list each peaked at 260 MB).
+func TestInitHugeList(t *testing.T) {
+	const n = 1 << 20
+	big := make([]int64, n)
+	for i := range big {
+		big[i] = int64(i*7919%n) + 1<<40
+	}
+	utf8 := arrow.BinaryTypes.String
+	schema := trace.Schema{
+		{Name: "id", Type: utf8},
+		{Name: "nums", Type: arrow.ListOf(arrow.PrimitiveTypes.Int64)},
+		{Name: "peers", Type: arrow.ListOf(utf8)},
+	}
+	b := tracetest.New(t, schema, trace.Options{System: "huge"})
+	rows := []uint32{
+		b.State("n0", 1, "n0", big, []string{"n1"}),
+		b.State("n1", 1, "n1", []int64{big[3], big[7]}, []string{"n0"}),
+	}
+	b.Snapshot(trace.Snapshot{ID: 1, TS: 1, Members: rows})
+	tr := b.Open()
+	var out strings.Builder
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	err := Init(context.Background(), tr, &out)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, limit := after.TotalAlloc-before.TotalAlloc, uint64(2*8*n); got > limit {
+		t.Errorf("Init of a list of %d MiB allocated %d KiB, more than %d KiB", 8*n>>20, got>>10, limit>>10)
+	}
+	for _, want := range []string{"\n  nums: list<Nums>\n", "\n  peers: list<NodeID>\n", "\n  Nums: int64  "} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the starter spec lacks %q:\n%s", want, out.String())
 		}

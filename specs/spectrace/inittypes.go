@@ -161,8 +161,13 @@ func (s *leafScan) walker(dt arrow.DataType, path, name string) func(any) {
 		l := &strLeaf{path: path, other: map[string]struct{}{}}
 		s.strs = append(s.strs, l)
 		return func(v any) {
-			if x, ok := v.(string); ok {
+			switch x := v.(type) {
+			case string:
 				l.add(x, s.names)
+			case []string: // a list of strings, decoded typed: see the list's walker
+				for _, e := range x {
+					l.add(e, s.names)
+				}
 			}
 		}
 	case *arrow.Int64Type, *arrow.Uint64Type:
@@ -174,6 +179,14 @@ func (s *leafScan) walker(dt arrow.DataType, path, name string) func(any) {
 				l.add(uint64(x), float64(x))
 			case uint64:
 				l.add(x, float64(x))
+			case []int64: // a list of integers, decoded typed: see the list's walker
+				for _, e := range x {
+					l.add(uint64(e), float64(e))
+				}
+			case []uint64:
+				for _, e := range x {
+					l.add(e, float64(e))
+				}
 			}
 		}
 	case *arrow.ListType:
@@ -181,8 +194,16 @@ func (s *leafScan) walker(dt arrow.DataType, path, name string) func(any) {
 		if elem == nil {
 			return nil
 		}
+		// trace.TypedStates decodes a list of integers or strings without
+		// nulls to a []int64, []uint64 or []string, which the element's
+		// walker takes whole: boxing each element again would allocate
+		// (a 2M-integer list cost spec init 48 MB a state, boxed).
 		return func(v any) {
-			l, _ := v.([]any)
+			l, ok := v.([]any)
+			if !ok {
+				elem(v)
+				return
+			}
 			for _, e := range l {
 				elem(e)
 			}
@@ -222,14 +243,24 @@ func (s *leafScan) walker(dt arrow.DataType, path, name string) func(any) {
 	return nil
 }
 
-// add adds the integers and strings of the values of a state of node,
-// one value per column.
-func (s *leafScan) add(node string, vars []any) {
-	s.names[node] = true
+// scanned returns the columns whose values add integers or strings to
+// leaves, in order.
+func (s *leafScan) scanned() []int {
+	var cols []int
 	for i, add := range s.cols {
 		if add != nil {
-			add(vars[i])
+			cols = append(cols, i)
 		}
+	}
+	return cols
+}
+
+// add adds the integers and strings of the values of a state of node:
+// vals holds the values of the columns that scanned returns, in order.
+func (s *leafScan) add(node string, cols []int, vals []any) {
+	s.names[node] = true
+	for j, c := range cols {
+		s.cols[c](vals[j])
 	}
 }
 
