@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"weak"
 
 	"github.com/augur-dev/augur/internal/number"
 )
@@ -85,10 +86,11 @@ type interner struct {
 	marks [4]int32            // by markTags: the ids of null, false, true and NaN (0 before they are given)
 	nums  [6]map[uint64]int32 // by numTags: numbers, by their bits
 	strs  map[string]int32
-	encs  map[uint64][]class     // containers, by the hash of their encoding
-	sets  map[setKey]*sortedList // the members of typed lists (typedMembers)
-	n     int32                  // ids given
-	bytes int                    // total encoding length of the keys, and the members' bytes in sets, to bound memory
+	encs  map[uint64][]class                  // containers, by the hash of their encoding
+	sets  map[setKey]weak.Pointer[sortedList] // the members of typed lists while a cell holds them (typedMembers)
+	store *memberStore                        // shares the members of huge lists with the run's other engines; nil for none
+	n     int32                               // ids given
+	bytes int                                 // total encoding length of the keys, and the members' bytes in sets, to bound memory
 	enc   encoder
 }
 
@@ -108,7 +110,7 @@ type scalarKey struct {
 }
 
 func newInterner() *interner {
-	in := &interner{strs: map[string]int32{}, encs: map[uint64][]class{}, sets: map[setKey]*sortedList{}}
+	in := &interner{strs: map[string]int32{}, encs: map[uint64][]class{}, sets: map[setKey]weak.Pointer[sortedList]{}}
 	for t := range in.nums {
 		in.nums[t] = map[uint64]int32{}
 	}

@@ -81,7 +81,9 @@ type scopeTask struct {
 	users [][]int32 // by atom: the active properties that use it
 }
 
-func newFast(tr *trace.Trace, prog *Program, pl *plan) (*fast, error) {
+// newFast returns an engine of pl; store, if not nil, shares the members
+// of huge lists with the run's other engines.
+func newFast(tr *trace.Trace, prog *Program, pl *plan, store *memberStore) (*fast, error) {
 	ref, err := newReference(tr, prog)
 	if err != nil {
 		return nil, err
@@ -112,6 +114,7 @@ func newFast(tr *trace.Trace, prog *Program, pl *plan) (*fast, error) {
 		e.slots = make([]any, max(len(e.slots), sc.nslots))
 		e.cur = make([]int32, max(len(e.cur), sc.nslots))
 	}
+	e.in.store = store
 	e.prepareConsts()
 	return e, nil
 }

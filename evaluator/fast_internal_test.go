@@ -73,7 +73,7 @@ variables:
 	if len(pl.fallback) > 0 {
 		t.Fatalf("%d properties left to the reference", len(pl.fallback))
 	}
-	e, err := newFast(tr, prog, pl)
+	e, err := newFast(tr, prog, pl, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +177,7 @@ func TestFastDuplicateMembers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ref.close()
-	fa, err := newFast(tr, prog, newPlan(prog))
+	fa, err := newFast(tr, prog, newPlan(prog), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +262,7 @@ variables:
 		`forall n0 in nodes: forall e0 in n0.log: e0.term <= n0.x`,
 	)
 	pl := newPlan(prog)
-	e, err := newFast(tr, prog, pl)
+	e, err := newFast(tr, prog, pl, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

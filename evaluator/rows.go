@@ -174,7 +174,17 @@ func sameCell(a, b *cell) bool {
 // retire keeps r, a row that left the snapshots, for prepare to take
 // again once no snapshot kept for the witnesses holds it.
 func (e *fast) retire(r *frow) {
-	if r.retired || len(e.retired)-e.head >= maxRetired {
+	if r.retired {
+		return
+	}
+	// The witnesses of a batch read a retired row's values, never the
+	// members of its containers: these go, so that the members of a
+	// huge list that changes at every snapshot are not kept for
+	// recentLen snapshots (the interner holds them weakly).
+	for c := range r.cells {
+		r.cells[c].set, r.cells[c].mem = nil, nil
+	}
+	if len(e.retired)-e.head >= maxRetired {
 		return
 	}
 	r.retired = true

@@ -207,11 +207,11 @@ type task struct {
 	patterns bool // count Stats.Patterns
 }
 
-func newEngine(kind Kind, tr *trace.Trace, prog *Program, pl *plan) (engine, error) {
+func newEngine(kind Kind, tr *trace.Trace, prog *Program, pl *plan, store *memberStore) (engine, error) {
 	if kind == Reference {
 		return newReference(tr, prog)
 	}
-	return newFast(tr, prog, pl)
+	return newFast(tr, prog, pl, store)
 }
 
 // Run evaluates prog over every snapshot of tr.
@@ -267,8 +267,9 @@ func Run(ctx context.Context, tr *trace.Trace, prog *Program, opts Options) (*Re
 	}
 	defer dec.close()
 	tasks := make([]task, len(spans))
+	store := newMemberStore(len(spans))
 	for k, r := range spans {
-		e, err := newEngine(opts.Kind, tr, prog, pl)
+		e, err := newEngine(opts.Kind, tr, prog, pl, store)
 		if err != nil {
 			return nil, err
 		}
@@ -335,6 +336,7 @@ func Run(ctx context.Context, tr *trace.Trace, prog *Program, opts Options) (*Re
 				}
 				return nil, err
 			}
+			store.reset() // the window's lists: the next window's states are others
 			lo, hi = hi, next
 		}
 		for i := range res.Stats {

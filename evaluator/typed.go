@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
+	"weak"
 
 	"github.com/augur-dev/augur/internal/number"
 )
@@ -187,19 +189,99 @@ type setKey struct {
 
 // typedMembers returns the members of v, a typed list of class id, and
 // flags with fBadMember added if v holds a NaN. Lists of one class and
-// representation share their members.
+// representation share their members while a cell holds them: the
+// interner holds them weakly, so that the members of a list no row holds
+// any more are freed (a run over 10 snapshots each with its own
+// 2M-integer list kept the 10 sorted copies to the end of the chunk).
 func (in *interner) typedMembers(v any, id int32, flags uint8) (*sortedList, uint8) {
 	key := setKey{id, typedKind(v)}
-	s := in.sets[key]
+	s := in.sets[key].Value()
 	if s == nil {
-		s = newSortedList(v)
-		in.sets[key] = s
+		s = in.store.members(v)
+		in.sets[key] = weak.Make(s)
 		in.bytes += s.bytes()
 	}
 	if s.nan {
 		flags |= fBadMember
 	}
 	return s, flags
+}
+
+// memberStore shares the members of the huge typed lists of a window of
+// snapshots between the engines of a run, which evaluate the same decoded
+// states: each engine sorted its own copy of a list's members, so that
+// memory grew by a list's size with each worker. A list is found by its
+// memory, which the decoded state it came from holds while the window is
+// evaluated. The store holds a list's members until every engine has
+// taken them (each prepares a row once), then only the engines' cells
+// do; Run empties the store between windows, when no engine runs, of
+// those an engine did not take. Lists shorter than sharedMembersLen,
+// cheap to sort, are not shared, so that the engines of most runs never
+// take the lock.
+type memberStore struct {
+	engines int
+	mu      sync.Mutex
+	lists   map[listKey]*sharedMembers
+}
+
+// sharedMembersLen is the least length of a list whose members the
+// engines share.
+const sharedMembersLen = 1 << 12
+
+// listKey identifies a typed list by its memory: the address of its first
+// element (an *int64, *uint64, *float64 or *string) and its length.
+type listKey struct {
+	first any
+	n     int
+}
+
+// sharedMembers are the members of a list, computed once.
+type sharedMembers struct {
+	once  sync.Once
+	s     *sortedList
+	taken int // the engines that asked for them, under memberStore.mu
+}
+
+// newMemberStore returns a store for the given number of engines.
+func newMemberStore(engines int) *memberStore {
+	return &memberStore{engines: engines, lists: map[listKey]*sharedMembers{}}
+}
+
+// members returns the members of v, a typed list: those another engine
+// computed if v is huge, computed once whichever engine asks first.
+func (st *memberStore) members(v any) *sortedList {
+	n, _ := listLen(v)
+	if st == nil || n < sharedMembersLen {
+		return newSortedList(v)
+	}
+	var key listKey
+	switch x := v.(type) {
+	case []int64:
+		key = listKey{&x[0], n}
+	case []uint64:
+		key = listKey{&x[0], n}
+	case []float64:
+		key = listKey{&x[0], n}
+	case []string:
+		key = listKey{&x[0], n}
+	}
+	st.mu.Lock()
+	m := st.lists[key]
+	if m == nil {
+		m = &sharedMembers{}
+		st.lists[key] = m
+	}
+	if m.taken++; m.taken >= st.engines {
+		delete(st.lists, key) // the last engine to ask
+	}
+	st.mu.Unlock()
+	m.once.Do(func() { m.s = newSortedList(v) })
+	return m.s
+}
+
+// reset forgets the lists, those of a window evaluated.
+func (st *memberStore) reset() {
+	clear(st.lists)
 }
 
 // typedKind returns the kind of the elements of v, a typed list.
