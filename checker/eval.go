@@ -179,7 +179,7 @@ func (e *eval) atom(a *ir.Atom[value]) bool {
 	case ir.Call:
 		// expr-lang takes Go values: this boxes, and allocates.
 		for j := range a.Args {
-			e.args = append(e.args, toAny(e.operand(&a.Args[j]), false))
+			e.args = append(e.args, toAny(e.operand(&a.Args[j])))
 		}
 		ok, err := a.Pred.Eval(e.args)
 		clear(e.args)
@@ -209,20 +209,21 @@ func (e *eval) read(x *ir.Path) *value {
 }
 
 // witness records the current binding of p and the values of the paths
-// of its matrix there, as the evaluator's witnesses do.
+// of its matrix there, as the evaluator's witnesses do: a container is
+// converted only as far as the witness keeps it.
 func (e *eval) witness(p *prop) Witness {
-	w := Witness{Snapshot: e.id, TS: e.ts, Binding: map[string]any{}, Values: map[string]any{}}
+	w := ir.NewWitness(e.id, e.ts)
 	bound := p.Bound()
 	for slot, name := range p.Vars[:bound] {
 		if p.node[slot] {
-			w.Binding[name] = e.nodes[e.at[slot]].node
+			w.Bind(name, e.nodes[e.at[slot]].node)
 		} else {
-			w.Binding[name] = toAny(e.elem[slot], true)
+			w.Bind(name, witnessValue(e.elem[slot]))
 		}
 	}
 	for _, x := range p.Paths {
 		if x.Slot < bound {
-			w.Values[x.Text] = toAny(e.read(x), true)
+			w.SetValue(x.Text, witnessValue(e.read(x)))
 		}
 	}
 	return w

@@ -1,13 +1,16 @@
 package checker_test
 
 import (
+	"encoding/json"
 	"errors"
 	"reflect"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/augur-dev/augur/checker"
+	"github.com/augur-dev/augur/ir"
 )
 
 func TestSetErrors(t *testing.T) {
@@ -275,6 +278,39 @@ func TestSteadyStateAllocs(t *testing.T) {
 		if n := testing.AllocsPerRun(50, f); n != 0 {
 			t.Errorf("%s: %v allocations, want 0", name, n)
 		}
+	}
+}
+
+// TestWitnessHugeLog checks that a violation's witness keeps the head of
+// a huge log, saying its length, converting only what it keeps (issue
+// 31: the witness held the log whole, each entry a map).
+func TestWitnessHugeLog(t *testing.T) {
+	const n = 1 << 20
+	c := raftChecker(t, checker.Check{Name: "no-log", Property: "forall n0 in nodes: empty(n0.log)"})
+	st := cluster(1)[0]
+	st.Log = make([]entry, n)
+	for i := range st.Log {
+		st.Log[i] = entry{Index: int64(i + 1), Term: 1}
+	}
+	s := snapshotOf(t, c, []*raftState{st})
+	var vs []checker.Violation
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	vs = s.Check()
+	runtime.ReadMemStats(&after)
+	if len(vs) != 1 {
+		t.Fatalf("%d violations, want 1", len(vs))
+	}
+	w := vs[0].Witness
+	data, err := json.Marshal(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]int{"/values/n0.log": n}; !reflect.DeepEqual(w.Cut, want) || len(data) > 2*ir.MaxValueJSON {
+		t.Errorf("witness of %d bytes of JSON, cut %v; want at most %d, cut %v", len(data), w.Cut, 2*ir.MaxValueJSON, want)
+	}
+	if a := after.TotalAlloc - before.TotalAlloc; a > 256<<10 {
+		t.Errorf("Check allocated %d KiB, want at most 256", a>>10)
 	}
 }
 

@@ -275,7 +275,7 @@ func (b *builder) derive(c *Checker, st *State) {
 	}
 	clear(b.env)
 	for i, v := range c.spec.Vars {
-		b.env[v.Name] = toAny(&st.vals[i], false)
+		b.env[v.Name] = toAny(&st.vals[i])
 	}
 	nv := len(c.spec.Vars)
 	for i, d := range c.spec.Derived {

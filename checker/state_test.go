@@ -117,7 +117,7 @@ func TestPrepareStruct(t *testing.T) {
 	for _, prepared := range []*State{fromStruct, fromTrace} {
 		got := map[string]any{}
 		for i := range prepared.vals {
-			got[c.varName(i)] = toAny(&prepared.vals[i], false)
+			got[c.varName(i)] = toAny(&prepared.vals[i])
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("prepared\n%v\nwant\n%v", got, want)

@@ -2,7 +2,6 @@ package checker
 
 import (
 	"cmp"
-	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -330,10 +329,8 @@ func rank(k kind) int {
 	return int(k) // null 0, bool 1
 }
 
-// toAny returns v in the representation of package trace; with finite,
-// every infinite or NaN float becomes its name ("+Inf", "-Inf", "NaN"),
-// as witnesses have it so that they can be written as JSON.
-func toAny(v *value, finite bool) any {
+// toAny returns v in the representation of package trace.
+func toAny(v *value) any {
 	switch v.kind {
 	case kBool:
 		return v.bits == 1
@@ -342,25 +339,42 @@ func toAny(v *value, finite bool) any {
 	case kUint:
 		return v.bits
 	case kFloat:
-		f := math.Float64frombits(v.bits)
-		if finite && (math.IsInf(f, 0) || math.IsNaN(f)) {
-			return fmt.Sprint(f)
-		}
-		return f
+		return math.Float64frombits(v.bits)
 	case kString:
 		return v.str
 	case kList:
 		l := make([]any, len(v.elems))
 		for i := range v.elems {
-			l[i] = toAny(&v.elems[i], finite)
+			l[i] = toAny(&v.elems[i])
 		}
 		return l
 	case kMap:
 		m := make(map[string]any, len(v.elems))
 		for i := range v.elems {
-			m[v.elems[i].key] = toAny(&v.elems[i], finite)
+			m[v.elems[i].key] = toAny(&v.elems[i])
 		}
 		return m
 	}
 	return nil
+}
+
+// witnessValue returns v for a witness: a list or map as an
+// ir.Composite, which the witness converts only as far as it keeps it,
+// anything else as toAny does.
+func witnessValue(v *value) any {
+	if v.kind == kList || v.kind == kMap {
+		return composite{v}
+	}
+	return toAny(v)
+}
+
+// composite is a list or map value as an ir.Composite.
+type composite struct{ v *value }
+
+func (c composite) Len() int    { return len(c.v.elems) }
+func (c composite) IsMap() bool { return c.v.kind == kMap }
+
+func (c composite) Member(i int) (string, any) {
+	e := &c.v.elems[i]
+	return e.key, witnessValue(e)
 }

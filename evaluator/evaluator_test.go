@@ -87,6 +87,12 @@ func mustSpec(t testing.TB) *specs.Spec {
 // compileTiny parses props and compiles them against tinySpec.
 func compileTiny(t testing.TB, props ...string) *evaluator.Program {
 	t.Helper()
+	return compileSpec(t, mustSpec(t), props...)
+}
+
+// compileSpec parses props and compiles them against spec.
+func compileSpec(t testing.TB, spec *specs.Spec, props ...string) *evaluator.Program {
+	t.Helper()
 	var ps []*grammar.Property
 	for _, s := range props {
 		p, err := grammar.Parse(s)
@@ -95,7 +101,7 @@ func compileTiny(t testing.TB, props ...string) *evaluator.Program {
 		}
 		ps = append(ps, p)
 	}
-	prog, err := evaluator.Compile(mustSpec(t), ps)
+	prog, err := evaluator.Compile(spec, ps)
 	if err != nil {
 		t.Fatal(err)
 	}

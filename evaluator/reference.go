@@ -3,7 +3,6 @@ package evaluator
 import (
 	"fmt"
 	"maps"
-	"math"
 	"slices"
 
 	"github.com/augur-dev/augur/ir"
@@ -402,79 +401,21 @@ func fieldsOf(v any, fields []string) any {
 }
 
 // witness records the binding slots of p in snapshot s and the values of
-// the paths of its matrix there.
+// the paths of its matrix there, as much of each as a witness keeps.
 func witness(p *Prop, s *trace.Snapshot, slots []any) Witness {
-	w := Witness{Snapshot: s.ID, TS: s.TS, Binding: map[string]any{}, Values: map[string]any{}}
+	w := ir.NewWitness(s.ID, s.TS)
 	bound := p.ir.Bound()
 	for i, name := range p.ir.Vars[:bound] {
 		if n, ok := slots[i].(*nodeState); ok {
-			w.Binding[name] = n.name
+			w.Bind(name, n.name)
 		} else {
-			w.Binding[name] = finite(slots[i])
+			w.Bind(name, slots[i])
 		}
 	}
 	for _, x := range p.ir.Paths {
 		if x.Slot < bound {
-			w.Values[x.Text] = finite(readPath(slots, x))
+			w.SetValue(x.Text, readPath(slots, x))
 		}
 	}
 	return w
 }
-
-// finite returns v with every infinite or NaN float replaced by its name
-// ("+Inf", "-Inf", "NaN"), so that witnesses can be written as JSON.
-func finite(v any) any {
-	switch v := v.(type) {
-	case float64:
-		if math.IsInf(v, 0) || math.IsNaN(v) {
-			return fmt.Sprint(v)
-		}
-	case []any:
-		if slices.ContainsFunc(v, notFinite) {
-			out := make([]any, len(v))
-			for i, e := range v {
-				out[i] = finite(e)
-			}
-			return out
-		}
-	case []float64:
-		if slices.ContainsFunc(v, notFiniteFloat) {
-			out := make([]any, len(v))
-			for i, e := range v {
-				out[i] = finite(e)
-			}
-			return out
-		}
-	case map[string]any:
-		for _, e := range v {
-			if notFinite(e) {
-				out := make(map[string]any, len(v))
-				for k, e := range v {
-					out[k] = finite(e)
-				}
-				return out
-			}
-		}
-	}
-	return v
-}
-
-func notFinite(v any) bool {
-	switch v := v.(type) {
-	case float64:
-		return notFiniteFloat(v)
-	case []any:
-		return slices.ContainsFunc(v, notFinite)
-	case []float64:
-		return slices.ContainsFunc(v, notFiniteFloat)
-	case map[string]any:
-		for _, e := range v {
-			if notFinite(e) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func notFiniteFloat(f float64) bool { return math.IsInf(f, 0) || math.IsNaN(f) }

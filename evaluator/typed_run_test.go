@@ -13,6 +13,7 @@ import (
 	"github.com/augur-dev/augur/evaluator"
 	"github.com/augur-dev/augur/evaluator/evaltest"
 	"github.com/augur-dev/augur/grammar"
+	"github.com/augur-dev/augur/ir"
 	"github.com/augur-dev/augur/specs"
 	"github.com/augur-dev/augur/trace"
 	"github.com/augur-dev/augur/trace/tracetest"
@@ -129,20 +130,10 @@ predicates:
 	}
 }
 
-// TestRunHugeListMemory evaluates, with the fast engine, a trace whose
-// one state holds a list of 2^20 int64 (8 MiB), under atoms that need its
-// members (in, subset), its id (==) and its length. The run allocates
-// about twice the list: the record batch it is read from, which the
-// decoded list shares, and its members sorted (before typed lists, the
-// list was decoded to a []any of boxed numbers and the interner numbered
-// every element: 5 times as much). Each more worker adds a sorted copy,
-// its engine's own.
-func TestRunHugeListMemory(t *testing.T) {
-	const n = 1 << 20
-	big := make([]int64, n)
-	for i := range big {
-		big[i] = int64(i*7919%n) - 1<<40 // unsorted, and none boxed without an allocation
-	}
+// hugeTrace returns the spec and a trace of three snapshots of two
+// nodes, n1 with the list big as nums and x its 8th element, n2 with a
+// list of big's 4th and 8th elements and x the 4th.
+func hugeTrace(t *testing.T, big []int64) (*specs.Spec, *trace.Trace) {
 	spec, err := specs.Parse("huge.yaml", []byte(`system: huge
 types: {Num: int64}
 variables:
@@ -158,28 +149,33 @@ variables:
 	for s := range uint64(3) {
 		b.Snapshot(trace.Snapshot{ID: s, TS: s, Members: rows})
 	}
-	tr := b.Open()
-	var props []*grammar.Property
-	for _, s := range []string{
+	return spec, b.Open()
+}
+
+// TestRunHugeListMemory evaluates, with the fast engine, a trace whose
+// one state holds a list of 2^20 int64 (8 MiB), under atoms that need its
+// members (in, subset), its id (==) and its length. The run allocates
+// about twice the list: the record batch it is read from, which the
+// decoded list shares, and its members sorted (before typed lists, the
+// list was decoded to a []any of boxed numbers and the interner numbered
+// every element: 5 times as much). Each more worker adds a sorted copy,
+// its engine's own.
+func TestRunHugeListMemory(t *testing.T) {
+	const n = 1 << 20
+	big := make([]int64, n)
+	for i := range big {
+		big[i] = int64(i*7919%n) - 1<<40 // unsorted, and none boxed without an allocation
+	}
+	spec, tr := hugeTrace(t, big)
+	prog := compileSpec(t, spec,
 		"forall n0, n1 in nodes: n0.x in n1.nums",
 		"forall n0, n1 in nodes: n0.nums subset n1.nums",
 		"forall n0, n1 in nodes: n0.nums == n1.nums",
 		"forall n0 in nodes: not empty(n0.nums)",
-	} {
-		p, err := grammar.Parse(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		props = append(props, p)
-	}
-	prog, err := evaluator.Compile(spec, props)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var res *evaluator.Result
+	)
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	res, err = evaluator.Run(context.Background(), tr, prog, evaluator.Options{Kind: evaluator.Fast, Workers: 1})
+	res, err := evaluator.Run(context.Background(), tr, prog, evaluator.Options{Kind: evaluator.Fast, Workers: 1})
 	runtime.ReadMemStats(&after)
 	if err != nil {
 		t.Fatal(err)
@@ -195,6 +191,39 @@ variables:
 	for i, st := range res.Stats {
 		if h := st.Bindings - st.Violations; h != 3*want[i] {
 			t.Errorf("%s: holds at %d bindings in 3 snapshots, want %d", prog.Props[i].Text, h, 3*want[i])
+		}
+	}
+}
+
+// TestWitnessHugeList checks that the witnesses of both engines keep the
+// head of a huge list, saying its length, not the list (issue 31: 20 of
+// them, each holding a 2M-integer list, took 6.5 GB in augur check
+// --format json).
+func TestWitnessHugeList(t *testing.T) {
+	const n = 1 << 20
+	big := make([]int64, n)
+	for i := range big {
+		big[i] = int64(i)
+	}
+	spec, tr := hugeTrace(t, big)
+	prog := compileSpec(t, spec, "forall n0 in nodes: empty(n0.nums)")
+	for _, kind := range kinds {
+		res, err := evaluator.Run(context.Background(), tr, prog, evaluator.Options{Kind: kind, Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wits := res.Stats[0].Witnesses
+		if len(wits) != 3 {
+			t.Fatalf("%s: %d witnesses, want 3", kind, len(wits))
+		}
+		for _, w := range wits {
+			data, err := json.Marshal(w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := map[string]int{"/values/n0.nums": n}; !reflect.DeepEqual(w.Cut, want) || len(data) > 2*ir.MaxValueJSON {
+				t.Errorf("%s: witness of %d bytes of JSON, cut %v; want at most %d, cut %v", kind, len(data), w.Cut, 2*ir.MaxValueJSON, want)
+			}
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/augur-dev/augur/checker"
+	"github.com/augur-dev/augur/ir"
 	"github.com/augur-dev/augur/specs/spectrace"
 )
 
@@ -106,6 +107,22 @@ func TestPushAndViolation(t *testing.T) {
 	want := `{"check":"one-leader-per-term","property":"forall n0, n1 in nodes: n0.term != n1.term or n0.role != \"leader\" or n1.role != \"leader\"","snapshot":2,"ts":3,"binding":{"n0":"n1","n1":"n2"},"values":{"n0.role":"leader","n0.term":1,"n1.role":"leader","n1.term":1}}` + "\n"
 	if got := out.String(); got != want {
 		t.Errorf("violations:\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestViolationLineCut checks that a violation line carries what its
+// witness keeps of a huge value and the witness's cut.
+func TestViolationLineCut(t *testing.T) {
+	log := make([]any, 2_000_000)
+	for i := range log {
+		log[i] = int64(i)
+	}
+	w := ir.NewWitness(2, 3)
+	w.Bind("n0", "n1")
+	w.SetValue("n0.log", log)
+	line := violationLine(&checker.Violation{Check: &checker.Check{Name: "no-log", Property: "forall n0 in nodes: empty(n0.log)"}, Witness: w})
+	if want := `,"cut":{"/values/n0.log":2000000}}` + "\n"; !strings.HasSuffix(string(line), want) || len(line) > 2*ir.MaxValueJSON {
+		t.Errorf("line of %d bytes ends %q, want at most %d ending %q", len(line), line[max(0, len(line)-40):], 2*ir.MaxValueJSON, want)
 	}
 }
 

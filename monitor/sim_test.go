@@ -170,8 +170,12 @@ func checkTrace(t *testing.T, dir string, spec *specs.Spec, f *checker.File) []s
 	var lines []string
 	for _, r := range results {
 		for _, w := range r.Stats.Witnesses {
-			b, err := json.Marshal(map[string]any{"check": r.Check.Name, "property": r.Check.Property,
-				"snapshot": w.Snapshot, "ts": w.TS, "binding": w.Binding, "values": w.Values})
+			line := map[string]any{"check": r.Check.Name, "property": r.Check.Property,
+				"snapshot": w.Snapshot, "ts": w.TS, "binding": w.Binding, "values": w.Values}
+			if w.Cut != nil {
+				line["cut"] = w.Cut
+			}
+			b, err := json.Marshal(line)
 			if err != nil {
 				t.Fatal(err)
 			}

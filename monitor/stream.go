@@ -19,6 +19,7 @@ func violationLine(v *checker.Violation) []byte {
 		TS       uint64         `json:"ts"`
 		Binding  map[string]any `json:"binding"`
 		Values   map[string]any `json:"values"`
+		Cut      map[string]int `json:"cut,omitempty"`
 	}
 	b, err := marshalLine(line{
 		Check:    v.Check.Name,
@@ -27,6 +28,7 @@ func violationLine(v *checker.Violation) []byte {
 		TS:       v.Witness.TS,
 		Binding:  v.Witness.Binding,
 		Values:   v.Witness.Values,
+		Cut:      v.Witness.Cut,
 	})
 	if err != nil {
 		// A value JSON cannot hold (a NaN): say so in the line.
