@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // ErrConflict is wrapped by every error of Check.
@@ -85,13 +86,18 @@ func CheckPlace(out string, dir bool) error {
 	if out == "" {
 		return nil
 	}
-	if !dir {
-		if info, err := os.Stat(out); (err == nil && info.IsDir()) || strings.HasSuffix(out, string(filepath.Separator)) {
-			return fmt.Errorf("output %s: names a directory; give a file name", out)
-		}
+	info, err := os.Stat(out)
+	switch {
+	case err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
+		// A loop of links, say, fails here, before any work, not when
+		// the output is written; a parent that is not a directory is
+		// named below.
+		return fmt.Errorf("output %s: %w", out, err)
+	case !dir && ((err == nil && info.IsDir()) || strings.HasSuffix(out, string(filepath.Separator))):
+		return fmt.Errorf("output %s: names a directory; give a file name", out)
 	}
 	parent := filepath.Dir(filepath.Clean(out))
-	info, err := os.Stat(parent)
+	info, err = os.Stat(parent)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return fmt.Errorf("output %s: the directory %s does not exist", out, parent)

@@ -130,6 +130,11 @@ func TestCheckPlace(t *testing.T) {
 	if err := os.WriteFile("file", nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	for _, link := range [][2]string{{"loop.b", "loop"}, {"loop", "loop.b"}, {"missing.json", "dangling"}} {
+		if err := os.Symlink(link[0], link[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
 	tests := []struct {
 		out  string
 		dir  bool
@@ -148,6 +153,9 @@ func TestCheckPlace(t *testing.T) {
 		{"missing/report.json", false, "output missing/report.json: the directory missing does not exist"},
 		{"missing/new.trace", true, "the directory missing does not exist"},
 		{"file/report.json", false, "output file/report.json: file is not a directory"},
+		{"dangling", false, ""}, // the link is replaced
+		{"loop", false, "output loop: stat loop: too many levels of symbolic links"},
+		{"loop", true, "output loop: stat loop: too many levels of symbolic links"},
 	}
 	for _, tt := range tests {
 		err := CheckPlace(tt.out, tt.dir)

@@ -5,10 +5,12 @@ package safefile
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // Write writes what write produces to path. A regular file at path is
@@ -43,7 +45,7 @@ func Create(path string, perm fs.FileMode) (*File, error) {
 	info, err := os.Stat(path)
 	switch {
 	case err == nil && !info.Mode().IsRegular():
-		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		f, err := openInPlace(path, info.Mode())
 		if err != nil {
 			return nil, err
 		}
@@ -89,4 +91,19 @@ func (f *File) Abort() {
 	if f.path != "" {
 		os.Remove(f.Name())
 	}
+}
+
+// openInPlace opens the target that is not a regular file for writing. A
+// named pipe is opened without blocking: opening one that no process
+// reads would wait for a reader forever, deaf to the command's signals,
+// so that is an error instead.
+func openInPlace(path string, mode fs.FileMode) (*os.File, error) {
+	if mode&fs.ModeNamedPipe == 0 {
+		return os.OpenFile(path, os.O_WRONLY, 0)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, syscall.ENXIO) {
+		return nil, fmt.Errorf("%s: a named pipe that no process reads; start its reader first", path)
+	}
+	return f, err
 }

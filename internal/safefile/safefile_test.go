@@ -3,9 +3,13 @@ package safefile
 import (
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func TestWrite(t *testing.T) {
@@ -82,5 +86,41 @@ func TestCreate(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
 		t.Errorf("temporary files left: %v", entries)
+	}
+}
+
+// TestWriteNamedPipe checks that a named pipe is written in place when a
+// process reads it, and that one no process reads is an error at once
+// rather than a wait for a reader that never comes.
+func TestWriteNamedPipe(t *testing.T) {
+	pipe := filepath.Join(t.TempDir(), "out.fifo")
+	if err := syscall.Mkfifo(pipe, 0o600); err != nil {
+		t.Skip("no named pipes here:", err)
+	}
+	hello := func(w io.Writer) error { _, err := io.WriteString(w, "hello"); return err }
+	done := make(chan error, 1)
+	go func() { done <- Write(pipe, 0o644, hello) }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "no process reads") {
+			t.Errorf("write to a pipe no process reads: %v, want an error saying so", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("write to a pipe no process reads waits for a reader")
+	}
+
+	r, err := os.OpenFile(pipe, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if err := Write(pipe, 0o644, hello); err != nil {
+		t.Fatalf("write to a pipe being read: %v", err)
+	}
+	if data, err := io.ReadAll(r); err != nil || string(data) != "hello" {
+		t.Errorf("read %q, %v; want hello", data, err)
+	}
+	if info, err := os.Lstat(pipe); err != nil || info.Mode()&fs.ModeNamedPipe == 0 {
+		t.Errorf("the pipe was replaced: %v, %v", info, err)
 	}
 }
