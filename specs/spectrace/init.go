@@ -209,23 +209,6 @@ func scanStates(ctx context.Context, tr *trace.Trace, leaves *leafScan) (map[int
 // its context: a few milliseconds of work.
 const scanEvery = 1 << 12
 
-// stringsOf returns the strings in a string or list-of-strings value.
-func stringsOf(v any) []string {
-	switch v := v.(type) {
-	case string:
-		return []string{v}
-	case []any:
-		var out []string
-		for _, e := range v {
-			if s, ok := e.(string); ok {
-				out = append(out, s)
-			}
-		}
-		return out
-	}
-	return nil
-}
-
 // maxNameLen bounds the names of the variables and fields a starter spec
 // declares: every property over one repeats its name (a field named by a
 // JSON key of 10 MB ran infer out of memory building the properties'
