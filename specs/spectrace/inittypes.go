@@ -1,6 +1,7 @@
 package spectrace
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -305,11 +306,29 @@ func (s *leafScan) types(taken map[string]bool) ([]intType, map[string]string) {
 	for i := range least {
 		least[i] = 1
 	}
-	for i, a := range s.leaves {
-		for j := i + 1; j < len(s.leaves); j++ {
+	// Only pairs of positions of one kind, each holding two values or
+	// more, and whose ranges intersect can join; sorted by the start of
+	// their ranges, a position meets only those that start before its
+	// range ends. The groups and their least overlaps do not depend on
+	// the order the pairs are met in, and comparing every pair made
+	// spec init quadratic in the positions (a state of 100,000 integer
+	// variables took 106 s).
+	var cand []int
+	for i, l := range s.leaves {
+		if len(l.vals) >= 2 && l.ranged {
+			cand = append(cand, i)
+		}
+	}
+	slices.SortStableFunc(cand, func(i, j int) int {
+		a, b := s.leaves[i], s.leaves[j]
+		return cmp.Or(cmp.Compare(a.kind, b.kind), cmp.Compare(a.lo, b.lo))
+	})
+	for x, i := range cand {
+		a := s.leaves[i]
+		for _, j := range cand[x+1:] {
 			b := s.leaves[j]
-			if a.kind != b.kind || len(a.vals) < 2 || len(b.vals) < 2 {
-				continue
+			if b.kind != a.kind || b.lo > a.hi {
+				break
 			}
 			if r, common := overlap(a, b); common && r >= minOverlap {
 				ri, rj := find(i), find(j)
@@ -323,7 +342,8 @@ func (s *leafScan) types(taken map[string]bool) ([]intType, map[string]string) {
 	}
 	var out []intType
 	names := map[string]string{}
-	byRoot := map[int]int{} // root → index in out
+	byRoot := map[int]int{}  // root → index in out
+	var members [][]*intLeaf // by index in out
 	for i, l := range s.leaves {
 		r := find(i)
 		k, ok := byRoot[r]
@@ -331,26 +351,22 @@ func (s *leafScan) types(taken map[string]bool) ([]intType, map[string]string) {
 			k = len(out)
 			byRoot[r] = k
 			out = append(out, intType{expr: "int64"})
+			members = append(members, nil)
 			if l.kind == arrow.UINT64 {
 				out[k].expr = "uint64"
 			}
 		}
 		out[k].leaves = append(out[k].leaves, l.path)
+		members[k] = append(members[k], l)
 	}
 	for r, k := range byRoot {
 		t := &out[k]
-		var members []*intLeaf
-		for i, l := range s.leaves {
-			if find(i) == r {
-				members = append(members, l)
-			}
-		}
-		short := slices.MinFunc(members, func(a, b *intLeaf) int { return len(a.name) - len(b.name) })
+		short := slices.MinFunc(members[k], func(a, b *intLeaf) int { return len(a.name) - len(b.name) })
 		t.name = short.name
 		switch {
-		case len(members) > 1:
+		case len(members[k]) > 1:
 			t.why = fmt.Sprintf("%s: their value ranges overlap on %.0f%% of their union or more", strings.Join(t.leaves, ", "), 100*least[r])
-		case len(members[0].vals) < 2:
+		case len(members[k][0].vals) < 2:
 			t.why = fmt.Sprintf("%s holds one value in the trace", t.leaves[0])
 		default:
 			t.why = fmt.Sprintf("%s: its value range overlaps no other integer's over half", t.leaves[0])
@@ -358,12 +374,21 @@ func (s *leafScan) types(taken map[string]bool) ([]intType, map[string]string) {
 	}
 	// Name in the order of first positions, so that a clash is resolved
 	// the same way every time.
+	next := map[string]int{} // by base name: the least number not yet tried
 	for k := range out {
 		t := &out[k]
 		base := typeName(t.name)
 		t.name = base
-		for n := 2; taken[t.name]; n++ {
+		if taken[t.name] {
+			// Numbers below next[base] are taken already, and taken only
+			// grows: starting there keeps many positions of one name
+			// (a field of 100,000 structs) linear.
+			n := max(next[base], 2)
+			for taken[fmt.Sprintf("%s%d", base, n)] {
+				n++
+			}
 			t.name = fmt.Sprintf("%s%d", base, n)
+			next[base] = n + 1
 		}
 		taken[t.name] = true
 		for _, p := range t.leaves {
