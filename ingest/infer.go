@@ -173,6 +173,9 @@ func checkVarName(name string) error {
 func (in *inferrer) field(s *shape, k string, v any) error {
 	f := s.fields[k]
 	if f == nil {
+		if len(s.fields) == trace.MaxVariables {
+			return in.errorf("one state variable more than the %d a trace may hold", trace.MaxVariables)
+		}
 		f = &shape{}
 		s.fields[k] = f
 	}

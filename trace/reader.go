@@ -110,13 +110,18 @@ func (t *Trace) checkSchemas() error {
 		s.Field(1).Name != "ts" || s.Field(1).Type.ID() != arrow.UINT64 {
 		return corruptf("%s: want columns node (utf8) and ts (uint64) first, have %s", t.states.path, s)
 	}
+	if s.NumFields()-2 > MaxVariables {
+		return corruptf("%s: %d state variables, over the %d a trace may hold", t.states.path, s.NumFields()-2, MaxVariables)
+	}
+	seen := make(map[string]bool, s.NumFields())
 	for _, f := range s.Fields()[2:] {
-		if t.Schema.Index(f.Name) >= 0 {
+		if seen[f.Name] {
 			return corruptf("%s: column %s appears twice", t.states.path, f.Name)
 		}
 		if err := CheckType(f.Type); err != nil {
 			return corruptf("%s: column %s: %w", t.states.path, f.Name, err)
 		}
+		seen[f.Name] = true
 		t.Schema = append(t.Schema, Column{Name: f.Name, Type: f.Type})
 	}
 	t.states.nonNull = 2    // node, ts

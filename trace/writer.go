@@ -21,6 +21,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/augur-dev/augur/internal/shutdown"
 )
 
 // Snapshot is one consistent global snapshot.
@@ -56,12 +58,26 @@ const MaxBatchBytes = 64 << 20
 // would make a record batch no reader takes, and is refused when added.
 const MaxStateBytes = 192 << 20
 
+// MaxVariables bounds the state variables (columns) of a trace. A column
+// costs a fixed amount of memory whatever it holds: its schema entries
+// in the writer and in every reader and engine of a run, its arrays in
+// each record batch, the generator's literals over it. A state of a
+// million one-integer variables, 18 MB of JSON, took collect 2.4 GB and
+// ran out of memory under a 4 GiB address-space limit. At 2^16 columns
+// collect and spec init peak at about 130 and 160 MB, a small share of
+// the machine's 24 GiB and of the 4 GiB the corruption audit runs augur
+// in, while a hand-written state holds tens to hundreds of variables
+// (objects keyed by data, with more keys, become maps: see package
+// ingest).
+const MaxVariables = 1 << 16
+
 // A Writer writes a trace directory. It writes into a temporary directory
 // next to the target and renames it into place on Close, so a trace is
 // either complete or absent.
 type Writer struct {
 	dir, tmp  string
 	lock      *os.File // held on tmp, so that another writer does not take it for stale
+	untrack   func()   // forgets tmp (shutdown.Track)
 	opts      Options
 	schema    Schema
 	states    *arrowFile
@@ -79,6 +95,9 @@ type Writer struct {
 func Create(dir string, schema Schema, opts Options) (*Writer, error) {
 	if opts.BatchRows <= 0 {
 		opts.BatchRows = 4096
+	}
+	if len(schema) > MaxVariables {
+		return nil, fmt.Errorf("create trace %s: %d state variables, over the %d a trace may hold", dir, len(schema), MaxVariables)
 	}
 	seen := map[string]bool{"node": true, "ts": true}
 	for _, c := range schema {
@@ -101,7 +120,7 @@ func Create(dir string, schema Schema, opts Options) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create trace %s: %w", dir, err)
 	}
-	w := &Writer{dir: dir, tmp: tmp, opts: opts, schema: schema, nodes: map[string]uint32{}}
+	w := &Writer{dir: dir, tmp: tmp, untrack: shutdown.Track(tmp), opts: opts, schema: schema, nodes: map[string]uint32{}}
 	if w.lock, err = lockDir(tmp); err != nil && !errors.Is(err, errors.ErrUnsupported) {
 		w.Abort()
 		return nil, fmt.Errorf("create trace %s: %w", dir, err)
@@ -120,11 +139,11 @@ func Create(dir string, schema Schema, opts Options) (*Writer, error) {
 		fields = append(fields, arrow.Field{Name: c.Name, Type: c.Type, Nullable: true})
 	}
 	meta := arrow.NewMetadata([]string{batchRowsKey}, []string{strconv.Itoa(opts.BatchRows)})
-	if w.states, err = newArrowFile(filepath.Join(tmp, StatesFile), arrow.NewSchema(fields, &meta), opts.BatchRows); err != nil {
+	if w.states, err = newArrowFile(filepath.Join(tmp, StatesFile), arrow.NewSchema(fields, &meta), opts.BatchRows, true); err != nil {
 		w.Abort()
 		return nil, fmt.Errorf("create trace %s: %w", dir, err)
 	}
-	if w.snapshots, err = newArrowFile(filepath.Join(tmp, SnapshotsFile), snapshotSchema, opts.BatchRows); err != nil {
+	if w.snapshots, err = newArrowFile(filepath.Join(tmp, SnapshotsFile), snapshotSchema, opts.BatchRows, false); err != nil {
 		w.Abort()
 		return nil, fmt.Errorf("create trace %s: %w", dir, err)
 	}
@@ -164,11 +183,11 @@ func (w *Writer) AddState(node string, ts uint64, vars []any) (uint32, error) {
 	if err := w.states.room(size); err != nil {
 		return 0, err
 	}
-	rb := w.states.b
-	rb.Field(0).(*array.StringBuilder).Append(node)
-	rb.Field(1).(*array.Uint64Builder).Append(ts)
+	cols := w.states.cols
+	cols[0].append(node)
+	cols[1].append(ts)
 	for i, v := range vars {
-		appendValue(rb.Field(i+2), w.schema[i].Type, v)
+		cols[i+2].append(v)
 	}
 	n, ok := w.nodes[node]
 	if !ok {
@@ -255,10 +274,11 @@ func (w *Writer) Close() error {
 		w.Abort()
 		return fmt.Errorf("write trace %s: %w", w.dir, err)
 	}
-	if err := replaceDir(w.tmp, w.dir); err != nil {
+	if err := shutdown.Commit(func() error { return replaceDir(w.tmp, w.dir) }); err != nil {
 		w.Abort()
 		return fmt.Errorf("write trace %s: %w", w.dir, err)
 	}
+	w.untrack()
 	w.unlock()
 	return nil
 }
@@ -304,6 +324,7 @@ func (w *Writer) Abort() {
 		}
 	}
 	os.RemoveAll(w.tmp)
+	w.untrack()
 	w.unlock()
 }
 
@@ -384,32 +405,72 @@ func writeFileSync(path string, data []byte) error {
 }
 
 // arrowFile is an Arrow IPC file being written in batches of fixed size,
-// hashed as it goes.
+// hashed as it goes. Its rows are appended to the builders of b or to
+// cols.
 type arrowFile struct {
-	f     *os.File
-	buf   *bufio.Writer
-	sum   hash.Hash
-	w     *ipc.FileWriter
-	b     *array.RecordBuilder
-	rows  int
-	bytes int // about, of the values of the rows of the batch being built (room)
-	batch int
+	f      *os.File
+	buf    *bufio.Writer
+	sum    hash.Hash
+	w      *ipc.FileWriter
+	schema *arrow.Schema
+	b      *array.RecordBuilder
+	cols   []column
+	rows   int
+	bytes  int // about, of the values of the rows of the batch being built (room)
+	batch  int
 }
 
-func newArrowFile(path string, schema *arrow.Schema, batch int) (*arrowFile, error) {
+// newArrowFile creates the Arrow IPC file at path. Its rows are appended
+// to a column each (see column) when cols is set, which the states file,
+// whose columns may be many, sets; to Arrow builders otherwise.
+func newArrowFile(path string, schema *arrow.Schema, batch int, cols bool) (*arrowFile, error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return nil, err
 	}
-	af := &arrowFile{f: f, sum: sha256.New(), batch: batch}
+	af := &arrowFile{f: f, sum: sha256.New(), schema: schema, batch: batch}
 	af.buf = bufio.NewWriterSize(io.MultiWriter(f, af.sum), 1<<20)
 	mem := memory.DefaultAllocator
 	if af.w, err = ipc.NewFileWriter(af.buf, ipc.WithSchema(schema), ipc.WithAllocator(mem)); err != nil {
 		f.Close()
 		return nil, err
 	}
-	af.b = array.NewRecordBuilder(mem, schema)
+	if !cols {
+		af.b = array.NewRecordBuilder(mem, schema)
+		return af, nil
+	}
+	for _, f := range schema.Fields() {
+		af.cols = append(af.cols, newColumn(mem, f.Type))
+	}
 	return af, nil
+}
+
+// newRecordBatch returns the rows appended since the last batch.
+func (af *arrowFile) newRecordBatch() arrow.RecordBatch {
+	if af.cols == nil {
+		return af.b.NewRecordBatch()
+	}
+	arrs := make([]arrow.Array, len(af.cols))
+	for i, c := range af.cols {
+		arrs[i] = c.newArray()
+	}
+	rec := array.NewRecordBatch(af.schema, arrs, int64(af.rows))
+	for _, a := range arrs {
+		a.Release()
+	}
+	return rec
+}
+
+// release releases af's builders.
+func (af *arrowFile) release() {
+	if af.b != nil {
+		af.b.Release()
+		af.b = nil
+	}
+	for _, c := range af.cols {
+		c.release()
+	}
+	af.cols = nil
 }
 
 // room writes the batch being built if a row of about size bytes would
@@ -436,7 +497,7 @@ func (af *arrowFile) flush() error {
 	if af.rows == 0 {
 		return nil
 	}
-	rec := af.b.NewRecordBatch()
+	rec := af.newRecordBatch()
 	defer rec.Release()
 	af.rows, af.bytes = 0, 0
 	return af.w.Write(rec)
@@ -448,8 +509,7 @@ func (af *arrowFile) close() (string, error) {
 	if err := af.flush(); err != nil {
 		return "", err
 	}
-	af.b.Release()
-	af.b = nil
+	af.release()
 	if err := af.w.Close(); err != nil {
 		return "", err
 	}
@@ -467,10 +527,7 @@ func (af *arrowFile) close() (string, error) {
 }
 
 func (af *arrowFile) abort() {
-	if af.b != nil {
-		af.b.Release()
-		af.b = nil
-	}
+	af.release()
 	if af.f != nil {
 		af.f.Close()
 		af.f = nil
