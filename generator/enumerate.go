@@ -6,10 +6,11 @@ import (
 	"github.com/augur-dev/augur/internal/bitset"
 )
 
-// buildCompat builds the bitsets over the literals that each walks: all
-// literals, the set(x) ones, the pairs that may share a disjunction and
-// the literals covering each set of variables.
-func (s *scope) buildCompat() {
+// buildSets builds the bitsets over the literals that each walks: all
+// literals, the set(x) ones and the literals covering each set of
+// variables. The pairs that may share a disjunction are tabled by
+// buildCompat when each first needs them.
+func (s *scope) buildSets() {
 	n := len(s.lits)
 	w := bitset.Words(n)
 	s.words = w
@@ -21,22 +22,51 @@ func (s *scope) buildCompat() {
 			bitset.Set(s.setLits, i)
 		}
 	}
-	s.compat = make([]uint64, n*w)
-	for i := range n {
-		for j := i + 1; j < n; j++ {
-			pair := [2]int32{int32(i), int32(j)}
-			if !redundant(s.lits[i].sign, s.lits[j].sign) && s.theoryOK(pair[:], 2) {
-				bitset.Set(s.compatRow(i), j)
-				bitset.Set(s.compatRow(j), i)
-			}
-		}
-	}
 	s.cover = make([][]uint64, int(s.full)+1)
 	for r := range s.cover {
 		s.cover[r] = make([]uint64, w)
 		for i, l := range s.lits {
 			if l.vars&uint8(r) == uint8(r) {
 				bitset.Set(s.cover[r], i)
+			}
+		}
+	}
+}
+
+// compatible reports whether the literals i < j may share a disjunction:
+// they are not redundant together and the theory allows it.
+func (s *scope) compatible(i, j int) bool {
+	pair := [2]int32{int32(i), int32(j)}
+	return !redundant(s.lits[i].sign, s.lits[j].sign) && s.theoryOK(pair[:], 2)
+}
+
+// pairOK reports whether the literals i < j may share a disjunction, from
+// the table once buildCompat has built it.
+func (s *scope) pairOK(i, j int) bool {
+	if s.compat == nil {
+		return s.compatible(i, j)
+	}
+	return bitset.Has(s.compatRow(i), j)
+}
+
+// buildCompat tables compatible over all pairs of literals, once: each
+// walks its rows. The table costs the square of the literals in time and
+// bits, so it is built only for a class enumerated whole, whose
+// combinations the budget bounds; check, for a class sampled, asks
+// compatible of the pairs it draws. Built up front, it took a scope of
+// the 10,000 one-integer variables of a spec init'ed trace more than
+// 400 s before anything was sampled.
+func (s *scope) buildCompat() {
+	if s.compat != nil {
+		return
+	}
+	n, w := len(s.lits), s.words
+	s.compat = make([]uint64, n*w)
+	for i := range n {
+		for j := i + 1; j < n; j++ {
+			if s.compatible(i, j) {
+				bitset.Set(s.compatRow(i), j)
+				bitset.Set(s.compatRow(j), i)
 			}
 		}
 	}
@@ -56,6 +86,9 @@ func (s *scope) each(m int, fn func(idx []int32)) {
 	w := s.words
 	if w == 0 || m > len(s.lits) {
 		return
+	}
+	if m > 1 {
+		s.buildCompat()
 	}
 	allowed := make([]uint64, m*w)
 	copy(allowed, s.all)
@@ -117,9 +150,8 @@ func (s *scope) check(idx []int32) bool {
 		if len(idx) > MaxSetLiterals && s.lits[i].set {
 			return false
 		}
-		row := s.compatRow(int(i))
 		for _, j := range idx[a+1:] {
-			if !bitset.Has(row, int(j)) {
+			if !s.pairOK(int(i), int(j)) {
 				return false
 			}
 		}

@@ -492,10 +492,10 @@ func BenchmarkGenerate(b *testing.B) {
 	}
 }
 
-// TestEach checks the bitset enumeration against a plain loop over all
-// combinations filtered by check, on scopes wider than one bitset word.
-func TestEach(t *testing.T) {
-	spec := loadSpec(t, "rich")
+// scopeParts returns what newScope takes of spec besides the node count
+// and the iterator: its node templates, its iterators and its constants.
+func scopeParts(t *testing.T, spec *specs.Spec) ([]template, []iterator, map[string]constSet) {
+	t.Helper()
 	nodes := nodeTemplates(spec)
 	its, err := iterators(spec, nodes)
 	if err != nil {
@@ -505,6 +505,14 @@ func TestEach(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return nodes, its, cs
+}
+
+// TestEach checks the bitset enumeration against a plain loop over all
+// combinations filtered by check, on scopes wider than one bitset word.
+func TestEach(t *testing.T) {
+	spec := loadSpec(t, "rich")
+	nodes, its, cs := scopeParts(t, spec)
 	tests := []struct {
 		k, m int
 		it   *iterator

@@ -23,7 +23,7 @@ type scope struct {
 	words   int        // uint64 words of a bitset over lits
 	all     []uint64   // every literal
 	setLits []uint64   // the set(x) literals
-	compat  []uint64   // row i (words long): literals that may share a disjunction with literal i
+	compat  []uint64   // row i (words long): literals that may share a disjunction with literal i; nil until buildCompat
 	cover   [][]uint64 // cover[r]: literals whose variables include the variable mask r
 	full    uint8      // mask of all variables
 	start   uint8      // variables used by the prefix: n0, the iterator's domain
@@ -95,7 +95,7 @@ func newScope(spec *specs.Spec, k int, nodes []template, it *iterator, cs map[st
 	s.atoms = atoms(s.paths, spec, cs, s.dom, s.elem)
 	s.buildLiterals()
 	s.buildTheory()
-	s.buildCompat()
+	s.buildSets()
 	s.buildPerms(len(nodes))
 	return s
 }
