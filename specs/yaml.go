@@ -224,6 +224,7 @@ func (p *parser) enum(n *yaml.Node, enumName, name string) *Type {
 		return nil
 	}
 	t := &Type{Kind: String, Name: enumName}
+	seen := make(map[string]bool, len(items)) // a million values: a search of t.Enum for each took an hour
 	for _, item := range items {
 		v, ok := p.str(item, name+": enum value")
 		switch {
@@ -234,10 +235,11 @@ func (p *parser) enum(n *yaml.Node, enumName, name string) *Type {
 			// never match. Quoted, the value is a string.
 			p.errorf(deref(item), "%s: enum value %s is %s, not a string (quote it, %q, if the trace holds that string)", name, v, what(deref(item)), v)
 			return nil
-		case slices.Contains(t.Enum, v):
+		case seen[v]:
 			p.errorf(deref(item), "%s: duplicate enum value %q", name, v)
 			return nil
 		}
+		seen[v] = true
 		t.Enum = append(t.Enum, v)
 	}
 	return t
