@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"cmp"
+	mathbits "math/bits"
 	"slices"
 
 	"github.com/augur-dev/augur/collector"
@@ -60,17 +62,45 @@ type Cut struct {
 // incomplete ones are counted.
 //
 // A Cutter is not safe for concurrent use.
+//
+// Its time and memory are proportional to the records and to the members
+// of the cuts it returns, whatever the number of nodes: the live nodes are
+// kept in order of their latest record, so that a cut looks only at the
+// nodes applied or timed out since the cut before it; a cut that waits
+// holds the members changed since that cut; and the pending cuts a node
+// waits for are a range of them, counted with a difference array. (Each
+// pending cut used to hold a copy of every member, and each cut looked at
+// every node: collect of 20,000 nodes with one record each took 576 MB
+// and 6 s, of 100,000 nodes more than 2.4 GB.)
 type Cutter struct {
-	opts    CutOptions
-	nodes   map[string]*cutNode
-	order   []*cutNode // in order of first appearance
-	lagging []*cutNode // nodes that pending cuts wait for
+	opts  CutOptions
+	nodes map[string]*cutNode
+	order []*cutNode // in order of first appearance
+
+	// The nodes that have a state and have not timed out, in order of
+	// their latest record: those at the front time out first. The nodes
+	// before unseen had their latest record before the last cut made;
+	// those with no record read since wait for their next one.
+	front, back, unseen *cutNode
+	dirty               []*cutNode // nodes whose membership may have changed since the last changes taken
+	waiting             int        // nodes with an open lag: every cut since their lagStart waits for them
+	endedWaiting        int        // ended nodes live without a record at or after the last cut: later cuts are incomplete
 
 	cutTS   uint64 // time of the cut to make before a later record
 	haveCut bool
-	seq     int      // cuts made
-	members []uint32 // scratch
+	seq     int // cuts made
 	pending []pendingCut
+
+	// waitSum and incSum are the sums of the deltas of the pending cuts
+	// settled (and of those added while none was pending): how many
+	// nodes the first pending cut waits for, and whether it is
+	// incomplete, once its own deltas are added. nextWait and nextInc
+	// are the deltas for the next cut to be left pending.
+	waitSum, incSum   int
+	nextWait, nextInc int
+
+	settled []uint64 // bit i: order[i] is a member of the last cut whose changes were taken
+	scratch []uint32 // the members of the cut being emitted
 
 	out   []Cut
 	prev  []uint32 // members of the last cut emitted
@@ -82,23 +112,43 @@ type Cutter struct {
 // A cutNode is what a Cutter knows of a node.
 type cutNode struct {
 	name     string
+	idx      int    // its place in Cutter.order
 	ended    bool   // it has no more records
 	buffered int    // records read and not yet applied
 	lastTS   uint64 // ts of the last record applied
 	hasState bool   // it has exposed a state since it last left
 	state    uint32 // its current state
 
-	// Pending cuts in [lagStart, lagEnd] wait for its next record;
-	// lagStart < 0 when none do.
+	listed       bool // in the Cutter's list of live nodes
+	prev, next   *cutNode
+	seen         bool   // before the Cutter's unseen node
+	endedWaiting bool   // counted in Cutter.endedWaiting
+	dirty        bool   // in Cutter.dirty
+	member       uint32 // its state at the last cut whose changes were taken
+
+	// Pending cuts numbered from lagStart wait for its next record, up
+	// to lagEnd, or to the latest cut while lagOpen; lagStart < 0 when
+	// none do.
 	lagStart, lagEnd int
+	lagOpen          bool
 }
 
 // A pendingCut is a cut that waits for the next record of a node.
 type pendingCut struct {
-	seq        int
-	ts         uint64
-	members    []uint32
-	incomplete bool
+	seq     int
+	ts      uint64
+	changes []memberChange // since the cut before it
+	// Deltas, at this cut, of the number of nodes that cuts from this
+	// one on wait for, and of the number of ended nodes that make them
+	// incomplete.
+	dWait, dInc int
+}
+
+// A memberChange is a node's membership at a cut, where it changed.
+type memberChange struct {
+	idx   int
+	live  bool
+	state uint32
 }
 
 // NewCutter returns a Cutter that knows no node yet.
@@ -113,9 +163,12 @@ func NewCutter(opts CutOptions) *Cutter {
 func (c *Cutter) Read(node string) {
 	n := c.nodes[node]
 	if n == nil {
-		n = &cutNode{name: node, lagStart: -1}
+		n = &cutNode{name: node, idx: len(c.order), lagStart: -1}
 		c.nodes[node] = n
 		c.order = append(c.order, n)
+		if n.idx%64 == 0 {
+			c.settled = append(c.settled, 0)
+		}
 	}
 	n.buffered++
 	if n.lagStart >= 0 {
@@ -135,21 +188,58 @@ func (c *Cutter) End(node string) {
 		return
 	}
 	n.ended = true
-	if n.buffered > 0 || n.lagStart < 0 {
+	if n.buffered > 0 {
 		return
 	}
-	for i := range c.pending {
-		if p := &c.pending[i]; n.lagStart <= p.seq && p.seq <= n.lagEnd {
-			p.incomplete = true
-		}
+	if n.listed && n.seen && !n.endedWaiting {
+		n.endedWaiting = true
+		c.endedWaiting++
 	}
+	if n.lagStart < 0 {
+		return
+	}
+	c.delta(n.lagStart, 0, 1)
+	c.delta(c.lagEnd(n)+1, 0, -1)
 	c.unlag(n)
 	c.drain()
 }
 
+// lagEnd returns the number of the last cut that waits for n.
+func (c *Cutter) lagEnd(n *cutNode) int {
+	if n.lagOpen {
+		return c.seq - 1
+	}
+	return n.lagEnd
+}
+
+// unlag makes no cut wait for n.
 func (c *Cutter) unlag(n *cutNode) {
-	n.lagStart = -1
-	c.lagging = slices.DeleteFunc(c.lagging, func(x *cutNode) bool { return x == n })
+	c.delta(n.lagStart, -1, 0)
+	if n.lagOpen {
+		c.waiting--
+	} else {
+		c.delta(n.lagEnd+1, 1, 0)
+	}
+	n.lagStart, n.lagOpen = -1, false
+}
+
+// delta adds wait and inc to the deltas of the cut numbered seq: they
+// count for the pending cuts from seq on and for the cuts left pending
+// later.
+func (c *Cutter) delta(seq, wait, inc int) {
+	if len(c.pending) == 0 {
+		c.waitSum += wait
+		c.incSum += inc
+		return
+	}
+	i, _ := slices.BinarySearchFunc(c.pending, seq, func(p pendingCut, seq int) int { return cmp.Compare(p.seq, seq) })
+	if i == len(c.pending) {
+		c.nextWait += wait
+		c.nextInc += inc
+		return
+	}
+	c.pending[i].dWait += wait
+	c.pending[i].dInc += inc
 }
 
 // Apply applies the next record in timestamp order, after its Read. A
@@ -172,6 +262,54 @@ func (c *Cutter) Apply(r Record) {
 		c.cutTS, c.haveCut = r.TS, true
 	case collector.EventLeave:
 		n.hasState = false
+	}
+	c.unlist(n)
+	if n.hasState {
+		c.list(n)
+	}
+	c.touch(n)
+}
+
+// list appends n, whose record is the latest, to the live nodes.
+func (c *Cutter) list(n *cutNode) {
+	n.listed, n.seen, n.prev, n.next = true, false, c.back, nil
+	if c.back != nil {
+		c.back.next = n
+	} else {
+		c.front = n
+	}
+	c.back = n
+	if c.unseen == nil {
+		c.unseen = n
+	}
+}
+
+// unlist removes n from the live nodes, if it is there.
+func (c *Cutter) unlist(n *cutNode) {
+	if !n.listed {
+		return
+	}
+	if c.unseen == n {
+		c.unseen = n.next
+	}
+	if n.prev != nil {
+		n.prev.next = n.next
+	} else {
+		c.front = n.next
+	}
+	if n.next != nil {
+		n.next.prev = n.prev
+	} else {
+		c.back = n.prev
+	}
+	n.listed, n.seen, n.prev, n.next = false, false, nil, nil
+}
+
+// touch notes that n's membership may have changed.
+func (c *Cutter) touch(n *cutNode) {
+	if !n.dirty {
+		n.dirty = true
+		c.dirty = append(c.dirty, n)
 	}
 }
 
@@ -221,84 +359,117 @@ func (c *Cutter) Incomplete() int { return c.incomplete }
 // Collapsed returns the number of cuts dropped by [CutOptions.Collapse].
 func (c *Cutter) Collapsed() int { return c.collapsed }
 
-// live reports whether n is part of the cut at t: it has exposed a state
-// since it last left, and with a heartbeat timeout, its last record is
-// recent enough.
-func (c *Cutter) live(n *cutNode, t uint64) bool {
-	return n.hasState && (c.opts.FailAfter == 0 || t-n.lastTS <= c.opts.FailAfter)
-}
-
 // cut makes the cut at t, once every record with ts <= t is applied. Its
-// members are the current states of the live nodes. It is complete when
-// every live node has a record at or after t: one applied at t, or one
-// read and not yet applied (all of which are later). For a node with
-// neither that has not ended, it waits.
+// members are the current states of the live nodes: those that have
+// exposed a state since they last left and, with a heartbeat timeout,
+// whose last record is recent enough. It is complete when every live
+// node has a record at or after t: one applied at t, or one read and not
+// yet applied (all of which are later). For a node with neither that has
+// not ended, it waits.
 func (c *Cutter) cut(t uint64) {
 	seq := c.seq
 	c.seq++
-	c.members = c.members[:0]
-	waits := false
-	for _, n := range c.order {
-		if !c.live(n, t) {
-			continue
+	for n := c.front; c.opts.FailAfter > 0 && n != nil && t-n.lastTS > c.opts.FailAfter; n = c.front {
+		if n.lagOpen {
+			n.lagOpen, n.lagEnd = false, seq-1
+			c.waiting--
+			c.delta(seq, -1, 0)
 		}
-		c.members = append(c.members, n.state)
-		if n.lastTS >= t || n.buffered > 0 {
-			continue
+		if n.endedWaiting {
+			n.endedWaiting = false
+			c.endedWaiting--
 		}
-		if n.ended {
-			c.incomplete++
-			return
-		}
-		waits = true
+		c.unlist(n)
+		c.touch(n)
 	}
-	if !waits && len(c.pending) == 0 {
-		c.emit(seq, t, c.members)
+	for ; c.unseen != nil && c.unseen.lastTS < t; c.unseen = c.unseen.next {
+		n := c.unseen
+		n.seen = true
+		switch {
+		case n.buffered > 0:
+		case n.ended:
+			n.endedWaiting = true
+			c.endedWaiting++
+		default:
+			n.lagStart, n.lagOpen = seq, true
+			c.waiting++
+			c.delta(seq, 1, 0)
+		}
+	}
+	if c.endedWaiting > 0 {
+		// Its changes are taken with the next cut's.
+		c.incomplete++
 		return
 	}
-	if waits {
-		for _, n := range c.order {
-			if c.live(n, t) && n.lastTS < t && n.buffered == 0 {
-				if n.lagStart < 0 {
-					n.lagStart = seq
-					c.lagging = append(c.lagging, n)
-				}
-				n.lagEnd = seq
-			}
+	if c.waiting == 0 && len(c.pending) == 0 {
+		for _, n := range c.dirty {
+			c.settle(memberChange{n.idx, n.listed, n.state})
+			n.dirty = false
 		}
+		c.dirty = c.dirty[:0]
+		c.emit(seq, t)
+		return
 	}
-	c.pending = append(c.pending, pendingCut{seq: seq, ts: t, members: slices.Clone(c.members)})
+	changes := make([]memberChange, len(c.dirty))
+	for i, n := range c.dirty {
+		changes[i] = memberChange{n.idx, n.listed, n.state}
+		n.dirty = false
+	}
+	c.dirty = c.dirty[:0]
+	c.pending = append(c.pending, pendingCut{seq: seq, ts: t, changes: changes, dWait: c.nextWait, dInc: c.nextInc})
+	c.nextWait, c.nextInc = 0, 0
+}
+
+// settle applies a change of membership to the settled members.
+func (c *Cutter) settle(m memberChange) {
+	if m.live {
+		c.settled[m.idx/64] |= 1 << (m.idx % 64)
+		c.order[m.idx].member = m.state
+	} else {
+		c.settled[m.idx/64] &^= 1 << (m.idx % 64)
+	}
 }
 
 // drain settles the pending cuts, in order, that wait for no node.
 func (c *Cutter) drain() {
 	for len(c.pending) > 0 {
 		p := &c.pending[0]
-		if !p.incomplete {
-			for _, n := range c.lagging {
-				if n.lagStart <= p.seq && p.seq <= n.lagEnd {
-					return
-				}
-			}
+		wait, inc := c.waitSum+p.dWait, c.incSum+p.dInc
+		if inc == 0 && wait > 0 {
+			return
 		}
-		if p.incomplete {
+		c.waitSum, c.incSum = wait, inc
+		for _, m := range p.changes {
+			c.settle(m)
+		}
+		if inc > 0 {
 			c.incomplete++
 		} else {
-			c.emit(p.seq, p.ts, p.members)
+			c.emit(p.seq, p.ts)
 		}
 		c.pending[0] = pendingCut{}
 		c.pending = c.pending[1:]
 	}
 	c.pending = nil
+	c.waitSum += c.nextWait
+	c.incSum += c.nextInc
+	c.nextWait, c.nextInc = 0, 0
 }
 
-// emit adds the cut numbered seq to the output, unless Collapse drops it.
-func (c *Cutter) emit(seq int, ts uint64, members []uint32) {
-	if c.opts.Collapse && c.wrote && slices.Equal(members, c.prev) {
+// emit adds the cut numbered seq, whose members are the settled ones,
+// to the output, unless Collapse drops it.
+func (c *Cutter) emit(seq int, ts uint64) {
+	c.scratch = c.scratch[:0]
+	for w, bits := range c.settled {
+		for ; bits != 0; bits &= bits - 1 {
+			c.scratch = append(c.scratch, c.order[w*64+mathbits.TrailingZeros64(bits)].member)
+		}
+	}
+	if c.opts.Collapse && c.wrote && slices.Equal(c.scratch, c.prev) {
 		c.collapsed++
 		return
 	}
-	c.out = append(c.out, Cut{Seq: uint64(seq), TS: ts, Members: slices.Clone(members)})
-	c.prev = append(c.prev[:0], members...)
+	c.out = append(c.out, Cut{Seq: uint64(seq), TS: ts, Members: slices.Clone(c.scratch)})
+	c.prev = append(c.prev[:0], c.scratch...)
 	c.wrote = true
 }

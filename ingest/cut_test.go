@@ -235,3 +235,47 @@ finish                -> #0 ts=1 [0 1]`,
 		})
 	}
 }
+
+// A Cutter's memory is proportional to the records, whatever the number
+// of nodes. Here each of 20,000 nodes has one record, so that every cut
+// waits for the nodes before it until they end (as in collect of one
+// file): the pending cuts used to hold a copy of their members each (827
+// MiB; 85 MiB when nodes time out), and each cut looked at every node.
+func TestCutterManyNodes(t *testing.T) {
+	const nodes = 20_000
+	tests := []struct {
+		name                  string
+		opts                  CutOptions
+		snapshots, incomplete int
+	}{
+		// Only the first cut is complete: every later one waits for
+		// nodes that end without another record.
+		{"live until they end", CutOptions{}, 1, nodes - 1},
+		// A node times out 1,000 after its record: each cut waits for
+		// the up to 1,000 nodes before it, which end.
+		{"timing out", CutOptions{FailAfter: 1000}, 1, nodes - 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var snapshots int
+			c := NewCutter(tt.opts)
+			n := allocated(func() {
+				for i := range nodes {
+					name := "n" + strconv.Itoa(i)
+					c.Read(name)
+					c.Apply(Record{Node: name, TS: uint64(i + 1), Event: collector.EventState, State: uint32(i)})
+					snapshots += len(c.Cuts())
+				}
+				c.Finish()
+				snapshots += len(c.Cuts())
+			})
+			if snapshots != tt.snapshots || c.Incomplete() != tt.incomplete {
+				t.Errorf("%d snapshots, %d incomplete; want %d, %d", snapshots, c.Incomplete(), tt.snapshots, tt.incomplete)
+			}
+			t.Logf("%d nodes: allocated %d MiB", nodes, n>>20)
+			if limit := uint64(32 << 20); n > limit {
+				t.Errorf("%d nodes with a record each allocated %d MiB, more than %d MiB", nodes, n>>20, limit>>20)
+			}
+		})
+	}
+}
