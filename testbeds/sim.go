@@ -49,6 +49,13 @@ func DefaultFaults() Faults {
 		Partition: 0.004, Heal: 0.05, Crash: 0.01, CrashAt: 0.05, Down: 20}
 }
 
+// MaxFaultMS bounds maxdelay and down, in ms of simulated time: a day, in
+// which nodes that tick every 10 ms (TickEvery) live through millions of
+// ticks, so that a message held back longer is as good as lost and a node
+// down longer as good as gone. The largest int overflowed the random delay
+// (drawn from maxdelay+1 values) and the time of the event it schedules.
+const MaxFaultMS = 24 * 60 * 60 * 1000
+
 // ParseFaults reads "drop=0.01,crash=0.02,…" over base; "none" is no
 // faults at all.
 func ParseFaults(s string, base Faults) (Faults, error) {
@@ -67,8 +74,8 @@ func ParseFaults(s string, base Faults) (Faults, error) {
 		}
 		if k == "maxdelay" || k == "down" {
 			n, err := strconv.Atoi(v)
-			if err != nil || n < 0 {
-				return f, fmt.Errorf("faults: %s=%s: want a count of ms", k, v)
+			if err != nil || n < 0 || n > MaxFaultMS {
+				return f, fmt.Errorf("faults: %s=%s: want a count of ms, at most %d (a day)", k, v, MaxFaultMS)
 			}
 			if k == "down" {
 				f.Down = n

@@ -19,7 +19,8 @@ func TestParseFaults(t *testing.T) {
 	if f, err := ParseFaults("none", d); err != nil || f != (Faults{}) {
 		t.Errorf("ParseFaults(none) = %+v, %v", f, err)
 	}
-	for _, bad := range []string{"drop", "drop=2", "bogus=0.1", "down=-1"} {
+	for _, bad := range []string{"drop", "drop=2", "bogus=0.1", "down=-1",
+		"maxdelay=9223372036854775807", "maxdelay=86400001", "down=9223372036854775807"} {
 		if _, err := ParseFaults(bad, d); err == nil {
 			t.Errorf("ParseFaults(%q) succeeded", bad)
 		}
