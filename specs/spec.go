@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/expr-lang/expr/types"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/augur-dev/augur/diag"
@@ -291,6 +292,10 @@ func (p *parser) variables(n *yaml.Node) {
 func (p *parser) derived(n *yaml.Node) {
 	pairs := p.pairs(n, "derived")
 	refs := derivedRefs(pairs)
+	known := types.Map{} // the variables and the derived variables declared so far
+	for _, v := range p.spec.Vars {
+		known[v.Name] = exprType(v.Type)
+	}
 	for _, kv := range pairs {
 		name := kv.key.Value
 		if name == "node" {
@@ -312,9 +317,10 @@ func (p *parser) derived(n *yaml.Node) {
 			p.errorf(deref(kv.value), "%s: missing expr", what)
 		} else if expr, ok := p.str(en, what+": expr"); ok {
 			d.Expr = expr
-			d.prog = p.compileDerived(en, d, refs)
+			d.prog = p.compileDerived(en, d, refs, known)
 		}
 		p.spec.Derived = append(p.spec.Derived, d)
+		known[d.Name] = exprType(d.Type)
 	}
 }
 
