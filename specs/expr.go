@@ -14,6 +14,7 @@ import (
 	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/file"
 	exprparser "github.com/expr-lang/expr/parser"
+	"github.com/expr-lang/expr/parser/lexer"
 	"github.com/expr-lang/expr/types"
 	"github.com/expr-lang/expr/vm"
 	"go.yaml.in/yaml/v3"
@@ -255,7 +256,11 @@ func derivedRefs(pairs []pair) map[string][]string {
 				if v.Content[i].Value != "expr" {
 					continue
 				}
-				if tree, err := exprparser.Parse(deref(v.Content[i+1]).Value); err == nil {
+				src := deref(v.Content[i+1]).Value
+				if _, deep := tooDeep(src); deep {
+					continue // compile reports it
+				}
+				if tree, err := exprparser.Parse(src); err == nil {
 					ast.Find(tree.Node, func(n ast.Node) bool {
 						if id, ok := n.(*ast.IdentifierNode); ok && !slices.Contains(names, id.Value) {
 							names = append(names, id.Value)
@@ -338,8 +343,73 @@ func (p *parser) compilePredicate(n *yaml.Node, pr *Predicate) *vm.Program {
 // the expression is compiled.
 const MaxLoopDepth = 2
 
+// MaxNesting bounds how deeply an expression nests, counted in brackets
+// and in the operators that each take the expression parser one call
+// deeper: unary operators (-, +, !, not), let, if, ?, and the
+// right-associative ** and ^, each counted until its bracket closes (an
+// upper bound: the parser returns from a unary operator at the end of its
+// operand). The parser recurses once for each: a million minus signs
+// before a name overflowed its stack, which ends the process.
+const MaxNesting = 1000
+
+// nesting returns how deeply src nests as MaxNesting counts it, an upper
+// bound of the expression parser's recursion, or 0 when src does not lex
+// (the parser reports why). It reads src token by token, without
+// recursion.
+func nesting(src string) int {
+	l := lexer.New()
+	l.Reset(file.NewSource(src))
+	levels := []int{0}     // for each bracket open, and the expression outside them: the operators counted in it
+	depth, deepest := 0, 0 // the brackets open and the operators counted in them
+	operand := true        // an operand comes next: an operator here is unary
+	for {
+		t, err := l.Next()
+		if err != nil {
+			return deepest // io.EOF at the end; a lexing error, which the parser reports
+		}
+		switch {
+		case t.Kind == lexer.Bracket && strings.Contains("([{", t.Value):
+			levels = append(levels, 0)
+			depth++
+			operand = true
+		case t.Kind == lexer.Bracket:
+			if len(levels) > 1 {
+				depth -= 1 + levels[len(levels)-1]
+				levels = levels[:len(levels)-1]
+			}
+			operand = false
+		case t.Kind != lexer.Operator:
+			operand = false
+		case t.Value == "#" || t.Value == "." || t.Value == "?." || t.Value == "::":
+			// A closure's element or a member: no recursion.
+		case operand || nestingOps[t.Value]:
+			levels[len(levels)-1]++
+			depth++
+			operand = true
+		default: // a binary operator; "not" of "not in" is followed by one
+			operand = t.Value != "not"
+		}
+		deepest = max(deepest, depth)
+	}
+}
+
+// nestingOps are the operators that take the parser one call deeper
+// wherever they are; others do only as unary operators.
+var nestingOps = map[string]bool{"let": true, "if": true, "?": true, "**": true, "^": true}
+
+// tooDeep reports whether src nests more than MaxNesting deep, and how
+// deep.
+func tooDeep(src string) (int, bool) {
+	d := nesting(src)
+	return d, d > MaxNesting
+}
+
 // compile compiles src, reporting an error at its place inside n.
 func (p *parser) compile(n *yaml.Node, name, src string, opts ...expr.Option) *vm.Program {
+	if d, deep := tooDeep(src); deep {
+		p.errorf(deref(n), "%s: the expression nests %d deep, more than %d (counting brackets and unary operators, let, if, ?, ** and ^, each of which takes the parser one call deeper)", name, d, MaxNesting)
+		return nil
+	}
 	prog, err := expr.Compile(src, opts...)
 	if err == nil {
 		if d := loopDepth(prog); d > MaxLoopDepth {

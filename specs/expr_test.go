@@ -330,3 +330,32 @@ func TestDerivedOrder(t *testing.T) {
 		}
 	}
 }
+
+func TestNesting(t *testing.T) {
+	tests := []struct {
+		src  string
+		want int
+	}{
+		{"a + b * c - d", 0},
+		{"-a", 1},
+		{"- - !a", 3},
+		{"a - -b", 1},
+		{"not a and not b", 2}, // each counted until its bracket closes
+		{"a not in b", 0},
+		{"(a + (b))", 2},
+		{"-(-(a))", 4},
+		{"f(a, [b, {c: d}])", 3},
+		{"a ? b : c ? d : e", 2},
+		{"a ** b ** c", 2},
+		{"let x = 1; let y = x; y", 2},
+		{"map(l, #.x + .y)", 1},
+		{"a?.b::c", 0},
+		{"((a) + (b)) + ((c))", 2},
+		{"\"unclosed", 0},
+	}
+	for _, tt := range tests {
+		if got := nesting(tt.src); got != tt.want {
+			t.Errorf("nesting(%q) = %d, want %d", tt.src, got, tt.want)
+		}
+	}
+}

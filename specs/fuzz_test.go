@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/expr-lang/expr/ast"
+	exprparser "github.com/expr-lang/expr/parser"
+
 	"github.com/augur-dev/augur/diag"
 )
 
@@ -45,4 +48,53 @@ func FuzzParse(f *testing.F) {
 			p.Eval(make([]any, len(p.Params)))
 		}
 	})
+}
+
+// FuzzNesting checks that nesting, which reads any expression without
+// recursion, counts a unary operator and the brackets around an
+// expression that parses, and never less than the unary operators and
+// conditionals the parser nests, so that what MaxNesting refuses bounds
+// the parser's recursion.
+func FuzzNesting(f *testing.F) {
+	for _, src := range []string{"a", "-a + -b", "not (a ? b : c)", "let x = 1; -x ** 2", "map(l, {-#})", "((", "]"} {
+		f.Add(src)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		n, deep := tooDeep(src)
+		if deep {
+			return
+		}
+		tree, err := exprparser.Parse(src)
+		if err != nil {
+			return
+		}
+		if got := nesting("-(" + src + ")"); got < n+2 {
+			t.Errorf("nesting(-(%q)) = %d, want at least %d", src, got, n+2)
+		}
+		if d := prefixDepth(tree.Node); d > n {
+			t.Errorf("nesting(%q) = %d, but the parser nests %d unary operators and conditionals", src, n, d)
+		}
+	})
+}
+
+// prefixDepth returns the most unary operators and conditionals on one
+// path from the root of node down.
+func prefixDepth(node ast.Node) int {
+	deepest := 0
+	var walk func(n ast.Node, d int)
+	walk = func(n ast.Node, d int) {
+		switch n := n.(type) {
+		case *ast.UnaryNode:
+			walk(n.Node, d+1)
+			return
+		case *ast.ConditionalNode:
+			walk(n.Cond, d+1)
+			walk(n.Exp1, d+1)
+			walk(n.Exp2, d+1)
+			return
+		}
+		deepest = max(deepest, d)
+	}
+	walk(node, 0)
+	return deepest
 }
