@@ -170,18 +170,20 @@ func isHexSHA256(s string) bool {
 // Write writes s to path as an Arrow IPC file compressed with ZSTD,
 // atomically: a reader sees the old file or the complete new one.
 func Write(path string, s *Stats) error {
-	rec, err := signed(s)
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer rec.Release()
-	err = safefile.Write(path, 0o644, func(w io.Writer) error {
-		return encode(w, rec, ipc.WithZstd())
-	})
-	if err != nil {
+	if err := safefile.Write(path, 0o644, func(w io.Writer) error { return Encode(w, s) }); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+// Encode writes s to w as Write writes it to a file.
+func Encode(w io.Writer, s *Stats) error {
+	rec, err := signed(s)
+	if err != nil {
+		return err
+	}
+	defer rec.Release()
+	return encode(w, rec, ipc.WithZstd())
 }
 
 // encode writes rec as an Arrow IPC file.

@@ -6,17 +6,7 @@ import (
 
 	"github.com/augur-dev/augur/checker"
 	"github.com/augur-dev/augur/internal/clobber"
-	"github.com/augur-dev/augur/internal/safefile"
 )
-
-// WriteFile writes r in format to output, replacing it atomically, or to
-// stdout when output is "".
-func (r *Report) WriteFile(format, output string, stdout io.Writer) error {
-	if output == "" {
-		return r.Write(stdout, format)
-	}
-	return safefile.Write(output, 0o644, func(w io.Writer) error { return r.Write(w, format) })
-}
 
 // PromoteFile writes the entries of the JSON report at reportPath with
 // the given ranks (see [Promote]) into the checks file output, which may

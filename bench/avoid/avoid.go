@@ -30,6 +30,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/augur-dev/augur/internal/shutdown"
 	"github.com/augur-dev/augur/testbeds"
 	"github.com/augur-dev/augur/testbeds/catalog"
 )
@@ -182,11 +183,11 @@ func RunAll(ctx context.Context, o Options) ([]*Run, error) {
 			}
 		}
 	}
-	dir, err := os.MkdirTemp("", "augur-avoid-")
+	dir, remove, err := shutdown.TempDir("augur-avoid-")
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
+	defer remove()
 	runs := make([]*Run, len(jobs))
 	errs := make([]error, len(jobs))
 	var (

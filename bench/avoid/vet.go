@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 
 	"github.com/augur-dev/augur/checker"
+	"github.com/augur-dev/augur/internal/shutdown"
 	"github.com/augur-dev/augur/testbeds"
 )
 
@@ -33,11 +33,11 @@ type Dropped struct {
 // believed good: choose them among the development seeds. f keeps the
 // checks that passed.
 func Vet(ctx context.Context, tb testbeds.Testbed, f *checker.File, seeds []uint64, steps int) ([]Dropped, error) {
-	dir, err := os.MkdirTemp("", "augur-vet-")
+	dir, remove, err := shutdown.TempDir("augur-vet-")
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
+	defer remove()
 	vetted := &checker.File{Spec: f.Spec, Checks: slices.Clone(f.Checks)}
 	if vetted.Spec, err = filepath.Abs(f.Spec); err != nil {
 		return nil, err

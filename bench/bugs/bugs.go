@@ -46,6 +46,7 @@ import (
 	"github.com/augur-dev/augur/evaluator"
 	"github.com/augur-dev/augur/filter"
 	"github.com/augur-dev/augur/internal/safefile"
+	"github.com/augur-dev/augur/internal/shutdown"
 	"github.com/augur-dev/augur/pipeline"
 	"github.com/augur-dev/augur/reporter"
 	"github.com/augur-dev/augur/specs/spectrace"
@@ -278,11 +279,11 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 	}
 	dir := o.Keep
 	if dir == "" {
-		tmp, err := os.MkdirTemp("", "augur-bugs-")
+		tmp, remove, err := shutdown.TempDir("augur-bugs-")
 		if err != nil {
 			return nil, err
 		}
-		defer os.RemoveAll(tmp)
+		defer remove()
 		dir = tmp
 	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err

@@ -15,6 +15,7 @@ import (
 
 	"github.com/augur-dev/augur/evaluator"
 	"github.com/augur-dev/augur/internal/safefile"
+	"github.com/augur-dev/augur/internal/shutdown"
 	"github.com/augur-dev/augur/pipeline"
 	"github.com/augur-dev/augur/specs/spectrace"
 )
@@ -152,11 +153,11 @@ type Summary struct {
 func Run(ctx context.Context, seeds []int64, o RunOptions) (*Summary, error) {
 	tmp := o.Keep
 	if tmp == "" {
-		dir, err := os.MkdirTemp("", "augur-quality-")
+		dir, remove, err := shutdown.TempDir("augur-quality-")
 		if err != nil {
 			return nil, err
 		}
-		defer os.RemoveAll(dir)
+		defer remove()
 		tmp = dir
 	}
 	sum := &Summary{Length: o.Generate.Length, Families: o.Families, Seeds: FilterFamilies(seeds, o.Families), InitSpec: o.InitSpec, Baseline: o.Baseline}

@@ -16,6 +16,7 @@ import (
 	"github.com/augur-dev/augur/evaluator"
 	"github.com/augur-dev/augur/internal/cliflag"
 	"github.com/augur-dev/augur/internal/progress"
+	"github.com/augur-dev/augur/internal/safefile"
 	"github.com/augur-dev/augur/pipeline"
 	"github.com/augur-dev/augur/reporter"
 )
@@ -99,18 +100,21 @@ func (o *inferOptions) pipelineOptions() (pipeline.Options, error) {
 // writeReports writes rep to each output in its format, naming the spec
 // at specPath relative to the output as the pipeline names it relative
 // to the first, or to stdout when there is no output.
-func (o *inferOptions) writeReports(rep *reporter.Report, specPath string) error {
-	if len(o.outputs) == 0 {
-		return rep.Write(o.stdout, o.format)
-	}
+func (o *inferOptions) writeReports(rep *reporter.Report, specPath string, more ...safefile.Output) error {
+	outputs := more
 	for _, out := range o.outputs {
 		r := *rep
 		if r.Spec != "" {
 			r.Spec = pipeline.SpecRef(specPath, out)
 		}
-		if err := r.WriteFile(o.formatOf(out), out, nil); err != nil {
-			return err
-		}
+		format := o.formatOf(out)
+		outputs = append(outputs, safefile.Output{Path: out, Perm: 0o644, Write: func(w io.Writer) error { return r.Write(w, format) }})
+	}
+	if err := safefile.WriteAll(outputs...); err != nil {
+		return err
+	}
+	if len(o.outputs) == 0 {
+		return rep.Write(o.stdout, o.format)
 	}
 	return nil
 }
@@ -166,10 +170,12 @@ func runInfer(ctx context.Context, o *inferOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := cluster.Write(o.stats, st); err != nil {
-		return err
-	}
-	return o.writeReports(rep, o.spec)
+	return o.writeReports(rep, o.spec, safefile.Output{Path: o.stats, Perm: 0o644, Write: func(w io.Writer) error {
+		if err := cluster.Encode(w, st); err != nil {
+			return fmt.Errorf("write %s: %w", o.stats, err)
+		}
+		return nil
+	}})
 }
 
 // runShard evaluates one shard of the trace, without filtering, and

@@ -29,6 +29,9 @@ func newMonitorCmd(runF func(*monitorOptions) error) *cobra.Command {
 		Use:   "monitor CHECKS [--listen ADDR] [--token-file F] [--record OUT.trace]",
 		Short: "Check a live system: take pushed node-local records, check each consistent cut",
 		Args:  cobra.ExactArgs(1),
+		// Its shutdown drains the pushes in progress, for at most
+		// monitor.ServeOptions' ShutdownTimeout.
+		Annotations: map[string]string{noGraceAnnotation: "true"},
 		RunE: runE(o, runF, runMonitor, func(cmd *cobra.Command, args []string) {
 			o.cfg.Checks, o.stdout, o.stderr = args[0], cmd.OutOrStdout(), cmd.ErrOrStderr()
 		}),

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -177,5 +178,39 @@ func TestCPUProfileReplaced(t *testing.T) {
 	}
 	if tmp, _ := filepath.Glob(".cpu.prof.tmp-*"); len(tmp) > 0 {
 		t.Errorf("temporary files left: %q", tmp)
+	}
+}
+
+// TestOutputsAsASet checks that infer replaces its reports and stats as a
+// set: when one of them cannot be written (here a named pipe no process
+// reads), the others are as they were, not half the set new (issue 31).
+func TestOutputsAsASet(t *testing.T) {
+	dir := t.TempDir()
+	in := func(name string) string { return filepath.Join(dir, name) }
+	augur(t, "collect", "../../testdata/small.jsonl", "-o", in("small.trace"))
+	if err := syscall.Mkfifo(in("out.md"), 0o600); err != nil {
+		t.Skip("no named pipes here:", err)
+	}
+	for _, name := range []string{"out.json", "out.arrow"} {
+		if err := os.WriteFile(in(name), []byte("old"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"infer", "../../testdata/small.yaml", in("small.trace"), "-q",
+		"--stats", in("out.arrow"), "-o", in("out.json"), "-o", in("out.md")}, &stdout, &stderr)
+	if code != exitError || !strings.Contains(stderr.String(), "no process reads") {
+		t.Fatalf("exit %d, stderr %q; want status 2 naming the pipe", code, stderr.String())
+	}
+	for _, name := range []string{"out.json", "out.arrow"} {
+		if data, _ := os.ReadFile(in(name)); string(data) != "old" {
+			t.Errorf("%s was replaced by a run that failed to write out.md", name)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.Contains(e.Name(), "tmp") {
+			t.Errorf("left %s", e.Name())
+		}
 	}
 }

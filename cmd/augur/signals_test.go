@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -41,7 +42,11 @@ func TestSignals(t *testing.T) {
 	writeIntTrace(t, in("wide.trace"), 1000, 1, 2)
 	// 200,000 states of 20 integers, over a second of CPU for spec init.
 	writeIntTrace(t, in("ints.trace"), 1, 200000, 20)
-	augur(t, "spec", "init", in("wide.trace"), "-o", in("wide.yaml"))
+	// Properties over three of the 1,000 nodes: minutes of work for infer.
+	wide := "system: wide\ntypes:\n  X: int64\nvariables:\n  x0: X\n  x1: X\ngenerate:\n  max_nodes: 3\n"
+	if err := os.WriteFile(in("wide.yaml"), []byte(wide), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	augur(t, "collect", "../../testdata/small.jsonl", "-o", in("small.trace"))
 	for x := range 2 {
 		augur(t, "infer", "../../testdata/small.yaml", in("small.trace"), "-q", "--shard", fmt.Sprintf("%d/2", x), "--stats", in(fmt.Sprintf("p%d.arrow", x)))
@@ -242,4 +247,99 @@ func cpuTime(t *testing.T, pid int) time.Duration {
 	utime, _ := strconv.ParseInt(f[11], 10, 64)
 	stime, _ := strconv.ParseInt(f[12], 10, 64)
 	return time.Duration(utime+stime) * 10 * time.Millisecond
+}
+
+// TestWatchdog checks that the process is ended a grace after the
+// signal when the command has not returned, and only then.
+func TestWatchdog(t *testing.T) {
+	const grace = 50 * time.Millisecond
+	for _, tt := range []struct {
+		name     string
+		signaled bool
+		returns  time.Duration // when the command returns; 0: never
+		ended    bool
+	}{
+		{"not signaled", false, 200 * time.Millisecond, false},
+		{"stops on its own", true, grace / 5, false},
+		{"does not stop", true, 0, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if tt.signaled {
+				cancel()
+			}
+			done, exited := make(chan struct{}), make(chan int, 1)
+			if tt.returns > 0 {
+				time.AfterFunc(tt.returns, func() { close(done) })
+			}
+			var stderr bytes.Buffer
+			go func() {
+				watchdog(ctx, done, grace, &stderr, func(code int) { exited <- code })
+				close(exited)
+			}()
+			select {
+			case code, ok := <-exited:
+				if ended := ok; ended != tt.ended || (ok && code != exitError) {
+					t.Errorf("ended %v with status %d, want ended %v with status %d", ended, code, tt.ended, exitError)
+				}
+				if ok && !strings.Contains(stderr.String(), "interrupted; nothing written") {
+					t.Errorf("stderr %q", stderr.String())
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("watchdog neither ended the process nor returned")
+			}
+		})
+	}
+}
+
+// TestSignalDeafWrite checks that a command blocked in a write that
+// never completes, to a named pipe that its reader never reads, ends
+// soon after SIGINT, its other outputs as they were (issue 31).
+func TestSignalDeafWrite(t *testing.T) {
+	dir := t.TempDir()
+	pipe := filepath.Join(dir, "stats.fifo")
+	if err := syscall.Mkfifo(pipe, 0o600); err != nil {
+		t.Skip("no named pipes here:", err)
+	}
+	held, err := os.OpenFile(pipe, os.O_RDWR, 0) // open, never read
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	augur(t, "collect", "../../testdata/small.jsonl", "-o", filepath.Join(dir, "small.trace"))
+	cmd := exec.Command("augur", "infer", "../../testdata/small.yaml", filepath.Join(dir, "small.trace"), "-q", "--stats", pipe)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	// The stats are written once the run is done: wait until the pipe
+	// holds what it can.
+	for {
+		select {
+		case err := <-exited:
+			t.Fatalf("augur infer ended (%v) before it was signaled: %s", err, stderr.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+		var n int
+		if _, _, errno := syscall.Syscall(syscall.SYS_IOCTL, held.Fd(), syscall.TIOCINQ, uintptr(unsafe.Pointer(&n))); errno == 0 && n > 0 {
+			break
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-exited:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		<-exited
+		t.Fatal("augur infer still ran 30 s after SIGINT, blocked writing to a pipe no one reads")
+	}
+	if code := cmd.ProcessState.ExitCode(); code != exitError || !strings.Contains(stderr.String(), "interrupted; nothing written") {
+		t.Errorf("exit status %d, stderr %q; want 2 and 'interrupted; nothing written'", code, stderr.String())
+	}
 }

@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/augur-dev/augur/internal/shutdown"
 )
 
 // ErrConflict is wrapped by every error of Check.
@@ -119,11 +121,7 @@ func WorkDir(keep, prefix string, inputs ...string) (dir string, cleanup func(),
 		}
 		return keep, func() {}, os.MkdirAll(keep, 0o755)
 	}
-	tmp, err := os.MkdirTemp("", prefix)
-	if err != nil {
-		return "", nil, err
-	}
-	return tmp, func() { os.RemoveAll(tmp) }, nil
+	return shutdown.TempDir(prefix)
 }
 
 // CheckDir returns an error naming the conflict if writing files into

@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/augur-dev/augur/internal/shutdown"
 )
 
 // Write writes what write produces to path. A regular file at path is
@@ -19,15 +21,54 @@ import (
 // written in place. Whether path may be written at all is for
 // clobber.Check to say.
 func Write(path string, perm fs.FileMode, write func(io.Writer) error) error {
-	f, err := Create(path, perm)
-	if err != nil {
-		return err
+	return WriteAll(Output{path, perm, write})
+}
+
+// An Output is one file of WriteAll: its path, the permissions of a new
+// one and what to write there.
+type Output struct {
+	Path  string
+	Perm  fs.FileMode
+	Write func(io.Writer) error
+}
+
+// WriteAll writes each output as Write does, as a set: every one is
+// written to its temporary file first, and only when all are complete
+// are they renamed over their targets, so that a run that fails to write
+// one (a full disk) leaves every target as it was.
+func WriteAll(outputs ...Output) error {
+	files := make([]*File, 0, len(outputs))
+	abort := func() {
+		for _, f := range files {
+			f.Abort()
+		}
 	}
-	if err := write(f); err != nil {
-		f.Abort()
-		return err
+	for _, o := range outputs {
+		f, err := Create(o.Path, o.Perm)
+		if err != nil {
+			abort()
+			return err
+		}
+		files = append(files, f)
+		if err := o.Write(f); err != nil {
+			abort()
+			return err
+		}
+		if err := f.finish(); err != nil {
+			abort()
+			return err
+		}
 	}
-	return f.Commit()
+	return shutdown.Commit(func() error {
+		var err error
+		for _, f := range files {
+			if err == nil {
+				err = f.rename()
+			}
+			f.discard()
+		}
+		return err
+	})
 }
 
 // A File is the content of path being written, for a writer that cannot
@@ -35,8 +76,10 @@ func Write(path string, perm fs.FileMode, write func(io.Writer) error) error {
 // Commit puts it in place as Write would, Abort leaves path as it was.
 type File struct {
 	*os.File
-	path string      // the target; "" when the file is written in place
-	perm fs.FileMode // the target's permissions
+	path    string      // the target; "" when the file is written in place
+	perm    fs.FileMode // the target's permissions
+	untrack func()      // forgets the temporary file (shutdown.Track)
+	placed  bool        // renamed over the target
 }
 
 // Create starts writing path: to a temporary file beside it, or, for a
@@ -59,12 +102,23 @@ func Create(path string, perm fs.FileMode) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &File{File: tmp, path: path, perm: perm}, nil
+	return &File{File: tmp, path: path, perm: perm, untrack: shutdown.Track(tmp.Name())}, nil
 }
 
 // Commit syncs the file and renames it over its target, or closes it when
 // it is written in place. On error the target is as it was.
 func (f *File) Commit() error {
+	err := f.finish()
+	if err == nil {
+		err = shutdown.Commit(f.rename)
+	}
+	f.discard()
+	return err
+}
+
+// finish gives the temporary file the target's permissions, syncs and
+// closes it; a file written in place is closed.
+func (f *File) finish() error {
 	if f.path == "" {
 		return f.Close()
 	}
@@ -75,22 +129,36 @@ func (f *File) Commit() error {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-		err = os.Rename(f.Name(), f.path)
+	return err
+}
+
+// rename puts the finished temporary file in place of its target.
+func (f *File) rename() error {
+	if f.path == "" {
+		return nil
 	}
-	if err != nil {
+	err := os.Rename(f.Name(), f.path)
+	f.placed = err == nil
+	return err
+}
+
+// discard removes the temporary file unless it was put in place, and
+// forgets it.
+func (f *File) discard() {
+	if f.path == "" {
+		return
+	}
+	if !f.placed {
 		os.Remove(f.Name())
 	}
-	return err
+	f.untrack()
 }
 
 // Abort closes the file and removes the temporary one: the target is as
 // it was.
 func (f *File) Abort() {
 	f.Close()
-	if f.path != "" {
-		os.Remove(f.Name())
-	}
+	f.discard()
 }
 
 // openInPlace opens the target that is not a regular file for writing. A

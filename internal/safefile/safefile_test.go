@@ -124,3 +124,46 @@ func TestWriteNamedPipe(t *testing.T) {
 		t.Errorf("the pipe was replaced: %v, %v", info, err)
 	}
 }
+
+// TestWriteAll checks that outputs are replaced as a set: when one cannot
+// be written, none is.
+func TestWriteAll(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.md")
+	for _, p := range []string{a, b} {
+		if err := os.WriteFile(p, []byte("old"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write := func(s string) func(io.Writer) error {
+		return func(w io.Writer) error { _, err := io.WriteString(w, s); return err }
+	}
+	full := errors.New("no space left on device")
+	for _, tt := range []struct {
+		name    string
+		outputs []Output
+	}{
+		{"second write fails", []Output{{a, 0o644, write("new")}, {b, 0o644, func(io.Writer) error { return full }}}},
+		{"second cannot be created", []Output{{a, 0o644, write("new")}, {filepath.Join(dir, "missing", "c"), 0o644, write("new")}}},
+	} {
+		if err := WriteAll(tt.outputs...); err == nil {
+			t.Errorf("%s: no error", tt.name)
+		}
+		for _, p := range []string{a, b} {
+			if data, _ := os.ReadFile(p); string(data) != "old" {
+				t.Errorf("%s: %s is %q, want it as it was", tt.name, filepath.Base(p), data)
+			}
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+			t.Errorf("%s: temporary files left: %v", tt.name, entries)
+		}
+	}
+	if err := WriteAll(Output{a, 0o644, write("A")}, Output{b, 0o644, write("B")}); err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string]string{a: "A", b: "B"} {
+		if data, _ := os.ReadFile(p); string(data) != want {
+			t.Errorf("%s is %q, want %q", filepath.Base(p), data, want)
+		}
+	}
+}

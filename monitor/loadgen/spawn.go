@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/augur-dev/augur/internal/shutdown"
 )
 
 // RunSpawned runs cfg against a monitor of its own: the augur binary exe
@@ -20,11 +22,11 @@ import (
 // stderr goes to stderr. cfg.URL and cfg.Token are set here. The monitor
 // is stopped (SIGTERM) and the directory removed when the run ends.
 func RunSpawned(ctx context.Context, cfg Config, exe string, monitorFlags []string, stderr io.Writer) (*Result, error) {
-	dir, err := os.MkdirTemp("", "augur-load-")
+	dir, remove, err := shutdown.TempDir("augur-load-")
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
+	defer remove()
 	cfg.Token = fmt.Sprintf("load-%d", time.Now().UnixNano())
 	files := map[string]string{"spec.yaml": Spec, "checks.yaml": Checks, "token": cfg.Token}
 	for name, text := range files {
@@ -37,6 +39,8 @@ func RunSpawned(ctx context.Context, cfg Config, exe string, monitorFlags []stri
 		"--token-file", filepath.Join(dir, "token"), "-q", "--nodes", strconv.Itoa(cfg.Nodes)}
 	cmd := exec.CommandContext(ctx, exe, append(args, monitorFlags...)...)
 	cmd.Stderr = stderr
+	// The monitor ends with this process, however it ends.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
