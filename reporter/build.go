@@ -363,17 +363,17 @@ func Build(in Input, opts Options) (*Report, error) {
 	if !opts.All {
 		r.AlmostInvariants, r.Candidates.NotStandingOut = listed(r.AlmostInvariants, opts.HoldRatio)
 	}
+	if in.Baseline != nil {
+		if err := baselineLast(r.AlmostInvariants, in.Baseline); err != nil {
+			return nil, err
+		}
+	}
 	for _, e := range r.AlmostInvariants {
 		if e.During != "" {
 			r.Candidates.During++
 		}
 		if e.StartUp {
 			r.Candidates.StartUp++
-		}
-	}
-	if in.Baseline != nil {
-		if err := baselineLast(r.AlmostInvariants, in.Baseline); err != nil {
-			return nil, err
 		}
 	}
 	r.AlmostInvariants, r.RareValues = splitRareValues(r.AlmostInvariants)
@@ -582,7 +582,8 @@ func cut(es []*Entry, size int) []*Entry {
 // and moves those that fail there after the others, keeping each group in
 // rank order. What fails in a run believed good as well is, most likely,
 // how the system normally behaves (a transient of its protocol), not a
-// bug.
+// bug. An anomaly listed during the episodes of one that moves after it
+// is no longer said to be: its line would name an anomaly below it.
 func baselineLast(es []*Entry, baseline func([]*grammar.Property) ([]int64, error)) error {
 	props := make([]*grammar.Property, len(es))
 	for i, e := range es {
@@ -592,8 +593,15 @@ func baselineLast(es []*Entry, baseline func([]*grammar.Property) ([]int64, erro
 	if err != nil {
 		return err
 	}
+	last := make(map[string]bool, len(es))
 	for i, e := range es {
 		e.BaselineViolatingSnapshots = counts[i]
+		last[e.Text] = counts[i] > 0
+	}
+	for _, e := range es {
+		if e.During != "" && last[e.During] && !last[e.Text] {
+			e.During = ""
+		}
 	}
 	slices.SortStableFunc(es, func(a, b *Entry) int {
 		return cmp.Compare(min(a.BaselineViolatingSnapshots, 1), min(b.BaselineViolatingSnapshots, 1))

@@ -656,3 +656,26 @@ func TestOptionsZero(t *testing.T) {
 		}
 	}
 }
+
+// TestBaselineDuringAbove checks that an anomaly listed during
+// another's episodes is no longer said to be when the baseline moves the
+// other below it (a blind user read "fails during the episodes of #3"
+// at #2); one whose host stays above keeps its line.
+func TestBaselineDuringAbove(t *testing.T) {
+	host, during, other, kept := &Entry{Text: "host"}, &Entry{Text: "during"}, &Entry{Text: "other"}, &Entry{Text: "kept"}
+	during.During, kept.During = host.Text, other.Text
+	es := []*Entry{other, host, during, kept}
+	for _, e := range es {
+		e.prop = &evaluator.Prop{}
+	}
+	baseline := func(props []*grammar.Property) ([]int64, error) { return []int64{0, 3, 0, 0}, nil }
+	if err := baselineLast(es, baseline); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := texts(es), []string{"other", "during", "kept", "host"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("order %v, want %v", got, want)
+	}
+	if during.During != "" || kept.During != "other" {
+		t.Errorf("during %q, kept during %q; want \"\" and \"other\"", during.During, kept.During)
+	}
+}
