@@ -8,8 +8,9 @@
 // their state and check their protocol's safety properties (the ground
 // truth). [Record] pops one event per step, and after each step records the
 // state of every live node as one snapshot, tagged "steady" when no message
-// is in flight and "bug:NAME" when a ground-truth check fails. The same
-// seed always yields the same trace.
+// is in flight and no fault is in force (the network whole, every node up)
+// and "bug:NAME" when a ground-truth check fails. The same seed always
+// yields the same trace.
 package testbeds
 
 import (
@@ -478,6 +479,16 @@ func (s *Sim) Wrote(n int) {
 	}
 }
 
+// steady reports whether the system is in steady state: no message in
+// flight and no fault in force. A partition drops the messages sent
+// across it and a down node those sent to it, where a real network
+// would keep them in flight (TCP retransmits until the link heals or
+// the peer is declared dead), so "no message in flight" alone would call
+// a split or crippled system steady while it waits out its fault.
+func (s *Sim) steady() bool {
+	return s.inflight == 0 && !s.split && s.down() == 0
+}
+
 // crash crashes n, when that leaves a majority up, and schedules its
 // restart.
 func (s *Sim) crash(sys interface{ Crash(int) }, n int) {
@@ -660,7 +671,7 @@ func run[S any](ctx context.Context, s *Sim, newSystem func() System[S], dir str
 			}
 		}
 		tags = tags[:0]
-		if s.inflight == 0 {
+		if s.steady() {
 			tags = append(tags, "steady")
 		}
 		if len(failed) > 0 {

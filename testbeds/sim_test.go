@@ -67,3 +67,26 @@ func TestWithDefaults(t *testing.T) {
 		}
 	}
 }
+
+// TestSteady checks that a snapshot is steady only when no message is in
+// flight and no fault is in force: a partition or a down node drops the
+// messages a real network would keep in flight.
+func TestSteady(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		inflight int
+		split    bool
+		live     []bool
+		want     bool
+	}{
+		{"quiet", 0, false, []bool{true, true, true}, true},
+		{"message in flight", 1, false, []bool{true, true, true}, false},
+		{"split", 0, true, []bool{true, true, true}, false},
+		{"node down", 0, false, []bool{true, false, true}, false},
+	} {
+		s := &Sim{inflight: tt.inflight, split: tt.split, live: tt.live}
+		if got := s.steady(); got != tt.want {
+			t.Errorf("%s: steady %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
