@@ -94,6 +94,9 @@ func collectLocal(ctx context.Context, out string, inputs []string, kinds []inpu
 		// The first cut is always complete: the nodes live there exposed
 		// a state at that time.
 		w.Abort()
+		if b.res.Skipped > 0 { // --lenient skipped them all: say why
+			return nil, fmt.Errorf("collect %s: no states in %s: %d bad records skipped, the first: %s", out, strings.Join(inputs, ", "), b.res.Skipped, b.res.Warnings[0])
+		}
 		return nil, fmt.Errorf("collect %s: no states in %s", out, strings.Join(inputs, ", "))
 	}
 	if err := w.Close(); err != nil {

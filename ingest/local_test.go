@@ -288,6 +288,11 @@ func TestCollectLocalErrors(t *testing.T) {
 		name:   "no states",
 		inputs: []string{`{"node": "n1", "ts": 1, "heartbeat": true}`, `{"node": "n2", "ts": 2, "leave": true}`},
 		want:   `collect out.trace: no states in in1.jsonl, in2.jsonl`,
+	}, {
+		name:   "lenient, every record bad",
+		inputs: []string{`{"node": "n1", "ts": -5, "state": {"x": 1}}` + "\n" + `{"node": "n1", "ts": -6, "state": {"x": 1}}`},
+		opts:   Options{Lenient: true},
+		want:   `collect out.trace: no states in in1.jsonl: 2 bad records skipped, the first: in1.jsonl:1: node n1: ts: want a non-negative integer, got -5`,
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
