@@ -177,7 +177,7 @@ func budgetError(err error, n int) error {
 	if fe := (*file.Error)(nil); !errors.As(err, &fe) || fe.Message != "memory budget exceeded" {
 		return err
 	}
-	return fmt.Errorf("builds more than %d elements (ranges, arrays, maps): an evaluation may build %d, plus the square of the %d elements of the lists, maps and strings it reads, at most %d",
+	return fmt.Errorf("builds more than %d elements (ranges, arrays, maps, bytes of strings): an evaluation may build %d, plus the square of the %d elements of the lists, maps and strings it reads, at most %d",
 		buildBudget(n), BuildBase, n, BuildMax)
 }
 
@@ -410,7 +410,7 @@ func (p *parser) compile(n *yaml.Node, name, src string, opts ...expr.Option) *v
 		p.errorf(deref(n), "%s: the expression nests %d deep, more than %d (counting brackets and unary operators, let, if, ?, ** and ^, each of which takes the parser one call deeper)", name, d, MaxNesting)
 		return nil
 	}
-	prog, err := expr.Compile(src, opts...)
+	prog, err := expr.Compile(src, append(opts, stringOptions...)...)
 	if err == nil {
 		if d := loopDepth(prog); d > MaxLoopDepth {
 			p.errorf(deref(n), "%s: loops nest %d deep, more than %d (the time of one evaluation grows as the length of a list to that power)", name, d, MaxLoopDepth)
