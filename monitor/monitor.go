@@ -31,6 +31,21 @@ const (
 	DefaultMaxHeld     = 64 << 20
 )
 
+// The largest values of [Options] that augur monitor takes, and why, as
+// its errors say. The other limits (MaxBuffered, MaxNodeName, the byte
+// sizes) only compare what comes with them, and cost nothing themselves.
+const (
+	// Options.SubscriberBuffer: the largest int made the channel panic.
+	LimitSubscriber    = 1 << 16
+	LimitSubscriberWhy = "a stream's channel of lines is made whole when it opens, 24 bytes a line: 1.5 MiB a stream"
+	// Options.MaxStreams.
+	LimitStreams    = 1 << 10
+	LimitStreamsWhy = "each stream is a connection and a goroutine with a channel of --stream-buffer lines: 1.5 GiB for 1,024 of the largest"
+	// Options.MaxNodes and Options.Nodes.
+	LimitNodes    = 1 << 16
+	LimitNodesWhy = "each cut holds the state of every live node and is checked whole"
+)
+
 // Options configure a [Monitor].
 type Options struct {
 	// Checker holds the checks, compiled against the spec whose

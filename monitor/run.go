@@ -49,6 +49,10 @@ func Run(ctx context.Context, cfg RunConfig) (Stats, error) {
 		}
 	}
 	maxBody, err := ParseSize(cfg.MaxBody)
+	if err == nil && maxBody > 1<<30 {
+		// A push's body is read into one allocation of its length.
+		err = fmt.Errorf("%s is over 1GiB", cfg.MaxBody)
+	}
 	if err != nil {
 		return Stats{}, fmt.Errorf("--max-body: %w", err)
 	}

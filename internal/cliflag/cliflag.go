@@ -1,24 +1,27 @@
 // Package cliflag holds flag values that refuse a bad value when the
-// flag is parsed, naming the flag: an int with a least value, a duration
-// that is not negative.
+// flag is parsed, naming the flag: an int with a least value (and a
+// greatest), a duration that is not negative.
 package cliflag
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"time"
 
 	"github.com/spf13/pflag"
 )
 
-// intAtLeast is an int flag whose value may not be below min: a bad value
-// is refused when the flag is parsed, naming the flag.
-type intAtLeast struct {
-	p   *int
-	min int
+// intIn is an int flag whose value may not be below min nor above max:
+// a bad value is refused when the flag is parsed, naming the flag, and
+// saying why for the maximum.
+type intIn struct {
+	p        *int
+	min, max int
+	why      string // why max bounds it
 }
 
-func (v *intAtLeast) Set(s string) error {
+func (v *intIn) Set(s string) error {
 	n, err := strconv.Atoi(s)
 	if err != nil {
 		return fmt.Errorf("not an integer")
@@ -26,18 +29,28 @@ func (v *intAtLeast) Set(s string) error {
 	if n < v.min {
 		return fmt.Errorf("must be at least %d", v.min)
 	}
+	if n > v.max {
+		return fmt.Errorf("must be at most %d (%s)", v.max, v.why)
+	}
 	*v.p = n
 	return nil
 }
 
-func (v *intAtLeast) String() string { return strconv.Itoa(*v.p) }
-func (v *intAtLeast) Type() string   { return "int" }
+func (v *intIn) String() string { return strconv.Itoa(*v.p) }
+func (v *intIn) Type() string   { return "int" }
 
 // IntP defines an int flag, with a shorthand unless it is "", that
 // may not be set below min.
 func IntP(f *pflag.FlagSet, p *int, name, shorthand string, value, min int, usage string) {
 	*p = value
-	f.VarP(&intAtLeast{p, min}, name, shorthand, usage)
+	f.VarP(&intIn{p: p, min: min, max: math.MaxInt}, name, shorthand, usage)
+}
+
+// IntIn defines an int flag that may not be set below min nor above max,
+// for why: what a larger value would cost, say.
+func IntIn(f *pflag.FlagSet, p *int, name string, value, min, max int, why, usage string) {
+	*p = value
+	f.Var(&intIn{p: p, min: min, max: max, why: why}, name, usage)
 }
 
 // Workers defines --workers, the goroutines evaluating snapshots: 0, the
