@@ -162,6 +162,8 @@ var badInputs = []struct {
 	{name: "monitor --max-body 2GiB", args: "monitor checks.yaml --max-body 2GiB", stderr: `--max-body: 2GiB is over 1GiB`},
 	{name: "monitor --max-nodes x", args: "monitor checks.yaml --max-nodes x", stderr: `invalid argument "x" for "--max-nodes" flag: not an integer`},
 	{name: "monitor push --batch 0", args: "monitor push run.jsonl --url http://127.0.0.1:1 --batch 0", stderr: `invalid argument "0" for "--batch" flag: must be at least 1`},
+	{name: "monitor load --rates 2^63-1", args: "monitor load --nodes 5 --rates 9223372036854775807 --duration 1s", stderr: `--rates: 9223372036854775807 is over 1000000 \(`},
+	{name: "monitor load --nodes 100000", args: "monitor load --nodes 100000 --rates 1000 --duration 1s", stderr: `--nodes: 100000 is over 1024 \(`},
 	{name: "monitor load --plant-every -1", args: "monitor load --nodes 2 --rates 10 --plant-every -1", stderr: `invalid argument "-1" for "--plant-every" flag: must be at least 1`},
 	{name: "monitor --fail-after -3s", args: "monitor checks.yaml --fail-after -3s", stderr: `invalid argument "-3s" for "--fail-after" flag: must not be negative`},
 	{name: "monitor load --duration 0", args: "monitor load --nodes 2 --rates 10 --duration 0", stderr: `invalid argument "0" for "--duration" flag: must be positive`},

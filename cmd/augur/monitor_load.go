@@ -50,12 +50,17 @@ func newMonitorLoadCmd(runF func(*monitorLoadOptions) error) *cobra.Command {
 	return cmd
 }
 
-func parseInts(flag, s string) ([]int, error) {
+// parseInts parses the comma-separated positive numbers of flag, each at
+// most most, for why.
+func parseInts(flag, s string, most int, why string) ([]int, error) {
 	var out []int
 	for f := range strings.SplitSeq(s, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || n <= 0 {
 			return nil, fmt.Errorf("%s: bad number %q", flag, f)
+		}
+		if n > most {
+			return nil, fmt.Errorf("%s: %d is over %d (%s)", flag, n, most, why)
 		}
 		out = append(out, n)
 	}
@@ -63,11 +68,11 @@ func parseInts(flag, s string) ([]int, error) {
 }
 
 func runMonitorLoad(ctx context.Context, o *monitorLoadOptions) error {
-	nodes, err := parseInts("--nodes", o.nodes)
+	nodes, err := parseInts("--nodes", o.nodes, loadgen.MaxNodes, loadgen.MaxNodesWhy)
 	if err != nil {
 		return err
 	}
-	rates, err := parseInts("--rates", o.rates)
+	rates, err := parseInts("--rates", o.rates, loadgen.MaxRate, loadgen.MaxRateWhy)
 	if err != nil {
 		return err
 	}

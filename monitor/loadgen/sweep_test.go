@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"context"
+	"math"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -14,10 +15,12 @@ import (
 	"github.com/augur-dev/augur/specs/spectrace"
 )
 
-// TestSweepURL loads a monitor of Checks served in-process, as augur
-// monitor load --url does, and reads the table's row.
-func TestSweepURL(t *testing.T) {
-	dir := t.TempDir()
+// serve serves a monitor of Checks in-process, as augur monitor load
+// --url would load, and returns its URL and a directory holding its token
+// file, "token".
+func serve(t *testing.T) (url, dir string) {
+	t.Helper()
+	dir = t.TempDir()
 	for name, text := range map[string]string{"spec.yaml": Spec, "checks.yaml": Checks, "token": "tok"} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600); err != nil {
 			t.Fatal(err)
@@ -40,10 +43,19 @@ func TestSweepURL(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(m)
-	defer srv.Close()
-	defer m.Close()
+	t.Cleanup(func() {
+		srv.Close()
+		m.Close()
+	})
+	return srv.URL, dir
+}
+
+// TestSweepURL loads a monitor of Checks served in-process, as augur
+// monitor load --url does, and reads the table's row.
+func TestSweepURL(t *testing.T) {
+	url, dir := serve(t)
 	sw := Sweep{Nodes: []int{3, 99}, Rates: []int{300, 99}, TokenFile: filepath.Join(dir, "token"),
-		Config: Config{URL: srv.URL, Duration: 300 * time.Millisecond, PlantEvery: 10, Flush: 20 * time.Millisecond, Seed: 1}}
+		Config: Config{URL: url, Duration: 300 * time.Millisecond, PlantEvery: 10, Flush: 20 * time.Millisecond, Seed: 1}}
 	var out strings.Builder
 	if err := sw.Run(context.Background(), &out); err != nil {
 		t.Fatal(err)
@@ -55,5 +67,36 @@ func TestSweepURL(t *testing.T) {
 	sw.TokenFile = filepath.Join(dir, "none")
 	if err := sw.Run(context.Background(), &out); err == nil {
 		t.Error("a missing token file is no error")
+	}
+}
+
+// TestRunEnds runs the nodes for their duration, however high the rate
+// they are given: the largest int never left a node's loop, which
+// exposed one state after another.
+func TestRunEnds(t *testing.T) {
+	tests := []struct {
+		name string
+		rate int
+	}{
+		{"largest int", math.MaxInt},
+		{"beyond what the nodes expose", 1 << 30},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			url, _ := serve(t)
+			done := make(chan error, 1)
+			go func() {
+				_, err := Run(t.Context(), Config{URL: url, Token: "tok", Nodes: 2, Rate: tt.rate, Duration: 200 * time.Millisecond, Seed: 1})
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatal(err)
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatal("a run of 200ms did not end in 30 s")
+			}
+		})
 	}
 }
