@@ -2,7 +2,6 @@ package specs
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/augur-dev/augur/coltype"
 	"github.com/augur-dev/augur/diag"
@@ -39,9 +38,9 @@ func (s *Spec) CheckColumns(schema coltype.Schema) error {
 		switch {
 		case why == "":
 		case path == v.Name:
-			errs = append(errs, &diag.Error{Pos: v.Pos, Msg: fmt.Sprintf("variable %s: column %s has type %s, want %s", v.Name, v.Name, ct, v.Type.Describe())})
+			errs = append(errs, &diag.Error{Pos: v.Pos, Msg: fmt.Sprintf("variable %s: column %s has type %s, want %s", v.Name, v.Name, quoted(ct.String()), v.Type.Describe())})
 		default:
-			errs = append(errs, &diag.Error{Pos: v.Pos, Msg: fmt.Sprintf("variable %s: column %s has type %s, want %s: at %s, %s", v.Name, v.Name, ct, v.Type, path, why)})
+			errs = append(errs, &diag.Error{Pos: v.Pos, Msg: fmt.Sprintf("variable %s: column %s has type %s, want %s: at %s, %s", v.Name, v.Name, quoted(ct.String()), quoted(v.Type.String()), path, why)})
 		}
 	}
 	errs.Sort()
@@ -54,7 +53,7 @@ func columns(schema coltype.Schema) string {
 	for _, c := range schema {
 		names = append(names, c.Name)
 	}
-	return strings.Join(names, ", ")
+	return listed(names)
 }
 
 // mismatch returns "" when a column of type ct can hold the values of t,

@@ -5,7 +5,6 @@ import (
 	"maps"
 	"slices"
 	"strconv"
-	"strings"
 )
 
 // An EnumError is a string that a variable holds, at Path below it, and
@@ -22,7 +21,7 @@ func (e *EnumError) Error() string {
 	if at != "" {
 		at += ": "
 	}
-	return fmt.Sprintf("%s%q is not a value of the enum %s (%s)", at, e.Value, e.Enum.Name, strings.Join(e.Enum.Enum, ", "))
+	return fmt.Sprintf("%s%q is not a value of the enum %s (%s)", at, e.Value, e.Enum.Name, listed(e.Enum.Enum))
 }
 
 // HasEnum reports whether a value of t can hold a value of an enum.

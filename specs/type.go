@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/augur-dev/augur/diag"
 )
@@ -160,15 +161,46 @@ func (t *Type) underlying() *Type {
 }
 
 // Describe names t for an error message: "Term (uint64)", "state (enum)",
-// or the structure of an anonymous type.
+// or the structure of an anonymous type, cut as quoted cuts it.
 func (t *Type) Describe() string {
 	switch {
 	case t.Name == "":
-		return t.String()
+		return quoted(t.String())
 	case t.Enum != nil:
 		return t.Name + " (enum)"
 	}
-	return fmt.Sprintf("%s (%s)", t.Name, t.underlying())
+	return quoted(fmt.Sprintf("%s (%s)", t.Name, t.underlying()))
+}
+
+// maxQuoted bounds what of a type, or of another text of a spec or of a
+// trace, a message quotes: a struct of 10,000 fields made one message of
+// 139 KB, printing the type twice.
+const maxQuoted = 200
+
+// quoted returns s, cut after maxQuoted bytes (at a rune's start) and
+// saying how long it was when it is longer.
+func quoted(s string) string {
+	if len(s) <= maxQuoted {
+		return s
+	}
+	i := maxQuoted
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return fmt.Sprintf("%s… (%d bytes)", s[:i], len(s))
+}
+
+// maxListed bounds the names or values a message lists.
+const maxListed = 10
+
+// listed returns the first maxListed of items joined by ", ", and how
+// many more there are: an enum of 1,000,000 values was listed whole in
+// the message about a value outside it.
+func listed(items []string) string {
+	if len(items) <= maxListed {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%s, and %d more", strings.Join(items[:maxListed], ", "), len(items)-maxListed)
 }
 
 // reserved lists the keywords of the property language (package grammar), which

@@ -1,8 +1,11 @@
 package specs
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
+	"github.com/augur-dev/augur/coltype"
 	"github.com/augur-dev/augur/diag"
 )
 
@@ -155,5 +158,38 @@ func TestKindString(t *testing.T) {
 	}
 	if got := Kind(99).String(); got != "Kind(99)" {
 		t.Errorf("Kind(99).String() = %q", got)
+	}
+}
+
+// A message quotes at most maxQuoted bytes of a type and maxListed
+// values or columns: an enum of 1,000,000 values, a struct of 10,000
+// fields and 100,000 columns were quoted whole.
+func TestMessagesCut(t *testing.T) {
+	var values, fields []string
+	var schema coltype.Schema
+	for i := range 10_000 {
+		values = append(values, fmt.Sprintf("e%d", i))
+		fields = append(fields, fmt.Sprintf("f%d: int64", i))
+		schema = append(schema, coltype.Column{Name: fmt.Sprintf("c%d", i), Type: coltype.Int64Type})
+	}
+	enum := &Type{Kind: String, Name: "state", Enum: values}
+	st, err := ParseType("{"+strings.Join(fields, ", ")+"}", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	columnErr := func(v *Var, schema coltype.Schema) string {
+		return (&Spec{Vars: []*Var{v}}).CheckColumns(schema).Error()
+	}
+	tests := []struct {
+		name, msg, want string
+	}{
+		{"enum", (&EnumError{Var: "v", Value: "x", Enum: enum}).Error(), `v: "x" is not a value of the enum state (e0, e1, e2, e3, e4, e5, e6, e7, e8, e9, and 9990 more)`},
+		{"struct", columnErr(&Var{Name: "c0", Type: st}, schema), "variable c0: column c0 has type int64, want {f0: int64, "},
+		{"columns", columnErr(&Var{Name: "v", Type: &Type{Kind: Int}}, schema), "variable v is not a column of the trace (columns: node, c0, c1, c2, c3, c4, c5, c6, c7, c8, and 9991 more)"},
+	}
+	for _, tt := range tests {
+		if !strings.HasPrefix(tt.msg, tt.want) || len(tt.msg) > len(tt.want)+400 { // the rest of a cut type, about maxQuoted bytes
+			t.Errorf("%s: message of %d bytes:\n%.500s\nwant %s…", tt.name, len(tt.msg), tt.msg, tt.want)
+		}
 	}
 }
