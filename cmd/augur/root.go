@@ -79,15 +79,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "augur: %s\n", printable(err.Error()))
 	// A positioned error list (specs, properties, checks) names its first
-	// error and how many more there are: print the others below it.
+	// error and how many more there are: print the next ones below it, up
+	// to maxErrors in all, and count the rest.
 	var list diag.ErrorList
 	if errors.As(err, &list) {
-		for _, e := range list[1:] {
+		for _, e := range list[1:min(len(list), maxErrors)] {
 			fmt.Fprintf(stderr, "augur: %s\n", printable(e.Error()))
+		}
+		if len(list) > maxErrors {
+			fmt.Fprintf(stderr, "augur: and %d more errors\n", len(list)-maxErrors)
 		}
 	}
 	return exitError
 }
+
+// maxErrors bounds the errors of a list printed: a spec of 100,000
+// variables not in the trace printed every error, 14 MB.
+const maxErrors = 10
 
 // maxWorkers bounds --workers: each worker evaluates its share of the
 // properties with an engine of its own (about 1 MB on a small trace and
