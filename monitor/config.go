@@ -30,7 +30,7 @@ const maxPEMFile = 1 << 20
 func ReadToken(file string) (string, error) {
 	if file == "" {
 		if tok := strings.TrimSpace(os.Getenv(TokenEnv)); tok != "" {
-			return tok, nil
+			return tok, checkToken("$"+TokenEnv, tok)
 		}
 		return "", fmt.Errorf("no token: give --token-file F or set $%s (requests must carry it as a bearer token)", TokenEnv)
 	}
@@ -54,7 +54,20 @@ func ReadToken(file string) (string, error) {
 	if tok == "" {
 		return "", fmt.Errorf("%s: empty token", file)
 	}
-	return tok, nil
+	return tok, checkToken(file, tok)
+}
+
+// checkToken returns an error, naming where the token came from, if tok
+// holds a byte that a bearer token in an HTTP header cannot carry
+// (printable ASCII but the space): a binary file given as the token
+// failed only at the first request, with net/http's words.
+func checkToken(from, tok string) error {
+	for i := range len(tok) {
+		if c := tok[i]; c <= ' ' || c > '~' {
+			return fmt.Errorf("%s: the token holds byte 0x%02x at offset %d: a bearer token is printable ASCII without spaces", from, c, i)
+		}
+	}
+	return nil
 }
 
 // ParseSize parses a positive size in bytes such as 8MiB, 512KiB, 100kB

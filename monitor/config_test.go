@@ -44,6 +44,13 @@ func TestReadToken(t *testing.T) {
 	if _, err := ReadToken(empty); err == nil {
 		t.Error("an empty token file was accepted")
 	}
+	binary := filepath.Join(dir, "binary")
+	if err := os.WriteFile(binary, []byte("sec\x00ret\xff"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadToken(binary); err == nil || !strings.Contains(err.Error(), binary+": the token holds byte 0x00 at offset 3") {
+		t.Errorf("ReadToken of a binary file = %v, want an error naming the file and the byte", err)
+	}
 	t.Setenv(TokenEnv, "")
 	if _, err := ReadToken(""); err == nil {
 		t.Error("no token was accepted")
