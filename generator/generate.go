@@ -2,7 +2,6 @@ package generator
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -110,7 +109,7 @@ func generatePool(spec *specs.Spec, consts Constants, b budget) (*Pool, error) {
 	}
 	nodes := nodeTemplates(spec)
 	if len(nodes) == 0 {
-		return nil, errors.New("generator: the spec declares no variables")
+		return nil, fmt.Errorf("generator: %s declares no variables", cmp.Or(spec.File, "the spec"))
 	}
 	its, err := iterators(spec, nodes)
 	if err != nil {

@@ -412,6 +412,7 @@ func TestGenerateErrors(t *testing.T) {
 		want   string
 	}{
 		{"nodes", func(s *specs.Spec) { s.Generate.MaxNodes = MaxNodes + 1 }, nil, "max_nodes is 5"},
+		{"no variables", func(s *specs.Spec) { s.Vars, s.Derived, s.Generate.Iterate = nil, nil, nil }, nil, "tiny.yaml declares no variables"},
 		{"literals", func(s *specs.Spec) { s.Generate.MaxLiterals = 0 }, nil, "max_literals is 0"},
 		{"iterate unknown", func(s *specs.Spec) { s.Generate.Iterate = []string{"nope"} }, nil, `no variable "nope"`},
 		{"iterate scalar", func(s *specs.Spec) { s.Generate.Iterate = []string{"term"} }, nil, "term is a Term, not a container"},
