@@ -89,7 +89,7 @@ type Options struct {
 	Shard Shard
 
 	// OnlyTag, if set, restricts Run to the snapshots carrying this tag,
-	// such as a testbed's "steady" (no message in flight).
+	// such as a testbed's "steady" (no message in flight, no fault in force).
 	OnlyTag string
 }
 

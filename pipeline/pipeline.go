@@ -25,7 +25,7 @@ type Options struct {
 	Workers   int  // goroutines evaluating snapshots; 0: the number of CPUs
 	NoFilter  bool // evaluate every property on every snapshot, pruning nothing
 	// OnlyTag, if set, evaluates only the snapshots carrying this tag,
-	// such as a testbed's "steady" (no message in flight).
+	// such as a testbed's "steady" (no message in flight, no fault in force).
 	OnlyTag string
 
 	// Top is the number of entries per list of the report; 0 takes the

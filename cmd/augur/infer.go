@@ -47,7 +47,7 @@ func (o *inferOptions) addFlags(cmd *cobra.Command) {
 	f.BoolVar(&po.NoFilter, "no-filter", false, "evaluate every property on every snapshot (no pruning)")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress on stderr")
 	f.StringVar(&po.Baseline, "baseline", "", "a trace of a run believed good: almost-invariants that fail there too are ranked last")
-	f.StringVar(&po.OnlyTag, "only-tag", "", "evaluate only the snapshots carrying this tag (e.g. steady: no message in flight)")
+	f.StringVar(&po.OnlyTag, "only-tag", "", "evaluate only the snapshots carrying this tag (e.g. a testbed's steady: no message in flight, no fault in force)")
 	f.BoolVar(&po.All, "all", false, "list every anomaly, also those violated at too many moments to stand out")
 }
 
