@@ -2,10 +2,11 @@ package evaluator
 
 import (
 	"math"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/augur-dev/augur/internal/memtest"
 )
 
 // allocated returns the fewest bytes allocated by the function setup
@@ -16,12 +17,7 @@ import (
 func allocated(setup func() func()) uint64 {
 	least := uint64(math.MaxUint64)
 	for range 3 {
-		f := setup()
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		f()
-		runtime.ReadMemStats(&after)
-		least = min(least, after.TotalAlloc-before.TotalAlloc)
+		least = min(least, memtest.Allocated(setup()))
 	}
 	return least
 }

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"gonum.org/v1/gonum/stat/combin"
-
 	"github.com/augur-dev/augur/specs"
 )
 
@@ -28,15 +26,7 @@ func TestCheckWithoutCompat(t *testing.T) {
 			s := newScope(spec, tt.k, nodes, tt.it, cs)
 			checked := func() []bool {
 				var ok []bool
-				idx := make([]int32, tt.m)
-				gen := combin.NewCombinationGenerator(len(s.lits), tt.m)
-				buf := make([]int, tt.m)
-				for gen.Next() {
-					for i, x := range gen.Combination(buf) {
-						idx[i] = int32(x)
-					}
-					ok = append(ok, s.check(idx))
-				}
+				combinations(len(s.lits), tt.m, func(idx []int32) { ok = append(ok, s.check(idx)) })
 				return ok
 			}
 			without := checked()

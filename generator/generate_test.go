@@ -526,17 +526,11 @@ func TestEach(t *testing.T) {
 		widest = max(widest, len(s.lits))
 		var got, want [][]int32
 		s.each(tt.m, func(idx []int32) { got = append(got, slices.Clone(idx)) })
-		idx := make([]int32, tt.m)
-		gen := combin.NewCombinationGenerator(len(s.lits), tt.m)
-		buf := make([]int, tt.m)
-		for gen.Next() {
-			for i, x := range gen.Combination(buf) {
-				idx[i] = int32(x)
-			}
+		combinations(len(s.lits), tt.m, func(idx []int32) {
 			if s.check(idx) {
 				want = append(want, slices.Clone(idx))
 			}
-		}
+		})
 		if len(want) == 0 || !slices.EqualFunc(got, want, slices.Equal) {
 			t.Errorf("k=%d m=%d iterator=%v: each gives %d combinations, check %d", tt.k, tt.m, tt.it != nil, len(got), len(want))
 		}
@@ -576,5 +570,20 @@ func TestKnownProperties(t *testing.T) {
 		if !found {
 			t.Errorf("not in the pool: %s", p.Text())
 		}
+	}
+}
+
+// combinations calls f with every m-combination of 0..n-1 in
+// lexicographic order, as gonum enumerates them: the obvious oracle of
+// scope.each.
+func combinations(n, m int, f func(idx []int32)) {
+	idx := make([]int32, m)
+	gen := combin.NewCombinationGenerator(n, m)
+	buf := make([]int, m)
+	for gen.Next() {
+		for i, x := range gen.Combination(buf) {
+			idx[i] = int32(x)
+		}
+		f(idx)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/augur-dev/augur/collector"
+	"github.com/augur-dev/augur/internal/memtest"
 )
 
 // runCutter runs a script of Cutter calls, one a line:
@@ -259,7 +260,7 @@ func TestCutterManyNodes(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var snapshots int
 			c := NewCutter(tt.opts)
-			n := allocated(func() {
+			n := memtest.Allocated(func() {
 				for i := range nodes {
 					name := "n" + strconv.Itoa(i)
 					c.Read(name)

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/augur-dev/augur/internal/memtest"
 )
 
 func TestLineReader(t *testing.T) {
@@ -70,7 +72,7 @@ func TestLineReaderLongLineOnce(t *testing.T) {
 	long := strings.Repeat("x", size)
 	lr := newLineReader("in.jsonl", strings.NewReader("a\n"+long+"\nb\n"))
 	var lines []string
-	n := allocated(func() {
+	n := memtest.Allocated(func() {
 		for {
 			line, err := lr.next()
 			if err != nil {
@@ -90,7 +92,7 @@ func TestLineReaderLongLineOnce(t *testing.T) {
 	lr = newLineReader("in.jsonl", strings.NewReader(long+"\n"))
 	lr.max = size - 1
 	var err error
-	n = allocated(func() { _, err = lr.next() })
+	n = memtest.Allocated(func() { _, err = lr.next() })
 	if want := "in.jsonl:1: line longer than 4194303 bytes"; err == nil || err.Error() != want {
 		t.Errorf("err = %v, want %s", err, want)
 	}

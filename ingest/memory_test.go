@@ -11,6 +11,7 @@ import (
 
 	"github.com/augur-dev/augur/collector"
 	"github.com/augur-dev/augur/collector/arrowsink"
+	"github.com/augur-dev/augur/internal/memtest"
 	"github.com/augur-dev/augur/trace"
 )
 
@@ -49,7 +50,7 @@ func TestCollectHugeValueMemory(t *testing.T) {
 			}
 			out := filepath.Join(dir, "out.trace")
 			var err error
-			n := allocated(func() { _, err = Collect(t.Context(), out, []string{in}, Options{}) })
+			n := memtest.Allocated(func() { _, err = Collect(t.Context(), out, []string{in}, Options{}) })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -75,7 +76,7 @@ func TestLocalDecoderHugeValueMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	var r *LocalRecord
-	n := allocated(func() { r, err = d.Decode("push", 1, line) })
+	n := memtest.Allocated(func() { r, err = d.Decode("push", 1, line) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +113,7 @@ func TestCollectIntegerListMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	var err error
-	a := leastAllocated(3, func(run int) {
+	a := memtest.Least(3, func(run int) {
 		_, err = Collect(t.Context(), filepath.Join(dir, fmt.Sprintf("out%d.trace", run)), []string{in}, Options{})
 	})
 	if err != nil {
@@ -169,7 +170,7 @@ func TestCollectStreamHugeValueMemory(t *testing.T) {
 		inputs = append(inputs, path)
 	}
 	var err error
-	a := leastAllocated(3, func(run int) {
+	a := memtest.Least(3, func(run int) {
 		_, err = Collect(t.Context(), filepath.Join(dir, fmt.Sprintf("out%d.trace", run)), inputs, Options{})
 	})
 	if err != nil {

@@ -4,12 +4,13 @@ import (
 	"encoding/json"
 	"math"
 	"reflect"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/augur-dev/augur/internal/memtest"
 )
 
 // stdDecode decodes line as decodeLine's fallback does: encoding/json
@@ -247,7 +248,7 @@ func TestParseLineListMemory(t *testing.T) {
 			b.WriteString("]")
 			line := b.String()
 			var v any
-			if a := leastAllocated(5, func(int) { v, _ = parseLine(line) }); a > tt.limit {
+			if a := memtest.Least(5, func(int) { v, _ = parseLine(line) }); a > tt.limit {
 				t.Errorf("parseLine of %d %s (%d KiB) allocated %d KiB", n, tt.name, len(line)>>10, a>>10)
 			}
 			if !tt.check(v) {
@@ -289,27 +290,6 @@ func FuzzParseLine(f *testing.F) {
 	})
 }
 
-// leastAllocated returns the fewest bytes f allocates in runs calls, each
-// passed its index. The runtime counts the allocations of every
-// goroutine, and those of another test or of the runtime that fall in
-// one call are unlikely to fall in all.
-func leastAllocated(runs int, f func(run int)) uint64 {
-	least := uint64(math.MaxUint64)
-	for i := range runs {
-		least = min(least, allocated(func() { f(i) }))
-	}
-	return least
-}
-
-// allocated returns the bytes f allocates.
-func allocated(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
-
 // A string that is most of its line is the line's: decoding it costs
 // next to nothing. Smaller ones are copies: the line is not kept for them.
 func TestParseLineShares(t *testing.T) {
@@ -317,7 +297,7 @@ func TestParseLineShares(t *testing.T) {
 	big := strings.Repeat("x", size)
 	line := `{"snapshot": 1, "nodes": {"n1": {"blob": "` + big + `", "n": 12345}}}`
 	var v any
-	if n := allocated(func() { v, _ = parseLine(line) }); n > 64<<10 {
+	if n := memtest.Allocated(func() { v, _ = parseLine(line) }); n > 64<<10 {
 		t.Errorf("parseLine of a %d MiB string allocated %d KiB", size>>20, n>>10)
 	}
 	state := v.(map[string]any)["nodes"].(map[string]any)["n1"].(map[string]any)
@@ -343,7 +323,7 @@ func TestParseLineEscapes(t *testing.T) {
 	const n = 1 << 20
 	line := `["` + strings.Repeat(`\u00e9`, n) + `"]`
 	var v any
-	if a := allocated(func() { v, _ = parseLine(line) }); a > 2*n+64<<10 {
+	if a := memtest.Allocated(func() { v, _ = parseLine(line) }); a > 2*n+64<<10 {
 		t.Errorf("parseLine of %d MiB of escapes for %d MiB allocated %d KiB", 6*n>>20, 2*n>>20, a>>10)
 	}
 	if s := v.([]string)[0]; s != strings.Repeat("é", n) {

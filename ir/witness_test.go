@@ -6,11 +6,12 @@ import (
 	"maps"
 	"math"
 	"reflect"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/augur-dev/augur/internal/memtest"
 )
 
 // formatValue renders v as the value of path n0.x on a witness's line.
@@ -267,21 +268,6 @@ func TestWitnessBindingCut(t *testing.T) {
 	}
 }
 
-// allocated returns the fewest bytes f allocates in three calls. The
-// count is the whole process's, so another goroutine's allocations only
-// add to a call's.
-func allocated(f func()) uint64 {
-	least := uint64(math.MaxUint64)
-	for range 3 {
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		f()
-		runtime.ReadMemStats(&after)
-		least = min(least, after.TotalAlloc-before.TotalAlloc)
-	}
-	return least
-}
-
 // TestWitnessCutAllocates checks that keeping a huge value allocates
 // about what is kept, whatever its size (issue 31: a witness held a
 // 2M-integer list whole).
@@ -301,7 +287,7 @@ func TestWitnessCutAllocates(t *testing.T) {
 		{"map", keys(n / 4)},
 		{"composite", fakeList(ints(n))},
 	} {
-		if a := allocated(func() {
+		if a := memtest.Least(3, func(int) {
 			w := NewWitness(1, 2)
 			w.SetValue("n0.x", tt.v)
 		}); a > 64<<10 {
