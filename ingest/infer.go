@@ -123,6 +123,7 @@ type inferrer struct {
 	vars shape // the state variables: an object whose fields are the columns
 	at   pos
 	path []seg
+	base int // len(path) at the variable whose value add is merging
 }
 
 func newInferrer() *inferrer {
@@ -179,11 +180,19 @@ func (in *inferrer) field(s *shape, k string, v any) error {
 		f = &shape{}
 		s.fields[k] = f
 	}
+	in.base = len(in.path)
 	return in.add(f, v)
 }
 
-// add merges v into s.
+// add merges v into s. A list or object as deep as trace.MaxDepth is an
+// error here, where the line is known: its type would nest deeper.
 func (in *inferrer) add(s *shape, v any) error {
+	switch v.(type) {
+	case []int64, []float64, []string, []any, map[string]any:
+		if depth := len(in.path) - in.base + 1; depth >= trace.MaxDepth {
+			return in.errorf("a list or object here makes a type %d deep, deeper than the %d a trace can hold", depth+1, trace.MaxDepth)
+		}
+	}
 	switch v := v.(type) {
 	case nil:
 		return nil

@@ -73,6 +73,13 @@ func TestCollectJSONLErrors(t *testing.T) {
 		want:   `in1.jsonl:1: nodes.n2.a: object, but earlier values on this line (nodes.n1.a) hold lists`,
 		file:   "in1.jsonl", line: 1, field: "nodes.n2.a",
 	}, {
+		// 31 lists hold a type 32 deep, trace.MaxDepth; a 32nd is refused
+		// at its line, not when the trace is created.
+		name:   "nested too deep",
+		inputs: []string{`{"snapshot": 1, "nodes": {"n1": {"a": ` + strings.Repeat("[", 31) + strings.Repeat("]", 31) + `}}}` + "\n" + `{"snapshot": 2, "nodes": {"n1": {"a": ` + strings.Repeat("[", 32) + strings.Repeat("]", 32) + `}}}`},
+		want:   `in1.jsonl:2: nodes.n1.a` + strings.Repeat("[0]", 31) + `: a list or object here makes a type 33 deep, deeper than the 32 a trace can hold`,
+		file:   "in1.jsonl", line: 2, field: "nodes.n1.a" + strings.Repeat("[0]", 31),
+	}, {
 		name:   "negative after uint64",
 		inputs: []string{`{"snapshot": 1, "nodes": {"n1": {"a": 18446744073709551615}}}` + "\n" + `{"snapshot": 2, "nodes": {"n1": {"a": -1}}}`},
 		want:   `in1.jsonl:2: nodes.n1.a: negative integer -1, but earlier lines (first at line 1: nodes.n1.a) hold integers beyond int64 (a uint64 column holds only non-negative integers)`,
