@@ -22,6 +22,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/augur-dev/augur/internal/safefile"
 	"github.com/augur-dev/augur/internal/shutdown"
 )
 
@@ -274,7 +275,7 @@ func (w *Writer) Close() error {
 		w.Abort()
 		return fmt.Errorf("write trace %s: %w", w.dir, err)
 	}
-	if err := shutdown.Commit(func() error { return replaceDir(w.tmp, w.dir) }); err != nil {
+	if err := shutdown.Commit(func() error { return safefile.ReplaceDir(w.tmp, w.dir) }); err != nil {
 		w.Abort()
 		return fmt.Errorf("write trace %s: %w", w.dir, err)
 	}
@@ -354,38 +355,6 @@ func CheckTarget(dir string, overwrite bool) error {
 		}
 	}
 	return nil
-}
-
-// replaceDir renames tmp to dir, replacing an existing dir.
-func replaceDir(tmp, dir string) error {
-	if _, err := os.Stat(dir); err == nil {
-		old := tmp + ".old"
-		if err := os.Rename(dir, old); err != nil {
-			return err
-		}
-		if err := os.Rename(tmp, dir); err != nil {
-			os.Rename(old, dir)
-			return err
-		}
-		if err := os.RemoveAll(old); err != nil {
-			return err
-		}
-		return syncDir(filepath.Dir(dir))
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		return err
-	}
-	return syncDir(filepath.Dir(dir))
-}
-
-// syncDir makes a rename in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }
 
 func writeFileSync(path string, data []byte) error {

@@ -17,6 +17,7 @@ import (
 	"github.com/augur-dev/augur/internal/safefile"
 	"github.com/augur-dev/augur/internal/shutdown"
 	"github.com/augur-dev/augur/pipeline"
+	"github.com/augur-dev/augur/reporter"
 	"github.com/augur-dev/augur/specs/spectrace"
 )
 
@@ -190,9 +191,41 @@ func runOne(ctx context.Context, seed int64, dir string, o RunOptions) (*Result,
 	if err != nil {
 		return nil, err
 	}
+	var rep *reporter.Report
+	infer := func(tmp string) error {
+		rep, err = inferOne(ctx, sys, tmp, o)
+		return err
+	}
 	if o.Keep == "" {
-		defer os.RemoveAll(dir)
-	} else if err := os.RemoveAll(dir); err != nil { // a kept system of an earlier run
+		err = infer(dir)
+		os.RemoveAll(dir)
+	} else {
+		// A kept system is put in place whole, replacing one an earlier
+		// run kept, so that an interrupted run leaves whole systems only.
+		err = safefile.WriteDir(dir, func(tmp string) error {
+			if err := infer(tmp); err != nil {
+				return err
+			}
+			rep.Spec, rep.Trace = moved(rep.Spec, tmp, dir), moved(rep.Trace, tmp, dir)
+			rep.Baseline = moved(rep.Baseline, tmp, dir)
+			return safefile.Write(filepath.Join(tmp, "report.json"), 0o644, func(w io.Writer) error { return rep.Write(w, "json") })
+		})
+	}
+	if err != nil {
+		return nil, err
+	}
+	sc, err := Score(rep, sys)
+	if err != nil {
+		return nil, err
+	}
+	sc.Elapsed = time.Since(start)
+	return sc, nil
+}
+
+// inferOne writes the spec and trace of sys into dir, with the spec spec
+// init writes and the baseline if o asks for them, and infers its report.
+func inferOne(ctx context.Context, sys *System, dir string, o RunOptions) (*reporter.Report, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
 	spec, tr := filepath.Join(dir, "spec.yaml"), filepath.Join(dir, "run.trace")
@@ -215,21 +248,15 @@ func runOne(ctx context.Context, seed int64, dir string, o RunOptions) (*Result,
 			return nil, err
 		}
 	}
-	rep, err := pipeline.Infer(ctx, spec, tr, popts)
-	if err != nil {
-		return nil, err
+	return pipeline.Infer(ctx, spec, tr, popts)
+}
+
+// moved is path, a file in the directory tmp, once tmp is renamed to dir.
+func moved(path, tmp, dir string) string {
+	if rel, err := filepath.Rel(tmp, path); err == nil && path != "" {
+		return filepath.Join(dir, rel)
 	}
-	if o.Keep != "" {
-		if err := safefile.Write(filepath.Join(dir, "report.json"), 0o644, func(w io.Writer) error { return rep.Write(w, "json") }); err != nil {
-			return nil, err
-		}
-	}
-	sc, err := Score(rep, sys)
-	if err != nil {
-		return nil, err
-	}
-	sc.Elapsed = time.Since(start)
-	return sc, nil
+	return path
 }
 
 // Tally counts the hits among some cases.

@@ -3,6 +3,10 @@ package planted
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -44,5 +48,48 @@ func TestRun(t *testing.T) {
 		if !strings.Contains(js.String(), want) {
 			t.Errorf("JSON without %s:\n%s", want, js.String())
 		}
+	}
+}
+
+// TestRunKeep checks that a kept system replaces an earlier one whole:
+// a run that fails (here, interrupted before inferring) leaves the
+// earlier one as it was, and a report kept names the files where they
+// are kept.
+func TestRunKeep(t *testing.T) {
+	keep := t.TempDir()
+	dir := filepath.Join(keep, "3")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	earlier := filepath.Join(dir, "report.json")
+	if err := os.WriteFile(earlier, []byte("earlier"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := RunOptions{Generate: Options{MaxNodes: 5, MinSnapshots: 600, MaxSnapshots: 700}, Keep: keep}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := runOne(ctx, 3, dir, o); !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted run: error %v", err)
+	}
+	entries, _ := os.ReadDir(keep)
+	if data, _ := os.ReadFile(earlier); string(data) != "earlier" || len(entries) != 1 {
+		t.Fatalf("after an interrupted run, report.json is %q and the kept directory holds %d entries; want it as it was", data, len(entries))
+	}
+	if _, err := runOne(context.Background(), 3, dir, o); err != nil {
+		t.Fatal(err)
+	}
+	var rep struct{ Spec, Trace string }
+	data, err := os.ReadFile(earlier)
+	if err == nil {
+		err = json.Unmarshal(data, &rep)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Spec != filepath.Join(dir, "spec.yaml") || rep.Trace != filepath.Join(dir, "run.trace") {
+		t.Errorf("the kept report names spec %s and trace %s, not the kept files", rep.Spec, rep.Trace)
+	}
+	if entries, _ := os.ReadDir(keep); len(entries) != 1 {
+		t.Errorf("temporary directories left: %v", entries)
 	}
 }

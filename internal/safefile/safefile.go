@@ -175,3 +175,66 @@ func openInPlace(path string, mode fs.FileMode) (*os.File, error) {
 	}
 	return f, err
 }
+
+// WriteDir fills a new directory with what fill writes there and puts it
+// at path whole, replacing a directory at path: a run that fails or is
+// interrupted leaves path as it was, never half filled. fill writes into
+// a temporary directory beside path, whose name it is given.
+func WriteDir(path string, fill func(dir string) error) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
+	if err != nil {
+		return err
+	}
+	untrack := shutdown.Track(tmp)
+	defer func() {
+		os.RemoveAll(tmp) // gone once renamed
+		untrack()
+	}()
+	if err := fill(tmp); err != nil {
+		return err
+	}
+	return shutdown.Commit(func() error { return ReplaceDir(tmp, path) })
+}
+
+// ReplaceDir renames the directory tmp to path, first moving aside, and
+// then removing, a directory at path, and makes the rename durable. A
+// path that is not a directory is left alone, and an error.
+func ReplaceDir(tmp, path string) error {
+	info, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if err := os.Rename(tmp, path); err != nil {
+			return err
+		}
+		return syncDir(filepath.Dir(path))
+	case err != nil:
+		return err
+	case !info.IsDir():
+		return fmt.Errorf("%s: exists and is not a directory; not replacing it", path)
+	}
+	old := tmp + ".old"
+	if err := os.Rename(path, old); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Rename(old, path)
+		return err
+	}
+	if err := os.RemoveAll(old); err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(path))
+}
+
+// syncDir makes a rename in dir durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}

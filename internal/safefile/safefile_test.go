@@ -167,3 +167,63 @@ func TestWriteAll(t *testing.T) {
 		}
 	}
 }
+
+func TestWriteDir(t *testing.T) {
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "7")
+	fill := func(files map[string]string, err error) func(string) error {
+		return func(tmp string) error {
+			for name, content := range files {
+				if werr := os.WriteFile(filepath.Join(tmp, name), []byte(content), 0o644); werr != nil {
+					return werr
+				}
+			}
+			return err
+		}
+	}
+	// contents lists dir's files, name=content, or "none".
+	contents := func() string {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return "none"
+		}
+		var s []string
+		for _, e := range entries {
+			data, _ := os.ReadFile(filepath.Join(dir, e.Name()))
+			s = append(s, e.Name()+"="+string(data))
+		}
+		return strings.Join(s, " ")
+	}
+	failed := errors.New("interrupted")
+	for _, tt := range []struct {
+		name  string
+		files map[string]string
+		err   error
+		want  string
+	}{
+		{"new", map[string]string{"spec.yaml": "1", "report.json": "1"}, nil, "report.json=1 spec.yaml=1"},
+		{"fill fails: the old stays", map[string]string{"spec.yaml": "2"}, failed, "report.json=1 spec.yaml=1"},
+		{"replaced whole", map[string]string{"spec.yaml": "3"}, nil, "spec.yaml=3"},
+	} {
+		err := WriteDir(dir, fill(tt.files, tt.err))
+		if !errors.Is(err, tt.err) {
+			t.Errorf("%s: error %v, want %v", tt.name, err, tt.err)
+		}
+		if got := contents(); got != tt.want {
+			t.Errorf("%s: %s holds %s, want %s", tt.name, dir, got, tt.want)
+		}
+		if entries, _ := os.ReadDir(parent); len(entries) != 1 {
+			t.Errorf("%s: temporary directories left: %v", tt.name, entries)
+		}
+	}
+	file := filepath.Join(parent, "f")
+	if err := os.WriteFile(file, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteDir(file, fill(nil, nil)); err == nil {
+		t.Error("a file replaced by a directory")
+	}
+	if data, _ := os.ReadFile(file); string(data) != "mine" {
+		t.Errorf("the file is %q, want it as it was", data)
+	}
+}
