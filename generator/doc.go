@@ -93,4 +93,10 @@
 // of enumerated: the kept properties come from a large, evenly spread
 // sample of the combinations and Generated is an estimate
 // ([ClassCount.Estimated]).
+//
+// # Size
+//
+// The literals of the scopes of one node count are counted from the
+// paths' types before any is built; a spec with more than
+// [MaxScopeLiterals] is an error that says where they come from.
 package generator

@@ -119,6 +119,9 @@ func generatePool(spec *specs.Spec, consts Constants, b budget) (*Pool, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkSize(spec, nodes, its, cs); err != nil {
+		return nil, err
+	}
 	pool := &Pool{}
 	for k := 1; k <= g.MaxNodes; k++ {
 		groups := [][]*scope{{newScope(spec, k, nodes, nil, cs)}, nil}
