@@ -390,7 +390,8 @@ func (s *Summary) WriteJSON(w io.Writer) error {
 }
 
 // WriteText writes, per system, the rank of each planted property (and
-// the rank of the entry it is folded under, if any), the noise and, for
+// the rank of the entry it is folded under, if any, and its rank among
+// the broken invariants under a baseline), the noise and, for
 // the controls, the almost-invariants that fail in steady state; then
 // recall per family, per family and shape, per strikes, legitimate
 // failures and aftermath, and a one-line verdict.
@@ -410,6 +411,9 @@ func (s *Summary) WriteText(w io.Writer) error {
 			}
 			if r.Under > 0 && r.Rank == 0 {
 				rank += fmt.Sprintf(" (under %d)", r.Under)
+			}
+			if r.Broken > 0 {
+				rank += fmt.Sprintf(", broken %d", r.Broken)
 			}
 			if !r.Found(sc.K) {
 				rank += " ✗"

@@ -41,10 +41,18 @@ type PlantedResult struct {
 	// its equivalents or the other properties of its anomaly, 0 when none
 	// does: a simpler or luckier property represents it.
 	Under int `json:"under,omitempty"`
+	// Broken is its rank among the baseline's invariants the run breaks,
+	// the report's section of its own under a baseline (DESIGN §7), 0
+	// when it is not listed there.
+	Broken int `json:"broken,omitempty"`
 }
 
-// Found reports whether the property is represented within the top k.
-func (r *PlantedResult) Found(k int) bool { return r.Rank > 0 && r.Rank <= k }
+// Found reports whether the property is represented within the top k of
+// the almost-invariants or of the broken invariants: a user reads both,
+// as augur bench testbeds counts a run visible by either.
+func (r *PlantedResult) Found(k int) bool {
+	return r.Rank > 0 && r.Rank <= k || r.Broken > 0 && r.Broken <= k
+}
 
 // Recalled reports whether every planted property is within the top K.
 func (sc *Result) Recalled() bool {
@@ -102,6 +110,15 @@ func Score(rep *reporter.Report, sys *System) (*Result, error) {
 	for i := range sc.Planted {
 		if sc.Planted[i].Rank > 0 {
 			sc.Planted[i].Under = 0
+		}
+	}
+	for _, e := range rep.BrokenInvariants {
+		id, err := identity(e.Text)
+		if err != nil {
+			return nil, fmt.Errorf("broken invariant %d: %w", e.Rank, err)
+		}
+		if i, ok := want[id]; ok && sc.Planted[i].Broken == 0 {
+			sc.Planted[i].Broken = e.Rank
 		}
 	}
 	missing := slices.ContainsFunc(sc.Planted, func(r PlantedResult) bool { return r.Rank == 0 })

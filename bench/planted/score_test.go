@@ -78,6 +78,19 @@ func TestScore(t *testing.T) {
 	if sc.Noise != 2 || !sc.Recalled() || sc.Planted[0].Rank != 3 || sc.Planted[2].Rank != 5 || sc.Planted[3].Rank != 6 {
 		t.Errorf("noise %d, recalled %v, results %+v; want 2, true", sc.Noise, sc.Recalled(), sc.Planted)
 	}
+	// Under a baseline, a planted property listed among the broken
+	// invariants within the top K counts, as one in the almost-invariants.
+	rep.AlmostInvariants[2].Text = "forall n0 in nodes: n0.y != 2"
+	rep.BrokenInvariants = []*reporter.Entry{entry(1, "forall a in nodes: a.commit >= a.applied", nil), entry(2, "forall n0 in nodes: n0.v != 1", nil)}
+	if sc, err = Score(rep, sys); err != nil {
+		t.Fatal(err)
+	}
+	if p := sc.Planted[0]; p.Rank != 0 || p.Broken != 1 || !p.Found(sc.K) || !sc.Recalled() {
+		t.Errorf("planted p among the broken invariants: %+v, recalled %v; want broken 1, found", p, sc.Recalled())
+	}
+	if sc.Planted[0].Found(0) || (&PlantedResult{Broken: 7}).Found(6) {
+		t.Error("a broken invariant below the top K is found")
+	}
 	sys.Planted, sys.Control = nil, true
 	if sc, err = Score(rep, sys); err != nil {
 		t.Fatal(err)
