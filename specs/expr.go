@@ -32,6 +32,10 @@ type Derived struct {
 	Pos  diag.Position
 
 	prog *vm.Program
+	// The names the expression uses, whose elements make an evaluation's
+	// budget; every name of the environment when it uses $env.
+	reads    []string
+	wholeEnv bool
 }
 
 // Predicate is a user predicate template: a boolean expression over its
@@ -84,9 +88,18 @@ func (d *Derived) Eval(env map[string]any) (any, error) {
 	if d.prog == nil {
 		return nil, nil
 	}
+	// Only what the expression reads counts: a spec's derived variables
+	// are evaluated on an environment holding all those before them, and
+	// looking at each made 10,000 of them quadratic (minutes a state).
 	n := 0
-	for _, v := range env {
-		n += elems(v)
+	if d.wholeEnv {
+		for _, v := range env {
+			n += elems(v)
+		}
+	} else {
+		for _, name := range d.reads {
+			n += elems(env[name])
+		}
 	}
 	s := scratchPool.Get().(*scratch)
 	s.vm.MemoryBudget = buildBudget(n)
@@ -225,7 +238,8 @@ func (p *parser) compileDerived(n *yaml.Node, d *Derived, refs map[string][]stri
 		return nil
 	}
 	env := known
-	if !slices.Contains(refs[d.Name], "$env") {
+	d.reads, d.wholeEnv = refs[d.Name], slices.Contains(refs[d.Name], "$env")
+	if !d.wholeEnv {
 		env = types.Map{}
 		for _, name := range refs[d.Name] {
 			if t, ok := known[name]; ok {

@@ -256,7 +256,8 @@ func TestLoopDepth(t *testing.T) {
 // input: a range over constants beyond BuildBase is refused when the spec
 // is parsed, one over a number of the state fails at once with an error
 // that says why, and ranges as long as the input's lists, nested twice,
-// still run (issue 31, case 7).
+// still run (issue 31, case 7). The input is what the expression reads,
+// not the whole environment.
 func TestBuildBudget(t *testing.T) {
 	parse := func(expr string) (*Spec, error) {
 		src := "variables:\n  commit: int64\n  l: list<int64>\nderived:\n  d: {type: int64, expr: \"" + expr + "\"}\n"
@@ -283,7 +284,11 @@ func TestBuildBudget(t *testing.T) {
 	}{
 		{"sum(map(1..9999, # * commit))", map[string]any{"commit": int64(1)}, int64(9999 * 10000 / 2), ""},
 		{"sum(map(1..commit, #))", map[string]any{"commit": int64(999999)}, nil, "builds more than 10000 elements"},
-		{"sum(map(1..commit, #))", map[string]any{"commit": int64(999999), "l": long}, nil, "plus the square of the 900 elements"},
+		{"sum(map(1..commit, #)) + len(l)", map[string]any{"commit": int64(999999), "l": long}, nil, "plus the square of the 900 elements"},
+		// Only what the expression reads counts, not the whole
+		// environment (every variable and earlier derived variable).
+		{"sum(map(1..commit, #))", map[string]any{"commit": int64(20000), "l": long}, nil, "plus the square of the 0 elements"},
+		{"sum(map(1..commit, #)) + len(l)", map[string]any{"commit": int64(20000), "l": long}, int64(20000*20001/2 + 900), ""},
 		{"count(0..len(l)-1, l[#] == #)", map[string]any{"l": long}, int64(900), ""},
 		{"sum(map(0..len(l)-1, count(0..len(l)-1, # < 2)))", map[string]any{"l": long}, int64(1800), ""},
 	}
