@@ -129,6 +129,11 @@ var badInputs = []struct {
 	{name: "spec check of a range over constants", files: map[string]string{"r.yaml": "variables:\n  commit: int64\nderived:\n  a: {type: int64, expr: \"sum(map(1..999999, # * commit))\"}\n"},
 		args: "spec check r.yaml", stderr: `r.yaml:4:\d+: derived a: the range 1\.\.999999 has 999999 elements, more than the 10000 a range over constants may have`},
 
+	// And the literals generation combines (issue 31): 420 int64 derived
+	// variables are 530,460 comparisons for one node variable.
+	{name: "infer a spec of 420 derived variables of one type", files: map[string]string{"wide.yaml": derivedSpec(420) + "generate: {max_nodes: 1}\n"},
+		args: "infer wide.yaml run.trace -q", stderr: `^augur: generator: wide.yaml: the properties of 1 node variable have, before any constant, at least 531302 literals to combine, more than the 524288 the generator holds .*: 530460 comparisons of paths of one type \(530460 of the 421 paths of type int64\), 842 others; use fewer variables and derived variables of one type`},
+
 	// Messages are cut and escaped (issue 31, item 5).
 	{name: "collect an integer of a megabyte", files: map[string]string{"big.jsonl": "{\"snapshot\": 0, \"nodes\": {\"a\": {\"x\": " + strings.Repeat("9", 1<<20) + "}}}\n"},
 		args: "collect big.jsonl -o new.trace", stderr: `^augur: big.jsonl:1: nodes.a.x: integer 9{64}…\[1048576 bytes\]…9{16} is out of the range of int64.{0,100}\n$`},
@@ -173,6 +178,17 @@ var badInputs = []struct {
 	{name: "bench --workers 0", args: "bench --workers 0", stderr: `--workers 0: want at least 1`},
 	{name: "bench --nodes 1000000", args: "bench --nodes 1000000", stderr: `--nodes 1000000: want 1 to 256`},
 	{name: "testbed --nodes 1000000", args: "testbed run etcdraft --nodes 1000000 -o new.trace", stderr: `etcdraft: 1000000 nodes, want 1 to 256`},
+}
+
+// derivedSpec returns a spec of the variable term and n derived int64
+// variables dK = term + K.
+func derivedSpec(n int) string {
+	var b strings.Builder
+	b.WriteString("variables:\n  term: int64\nderived:\n")
+	for i := range n {
+		fmt.Fprintf(&b, "  d%d: {type: int64, expr: \"term + %d\"}\n", i, i)
+	}
+	return b.String()
 }
 
 // TestBadInput runs badInputs.
