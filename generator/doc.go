@@ -98,5 +98,8 @@
 //
 // The literals of the scopes of one node count are counted from the
 // paths' types before any is built; a spec with more than
-// [MaxScopeLiterals] is an error that says where they come from.
+// [MaxScopeLiterals] is an error that says where they come from. A pool
+// holds at most [MaxPool] properties, whatever max_per_class: a class
+// that would keep more than the classes before it leave is an error,
+// known before its properties are built.
 package generator

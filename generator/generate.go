@@ -15,6 +15,15 @@ import (
 
 // Limits of generation. A spec asking for more is an error.
 const (
+	// MaxPool bounds the properties of a pool. A property costs the
+	// generator about 140 bytes, but its evaluation and report several
+	// KB (a pool of 260,256: 2.0 GB at 1,000 snapshots), so that half a
+	// million is about what 4 GiB holds. The defaults keep at most
+	// 300,000 without an iterator (6 classes of max_per_class 50,000),
+	// the testbeds' specs about 53,000; a spec raising max_per_class
+	// (to 10^8, on the demo's spec of three literals) built every
+	// candidate of a class of millions and ran out of memory in seconds.
+	MaxPool = 1 << 19
 	// MaxNodes bounds generate.max_nodes: node symmetry is checked over
 	// all permutations of the node variables, 24 for 4 nodes.
 	MaxNodes = 4
@@ -134,7 +143,11 @@ func generatePool(spec *specs.Spec, consts Constants, b budget) (*Pool, error) {
 			}
 			for m := 1; m <= g.MaxLiterals; m++ {
 				c := Class{Nodes: k, Iters: iters, Literals: m}
-				cc, props := generateClass(c, scopes, g.MaxPerClass, b)
+				room := MaxPool - len(pool.Props)
+				cc, props, over := generateClass(c, scopes, g.MaxPerClass, room, b)
+				if over {
+					return nil, poolError(spec, cc, len(pool.Props))
+				}
 				if cc.Generated == 0 {
 					continue
 				}
@@ -147,9 +160,16 @@ func generatePool(spec *specs.Spec, consts Constants, b budget) (*Pool, error) {
 }
 
 // generateClass enumerates (or, beyond the budget b, samples) the
-// candidates of class c over scopes, applies the cap n and returns the
-// kept properties in text order.
-func generateClass(c Class, scopes []*scope, n int, b budget) (ClassCount, []*grammar.Property) {
+// candidates of class c over scopes, applies the cap n (0: none) and
+// returns the kept properties in text order. It picks no more than
+// room+1 whatever n, and reports over, with no properties, when the cap
+// would keep more than room: an error of the caller's, known without
+// holding the rest.
+func generateClass(c Class, scopes []*scope, n, room int, b budget) (ClassCount, []*grammar.Property, bool) {
+	capped := n > 0 && n <= room
+	if !capped {
+		n = room + 1
+	}
 	cc := ClassCount{Class: c}
 	m := c.Literals
 	var raw float64
@@ -159,7 +179,7 @@ func generateClass(c Class, scopes []*scope, n int, b budget) (ClassCount, []*gr
 		}
 	}
 	if raw == 0 {
-		return cc, nil
+		return cc, nil, false
 	}
 	sl := selector{n: n}
 	if raw <= b.exact {
@@ -185,6 +205,9 @@ func generateClass(c Class, scopes []*scope, n int, b budget) (ClassCount, []*gr
 		}
 		cc.Generated = int(math.Round(est))
 	}
+	if !capped && len(sl.heap) > room {
+		return cc, nil, true
+	}
 
 	type kept struct {
 		p    *grammar.Property
@@ -204,5 +227,20 @@ func generateClass(c Class, scopes []*scope, n int, b budget) (ClassCount, []*gr
 		props[i] = k.p
 	}
 	cc.Kept = len(props)
-	return cc, props
+	return cc, props, false
+}
+
+// poolError says that class cc would keep more properties than the room
+// MaxPool leaves after the kept properties of the classes before it.
+func poolError(spec *specs.Spec, cc ClassCount, kept int) error {
+	about := ""
+	if cc.Estimated {
+		about = "about "
+	}
+	capped := "no max_per_class"
+	if n := spec.Generate.MaxPerClass; n > 0 {
+		capped = fmt.Sprintf("max_per_class %d", n)
+	}
+	return fmt.Errorf("generator: %s: the pool would hold more than the %d properties it may (several KB each to evaluate): class %s has %s%d candidates and %s keeps more than the %d left after the %d of the classes before it; use a lower generate.max_per_class, max_literals or max_nodes",
+		cmp.Or(spec.File, "the spec"), MaxPool, cc.Class, about, cc.Generated, capped, MaxPool-kept, kept)
 }

@@ -14,7 +14,7 @@ import (
 // choice that does not lean towards the start of the alphabet and that
 // stays put when the spec gains a variable.
 type selector struct {
-	n     int // the cap; 0 keeps everything
+	n     int // the cap, at least 1
 	total int // candidates offered
 	heap  pickHeap
 }
@@ -23,15 +23,13 @@ type selector struct {
 func (sl *selector) offer(s *scope, si int, idx []int32) {
 	sl.total++
 	r := s.rank(idx)
-	full := sl.n > 0 && len(sl.heap) >= sl.n
+	full := len(sl.heap) >= sl.n
 	if full && r > sl.heap[0].rank {
 		return // the common case once the heap is full
 	}
 	p := pick{rank: r, hash: s.hash(idx), scope: int32(si)}
 	copy(p.idx[:], idx)
 	switch {
-	case sl.n == 0:
-		sl.heap = append(sl.heap, p) // no cap: no order needed
 	case !full:
 		sl.heap.push(p)
 	case p.less(&sl.heap[0]):

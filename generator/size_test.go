@@ -80,24 +80,11 @@ generate:
 // before it, Generate built its scopes (about 290 MB) and sampled them.
 func TestScopeLimit(t *testing.T) {
 	derived := func(n, nodes int) string {
-		var b strings.Builder
-		fmt.Fprintf(&b, "variables:\n  x: int64\nderived:\n")
-		for i := range n {
-			fmt.Fprintf(&b, "  d%d: {type: int64, expr: \"x + %d\"}\n", i, i)
-		}
-		fmt.Fprintf(&b, "generate: {max_nodes: %d}\n", nodes)
-		return b.String()
+		return "variables:\n  x: int64\n" + section("derived:", n, `  d%[1]d: {type: int64, expr: "x + %[1]d"}`) + fmt.Sprintf("generate: {max_nodes: %d}\n", nodes)
 	}
-	var preds strings.Builder
-	preds.WriteString("variables:\n")
-	for i := range 10 {
-		fmt.Fprintf(&preds, "  v%d: int64\n", i)
-	}
-	preds.WriteString("predicates:\n")
-	for i := range 365 {
-		fmt.Fprintf(&preds, "  - {name: p%d, params: [{a: int64}, {b: int64}, {c: int64}], expr: \"a + b < c + %d\"}\n", i, i)
-	}
-	preds.WriteString("generate: {max_nodes: 1}\n")
+	preds := section("variables:", 10, "  v%[1]d: int64") +
+		section("predicates:", 365, `  - {name: p%[1]d, params: [{a: int64}, {b: int64}, {c: int64}], expr: "a + b < c + %[1]d"}`) +
+		"generate: {max_nodes: 1}\n"
 	for _, tt := range []struct {
 		name, spec string
 		want       []string
@@ -109,7 +96,7 @@ func TestScopeLimit(t *testing.T) {
 		{"210 derived variables of one type, two nodes", derived(210, 2), []string{
 			"the properties of 2 node variables have 533830 literals",
 			"or generate.max_nodes 1"}},
-		{"365 predicates of three parameters", preds.String(), []string{
+		{"365 predicates of three parameters", preds, []string{
 			"the properties of 1 node variable have 525890 literals",
 			"525600 calls of the 365 predicates",
 			"fewer predicates, or parameters of types fewer paths have"}},
@@ -140,4 +127,38 @@ func TestScopeLimit(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A pool of more than MaxPool properties is refused when the class that
+// brings it there is chosen, before its properties are built: here 520
+// integers of types of their own, whose set(x) and not set(x) make
+// 539,760 two-literal disjunctions, with max_per_class above them.
+func TestPoolLimit(t *testing.T) {
+	src := section("types:", 520, "  T%[1]d: int64") + section("variables:", 520, "  v%[1]d: T%[1]d") +
+		"generate: {max_nodes: 1, max_literals: 2, max_per_class: 1000000}\n"
+	spec, err := specs.Parse("pool.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Generate(spec, nil)
+	want := "generator: pool.yaml: the pool would hold more than the 524288 properties it may (several KB each to evaluate): class nodes=1 iters=0 literals=2 has 539760 candidates and max_per_class 1000000 keeps more than the 523248 left after the 1040 of the classes before it; use a lower generate.max_per_class, max_literals or max_nodes"
+	if err == nil || err.Error() != want {
+		t.Errorf("error %v\nwant %s", err, want)
+	}
+	spec.Generate.MaxPerClass = 500000
+	pool, err := Generate(spec, nil)
+	if err != nil || len(pool.Props) != 1040+500000 {
+		t.Errorf("with max_per_class 500000: %v, %v properties, want %d", err, len(pool.Props), 1040+500000)
+	}
+}
+
+// section returns the line heading and n lines of format, each given
+// its index (as %[1]d).
+func section(heading string, n int, format string) string {
+	var b strings.Builder
+	b.WriteString(heading + "\n")
+	for i := range n {
+		fmt.Fprintf(&b, format+"\n", i)
+	}
+	return b.String()
 }
