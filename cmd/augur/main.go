@@ -18,8 +18,8 @@ func main() {
 	os.Exit(runMain(os.Args[1:]))
 }
 
-// stopGrace is how long a command has to stop on its own after SIGINT
-// or SIGTERM before the process ends it (shutdown.Exit): every command
+// stopGrace is how long a command has to stop on its own after SIGINT,
+// SIGTERM or SIGHUP before the process ends it (shutdown.Exit): every command
 // watches its context, and this bounds the few loops that cannot.
 const stopGrace = time.Second
 
@@ -28,10 +28,12 @@ const stopGrace = time.Second
 // requests in progress within a timeout of its own.
 const noGraceAnnotation = "augur/no-stop-grace"
 
-// runMain runs args with a context that SIGINT and SIGTERM cancel: a
-// long command stops, leaving its output as it was.
+// runMain runs args with a context that SIGINT, SIGTERM and SIGHUP (its
+// terminal gone) cancel: a long command stops, leaving its output as it
+// was, where the signal's default would kill it amid its temporary
+// files.
 func runMain(args []string) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	if cmd, _, err := newRootCmd().Find(args); err != nil || cmd.Annotations[noGraceAnnotation] == "" {
 		done := make(chan struct{})

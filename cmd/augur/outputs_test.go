@@ -214,3 +214,21 @@ func TestOutputsAsASet(t *testing.T) {
 		}
 	}
 }
+
+// failingWriter fails every write, as standard output on a full disk.
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, syscall.ENOSPC }
+
+// TestStdoutLost checks that a command whose result is lost writing to
+// standard output fails, whatever it returns: version and testbed list
+// exited 0 into a full disk.
+func TestStdoutLost(t *testing.T) {
+	for _, args := range [][]string{{"version"}, {"testbed", "list"}} {
+		var stderr bytes.Buffer
+		code := run(context.Background(), args, failingWriter{}, &stderr)
+		if code != exitError || !strings.Contains(stderr.String(), "no space left on device") {
+			t.Errorf("%v into a full disk: exit %d, stderr %q; want status 2 saying why", args, code, stderr.String())
+		}
+	}
+}

@@ -32,7 +32,8 @@ var errViolations = errors.New("checks violated")
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root := newRootCmd()
 	root.SetArgs(args)
-	root.SetOut(stdout)
+	out := &firstError{w: stdout}
+	root.SetOut(out)
 	root.SetErr(stderr)
 	// The profile starts once guardOutputs has passed its output.
 	guard := root.PersistentPreRunE
@@ -60,6 +61,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return nil
 	}
 	err := root.ExecuteContext(ctx)
+	if err == nil && out.err != nil {
+		// What a command prints is its result: one lost to a full disk or
+		// a closed descriptor is a failure, whatever the command returned.
+		err = out.err
+	}
 	if profile != nil {
 		// Stopped here, not in a post-run hook, so that a command that
 		// fails still leaves a complete profile.
@@ -191,4 +197,18 @@ func runE[O any](o *O, runF func(*O) error, run func(context.Context, *O) error,
 		}
 		return run(cmd.Context(), o)
 	}
+}
+
+// firstError is a writer that keeps the first error of writing to w.
+type firstError struct {
+	w   io.Writer
+	err error
+}
+
+func (f *firstError) Write(p []byte) (int, error) {
+	n, err := f.w.Write(p)
+	if err != nil && f.err == nil {
+		f.err = err
+	}
+	return n, err
 }

@@ -92,7 +92,7 @@ func TestSignals(t *testing.T) {
 		{"merge", append(parts, "-o", in("merged.arrow")), syscall.SIGTERM, in("merged.arrow")},
 		{"infer", []string{"infer", in("wide.yaml"), in("wide.trace"), "-q", "--no-filter", "--format", "json", "-o", in("report.json")}, syscall.SIGINT, in("report.json")},
 		{"collect", []string{"collect", in("big.jsonl"), "-o", in("run.trace")}, syscall.SIGINT, in("run.trace")},
-		{"report", []string{"report", in("vars.yaml"), in("vars.trace"), in("vars.arrow"), "-o", in("vars.txt")}, syscall.SIGINT, in("vars.txt")},
+		{"report", []string{"report", in("vars.yaml"), in("vars.trace"), in("vars.arrow"), "-o", in("vars.txt")}, syscall.SIGHUP, in("vars.txt")},
 		{"learn", []string{"learn", in("learn.yaml"), in("learn.trace"), "-o", in("learned.yaml")}, syscall.SIGINT, in("learned.yaml")},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -88,6 +88,11 @@ func runSpecCheck(_ context.Context, o *specCheckOptions) error {
 		}
 		spec = s
 	}
+	if len(spec.Vars) == 0 && len(spec.Derived) == 0 {
+		// Loadable, but infer would refuse it: there is nothing to
+		// generate properties over.
+		return fmt.Errorf("%s declares no variables; declare the state variables to infer over (augur spec init writes them from a trace)", o.spec)
+	}
 	fmt.Fprintf(o.stdout, "%s: ok (%d variables, %d derived, %d predicates)\n",
 		o.spec, len(spec.Vars), len(spec.Derived), len(spec.Predicates))
 	return nil
