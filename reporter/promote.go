@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/augur-dev/augur/checker"
+	"github.com/augur-dev/augur/grammar"
 )
 
 // Promote makes checks of the almost-invariants and invariants of r with
@@ -39,6 +40,11 @@ func Promote(r *Report, reportPath, out string, almost, invariants []int) (*chec
 			e := findRank(es, rank)
 			if e == nil {
 				return fmt.Errorf("%s: no %s with rank %d (the report lists %d)", reportPath, kind, rank, len(es))
+			}
+			// A report is a file people edit: a property that does not
+			// parse is refused here, not when the checks are run.
+			if _, err := grammar.Parse(e.Text); err != nil {
+				return fmt.Errorf("%s: %s #%d: %w", reportPath, kind, rank, err)
 			}
 			base := checkName(e.Text)
 			name := base

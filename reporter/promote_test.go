@@ -51,6 +51,10 @@ func TestPromote(t *testing.T) {
 	if _, err := Promote(r, "report.json", out, []int{4}, nil); err == nil || !strings.Contains(err.Error(), "no almost-invariant with rank 4 (the report lists 3)") {
 		t.Errorf("Promote of a missing rank: %v", err)
 	}
+	r.AlmostInvariants[0].Text = "forall n0 in nodes: n0.a >>> 1" // a report edited by hand
+	if _, err := Promote(r, "report.json", out, []int{1}, nil); err == nil || !strings.Contains(err.Error(), "report.json: almost-invariant #1: 1:") {
+		t.Errorf("Promote of a property that does not parse: %v", err)
+	}
 }
 
 func TestCheckName(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -69,6 +70,10 @@ func parseRanks(flag, s string) ([]int, error) {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || n < 1 {
 			return nil, fmt.Errorf("%s: %q is not a rank (1, 2, …)", flag, f)
+		}
+		if slices.Contains(ranks, n) {
+			// Twice the same check, under two names, is a typo's work.
+			return nil, fmt.Errorf("%s: rank %d is given twice", flag, n)
 		}
 		ranks = append(ranks, n)
 	}
