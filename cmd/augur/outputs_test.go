@@ -181,6 +181,20 @@ func TestCPUProfileReplaced(t *testing.T) {
 	}
 }
 
+// TestCPUProfileLost checks that a profile that cannot be written fails
+// the command: pprof drops its write errors, and a profile into /dev/full
+// exited 0 with nothing written.
+func TestCPUProfileLost(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full here:", err)
+	}
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"version", "--cpuprofile", "/dev/full"}, &stdout, &stderr)
+	if code != exitError || !strings.Contains(stderr.String(), "--cpuprofile: write /dev/full: no space left on device") {
+		t.Errorf("exit %d, stderr %q; want status 2 saying why", code, stderr.String())
+	}
+}
+
 // TestOutputsAsASet checks that infer replaces its reports and stats as a
 // set: when one of them cannot be written (here a named pipe no process
 // reads), the others are as they were, not half the set new (issue 31).

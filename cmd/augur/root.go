@@ -38,6 +38,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	// The profile starts once guardOutputs has passed its output.
 	guard := root.PersistentPreRunE
 	var profile *safefile.File // the --cpuprofile, replaced whole like every output
+	var profileOut *firstError // writes to profile; pprof drops their errors
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
 		if err := guard(cmd, args); err != nil {
 			return err
@@ -53,11 +54,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return err
 		}
-		if err := pprof.StartCPUProfile(p); err != nil {
+		w := &firstError{w: p}
+		if err := pprof.StartCPUProfile(w); err != nil {
 			p.Abort()
 			return err
 		}
-		profile = p
+		profile, profileOut = p, w
 		return nil
 	}
 	err := root.ExecuteContext(ctx)
@@ -70,7 +72,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		// Stopped here, not in a post-run hook, so that a command that
 		// fails still leaves a complete profile.
 		pprof.StopCPUProfile()
-		if cerr := profile.Commit(); err == nil {
+		if profileOut.err != nil {
+			profile.Abort()
+			if err == nil {
+				err = fmt.Errorf("--cpuprofile: %w", profileOut.err)
+			}
+		} else if cerr := profile.Commit(); err == nil {
 			err = cerr
 		}
 	}
