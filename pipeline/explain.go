@@ -64,6 +64,9 @@ type Explanation struct {
 	Rank    int    `json:"rank"`
 	List    string `json:"list,omitempty"`
 	LeftOut string `json:"left_out,omitempty"`
+	// Place is the rank its anomaly would have in List with no size
+	// limit (--top Place lists it), when the report's size left it out.
+	Place int `json:"place,omitempty"`
 	// Broken is, with a baseline, where it stands as an invariant of the
 	// baseline that this run breaks; nil when it is not one.
 	Broken *Broken `json:"broken,omitempty"`
@@ -77,8 +80,10 @@ type Broken struct {
 	ViolatingSnapshots int64  `json:"violating_snapshots"` // in this run
 	Representative     string `json:"representative"`      // of its group, itself when it represents it
 	// Rank is its group's rank in the section, 0 when the report's size
-	// cut it.
-	Rank int `json:"rank"`
+	// cut it; Place is then the rank it would have with no size limit
+	// (--top Place lists it).
+	Rank  int `json:"rank"`
+	Place int `json:"place,omitempty"`
 }
 
 // Evaluation is a property's evaluation over the trace.
@@ -204,7 +209,7 @@ func (x *Explanation) fate(f *reporter.Fate, c reporter.Candidates) {
 	x.Evaluation = evaluationOf(f.Stats, f.Entry)
 	x.NotCandidate = f.NotCandidate
 	x.OrEffectTests, x.OrEffectDropped = f.OrEffect, f.OrEffectDropped
-	x.Order, x.Rank, x.LeftOut, x.List = f.Order, f.Rank, f.LeftOut, f.List
+	x.Order, x.Rank, x.LeftOut, x.List, x.Place = f.Order, f.Rank, f.LeftOut, f.List, f.Place
 	x.Anomalies = c.AlmostInvariants
 	if f.List == "rare_values" {
 		x.Anomalies = c.RareValues
@@ -216,7 +221,7 @@ func (x *Explanation) fate(f *reporter.Fate, c reporter.Candidates) {
 		x.Anomaly = &Anomaly{Representative: f.Anomaly.Text, ID: f.Anomaly.ID, Role: f.Role, During: f.Anomaly.During, Refines: f.Anomaly.Refines, RefinedBy: f.RefinedBy, RareValue: f.Anomaly.RareValue, StartUp: f.Anomaly.StartUp, BaselineViolatingSnapshots: f.Anomaly.BaselineViolatingSnapshots}
 	}
 	if f.Broken != nil {
-		x.Broken = &Broken{ViolatingSnapshots: f.Broken.ViolatingSnapshots, Representative: f.BrokenRep.Text, Rank: f.BrokenRank}
+		x.Broken = &Broken{ViolatingSnapshots: f.Broken.ViolatingSnapshots, Representative: f.BrokenRep.Text, Rank: f.BrokenRank, Place: f.BrokenPlace}
 	}
 	defer func() {
 		if br := x.Broken; x.Rank == 0 && br != nil && br.Rank > 0 {
@@ -891,7 +896,7 @@ func (x *Explanation) WriteText(w io.Writer) error {
 	if br := x.Broken; br != nil {
 		where := fmt.Sprintf("its group ranks %d there", br.Rank)
 		if br.Rank == 0 {
-			where = "its group ranks beyond the report's size there"
+			where = fmt.Sprintf("its group ranks %d there, beyond the report's size: --top %d lists it", br.Place, br.Place)
 		}
 		if br.Representative != x.Property && br.Representative != x.GeneratedAs {
 			where += ", under " + br.Representative

@@ -127,23 +127,24 @@ func TestExplainPlaces(t *testing.T) {
 		name, property string
 		o              pipeline.Options
 		verdict        string
+		place          int // Explanation.Place
 	}
 	beyond := rep.AlmostInvariants[size]
 	places := []place{
-		{"beyond the size", beyond.Text, pipeline.Options{}, fmt.Sprintf("not listed: its anomaly ranks %d, beyond the report's size (%d): --top %d lists it", size+1, size, size+1)},
-		{"within a larger size", beyond.Text, pipeline.Options{Top: size + 1}, fmt.Sprintf("listed at rank %d", size+1)},
+		{"beyond the size", beyond.Text, pipeline.Options{}, fmt.Sprintf("not listed: its anomaly ranks %d, beyond the report's size (%d): --top %d lists it", size+1, size, size+1), size + 1},
+		{"within a larger size", beyond.Text, pipeline.Options{Top: size + 1}, fmt.Sprintf("listed at rank %d", size+1), 0},
 	}
 	for _, e := range rep.AlmostInvariants {
 		if len(e.Equivalents) > 0 {
 			places = append(places, place{"equivalent", e.Equivalents[0], pipeline.Options{Top: 100},
-				fmt.Sprintf("listed at rank %d, as an equivalent of %s", e.Rank, e.Text)})
+				fmt.Sprintf("listed at rank %d, as an equivalent of %s", e.Rank, e.Text), 0})
 			break
 		}
 	}
 	for _, e := range rep.AlmostInvariants {
 		if len(e.AlsoFailsHere) > 0 {
 			places = append(places, place{"also fails here", e.AlsoFailsHere[0], pipeline.Options{Top: 100},
-				fmt.Sprintf("listed at rank %d, as one that also fails at the moments of %s", e.Rank, e.Text)})
+				fmt.Sprintf("listed at rank %d, as one that also fails at the moments of %s", e.Rank, e.Text), 0})
 			break
 		}
 	}
@@ -156,8 +157,8 @@ func TestExplainPlaces(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if x.Verdict != tt.verdict {
-				t.Errorf("%s:\nverdict %q\nwant    %q", tt.property, x.Verdict, tt.verdict)
+			if x.Verdict != tt.verdict || x.Place != tt.place {
+				t.Errorf("%s:\nverdict %q, place %d\nwant    %q, place %d", tt.property, x.Verdict, x.Place, tt.verdict, tt.place)
 			}
 		})
 	}

@@ -532,6 +532,15 @@ func TestBrokenInvariants(t *testing.T) {
 	if !strings.Contains(b.String(), "Invariants of the baseline broken here (2)") {
 		t.Errorf("text report lacks the section:\n%s", b.String())
 	}
+	// A section cut to one entry: the second group's place says which
+	// --top lists it.
+	in.Explain = []int{3}
+	if r, err = Build(in, Options{HoldRatio: 0.9, MinSupport: 10, Alpha: 0.01, Size: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if f := r.Fates[0]; f.Broken == nil || f.BrokenRank != 0 || f.BrokenPlace != 2 {
+		t.Errorf("%s, the section cut to 1: rank %d, place %d; want 0 and 2", rare, f.BrokenRank, f.BrokenPlace)
+	}
 }
 
 // TestFates checks what Build records of the properties asked for: why

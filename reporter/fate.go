@@ -56,10 +56,13 @@ type Fate struct {
 	// Broken is, with a baseline, its entry as an invariant of the
 	// baseline that this run breaks (nil when it is not one), BrokenRep
 	// the representative of its group there, and BrokenRank that
-	// group's rank in the section, 0 when the section's size cut it.
-	Broken     *Entry
-	BrokenRep  *Entry
-	BrokenRank int
+	// group's rank in the section, 0 when the section's size cut it;
+	// BrokenPlace is then the rank the group would have with no size
+	// limit, so that --top BrokenPlace lists it.
+	Broken      *Entry
+	BrokenRep   *Entry
+	BrokenRank  int
+	BrokenPlace int
 }
 
 // A trail records the fates of the properties asked for while Build
@@ -94,13 +97,14 @@ func (t *trail) broken(as []*anomaly, reps []*Entry) {
 		return
 	}
 	for _, a := range as {
-		rank := 0
-		if i := slices.Index(reps, a.rep); i >= 0 {
-			rank = reps[i].Rank
+		// cut ranked every representative before it cut the list.
+		rank, place := a.rep.Rank, 0
+		if !slices.Contains(reps, a.rep) {
+			rank, place = 0, a.rep.Rank
 		}
 		for _, e := range append([]*Entry{a.rep}, a.members...) {
 			if f, ok := t.byText[e.Text]; ok {
-				f.Broken, f.BrokenRep, f.BrokenRank = e, a.rep, rank
+				f.Broken, f.BrokenRep, f.BrokenRank, f.BrokenPlace = e, a.rep, rank, place
 			}
 		}
 	}
