@@ -251,12 +251,14 @@ func inferOne(ctx context.Context, sys *System, dir string, o RunOptions) (*repo
 	return pipeline.Infer(ctx, spec, tr, popts)
 }
 
-// moved is path, a file in the directory tmp, once tmp is renamed to dir.
+// moved is path, once the directory tmp is renamed to dir: the same
+// file under dir when path lies in tmp, else path.
 func moved(path, tmp, dir string) string {
-	if rel, err := filepath.Rel(tmp, path); err == nil && path != "" {
-		return filepath.Join(dir, rel)
+	rel, err := filepath.Rel(tmp, path)
+	if path == "" || err != nil || !filepath.IsLocal(rel) {
+		return path
 	}
-	return path
+	return filepath.Join(dir, rel)
 }
 
 // Tally counts the hits among some cases.
