@@ -8,6 +8,11 @@ import (
 	"github.com/augur-dev/augur/evaluator"
 )
 
+// MaxShards bounds the shards of an evaluation: merge reads a stats file
+// per shard, each holding every property's counts, and a count beyond it
+// (1/99999999999, a typo) leaves shards no merge could gather.
+const MaxShards = 1 << 16
+
 // Selector says which shard a process evaluates, as augur infer's flags
 // give it: explicitly, or from the environment of a batch engine.
 type Selector struct {
@@ -62,8 +67,8 @@ func (s Selector) Resolve(getenv func(string) string) (evaluator.Shard, error) {
 	default:
 		sh.Count = 1
 	}
-	if sh.Count < 1 {
-		return evaluator.Shard{}, fmt.Errorf("%d shards: want at least 1", sh.Count)
+	if sh.Count < 1 || sh.Count > MaxShards {
+		return evaluator.Shard{}, fmt.Errorf("%d shards: want 1 to %d", sh.Count, MaxShards)
 	}
 	if err := sh.Check(); err != nil {
 		return evaluator.Shard{}, err

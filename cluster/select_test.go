@@ -30,6 +30,8 @@ func TestSelectorResolve(t *testing.T) {
 		{s: Selector{Block: 2}, env: env("SLURM_ARRAY_TASK_ID", "3", "SLURM_ARRAY_TASK_COUNT", "3", "SLURM_ARRAY_TASK_MIN", "1"), want: evaluator.Shard{Index: 2, Count: 3, Block: 2}},
 		{s: Selector{Shard: "2", Block: 1}, env: env(), err: true},
 		{s: Selector{Shard: "2/2", Block: 1}, env: env(), err: true},
+		{s: Selector{Shard: "1/99999999999", Block: 1}, env: env(), err: true},
+		{s: Selector{Shard: "0/65536", Block: 1}, env: env(), want: evaluator.Shard{Index: 0, Count: MaxShards, Block: 1}},
 		{s: Selector{Shard: "0/2", Block: 0}, env: env(), err: true},
 		{s: Selector{Shards: 2, Block: 1}, env: env(), err: true},
 		{s: Selector{Block: 1}, env: env("JOB_COMPLETION_INDEX", "1"), err: true},

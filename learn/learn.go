@@ -94,7 +94,7 @@ func Learn(ctx context.Context, specPath string, traces []string, o Options) (*R
 	if o.MinSupport == 0 {
 		o.MinSupport = DefaultMinSupport
 	}
-	if o.MinSupport < 0 || o.MinSupport > 1 || o.Almost < 0 || o.Almost >= 1 {
+	if !(o.MinSupport > 0 && o.MinSupport <= 1 && o.Almost >= 0 && o.Almost < 1) { // NaN too
 		return nil, fmt.Errorf("learn: the least support (%g) is a share in (0, 1] and the almost-invariants' violating share (%g) one in [0, 1)", o.MinSupport, o.Almost)
 	}
 	p, err := pipeline.OpenIterating(ctx, specPath, traces[0], o.Iterate)

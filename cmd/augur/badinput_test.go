@@ -91,6 +91,10 @@ var badInputs = []struct {
 		args: "monitor push z.jsonl --url http://127.0.0.1:1 --token-file tok", stderr: `z.jsonl: is a device, not a regular file`},
 	{name: "monitor of a token linked to /dev/zero", symlinks: map[string]string{"z": "/dev/zero"}, args: "monitor checks.yaml --token-file z", stderr: `z: more than 65536 bytes: not a token`},
 
+	// Flag values out of range: a share that is not one.
+	{name: "learn --min-support 0", args: "learn spec.yaml run.trace -q -o out.yaml --min-support 0", stderr: `--min-support 0: want a share in \(0, 1\]`},
+	{name: "learn --almost NaN", args: "learn spec.yaml run.trace -q -o out.yaml --almost NaN", stderr: `violating share \(NaN\) one in \[0, 1\)`},
+
 	// Malformed inputs of every kind: an error naming the file and where.
 	{name: "collect malformed JSONL", files: map[string]string{"bad.jsonl": "{\"snapshot\": 0, \"nodes\": {\"a\": {\"x\": }}}\n"},
 		args: "collect bad.jsonl -o new.trace", stderr: `bad.jsonl:1:\d+: malformed JSON`},

@@ -54,6 +54,9 @@ func runLearn(ctx context.Context, o *learnOptions) error {
 	if o.output == "" {
 		return fmt.Errorf("learn: -o CHECKS.yaml is required")
 	}
+	if !(o.lo.MinSupport > 0) { // Options' zero is the default; a 0 given is not
+		return fmt.Errorf("learn: --min-support %g: want a share in (0, 1]", o.lo.MinSupport)
+	}
 	lo := o.lo
 	// How far evaluation is shows on a terminal only, so that a log keeps
 	// the counts alone.
