@@ -79,8 +79,10 @@ func (o *inferOptions) pipelineOptions() (pipeline.Options, error) {
 		return pipeline.Options{}, fmt.Errorf("unknown format %q (want %s)", o.format, strings.Join(reporter.Formats, ", "))
 	}
 	for i, out := range o.outputs {
-		if slices.Contains(o.outputs[:i], out) {
-			return pipeline.Options{}, fmt.Errorf("-o %s is given twice", out)
+		for _, earlier := range o.outputs[:i] {
+			if sameFile(earlier, out) {
+				return pipeline.Options{}, fmt.Errorf("-o %s is given twice (as -o %s)", out, earlier)
+			}
 		}
 	}
 	po := o.po
@@ -200,4 +202,15 @@ func runShard(ctx context.Context, o *inferOptions) error {
 		return err
 	}
 	return cluster.Write(o.stats, st)
+}
+
+// sameFile reports whether the paths a and b name one file: the same
+// path, or links to one existing file.
+func sameFile(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	ia, erra := os.Stat(a)
+	ib, errb := os.Stat(b)
+	return erra == nil && errb == nil && os.SameFile(ia, ib)
 }
