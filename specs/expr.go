@@ -430,8 +430,8 @@ func (p *parser) compile(n *yaml.Node, name, src string, opts ...expr.Option) *v
 			p.errorf(deref(n), "%s: loops nest %d deep, more than %d (the time of one evaluation grows as the length of a list to that power)", name, d, MaxLoopDepth)
 			return nil
 		}
-		if from, to, ok := largeConstRange(prog); ok {
-			p.errorf(deref(n), "%s: the range %d..%d has %d elements, more than the %d a range over constants may have (an evaluation builds it whatever its input)", name, from, to, to-from+1, BuildBase)
+		if from, to, ok := largeConstRange(src, prog); ok {
+			p.errorf(deref(n), "%s: the range %d..%d has %d elements, more than the %d a range over constants may have (an evaluation builds it whatever its input)", name, from, to, uint64(to)-uint64(from)+1, BuildBase)
 			return nil
 		}
 		return prog
@@ -461,23 +461,41 @@ func loopDepth(prog *vm.Program) int {
 	return deepest
 }
 
-// largeConstRange returns the bounds of a range of prog over integer
-// constants with more than BuildBase elements, if there is one.
-func largeConstRange(prog *vm.Program) (from, to int, found bool) {
+// largeConstRange returns the bounds of a range over integer constants
+// with more than BuildBase elements in src, compiled to prog, if there is
+// one. It reads src's tree as parsed: the optimizer folds some ranges
+// away (sum(1..n) to a constant, which overflowed silently).
+func largeConstRange(src string, prog *vm.Program) (from, to int, found bool) {
 	node := prog.Node()
+	if tree, err := exprparser.Parse(src); err == nil {
+		node = tree.Node
+	}
 	ast.Find(node, func(n ast.Node) bool {
 		b, ok := n.(*ast.BinaryNode)
 		if !ok || b.Operator != ".." {
 			return false
 		}
-		l, lok := b.Left.(*ast.IntegerNode)
-		r, rok := b.Right.(*ast.IntegerNode)
-		if lok && rok && r.Value-l.Value >= BuildBase {
-			from, to, found = l.Value, r.Value, true
+		l, lok := constInt(b.Left)
+		r, rok := constInt(b.Right)
+		if lok && rok && r > l && uint64(r)-uint64(l) >= BuildBase { // no overflow
+			from, to, found = l, r, true
 		}
 		return found
 	})
 	return from, to, found
+}
+
+// constInt returns the value of n, an integer constant or its negation.
+func constInt(n ast.Node) (int, bool) {
+	switch n := n.(type) {
+	case *ast.IntegerNode:
+		return n.Value, true
+	case *ast.UnaryNode:
+		if v, ok := constInt(n.Node); ok && n.Operator == "-" {
+			return -v, true
+		}
+	}
+	return 0, false
 }
 
 // exprType returns the expr-lang type of values of t in trace

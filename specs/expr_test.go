@@ -266,6 +266,8 @@ func TestBuildBudget(t *testing.T) {
 	refused := []string{
 		"sum(map(1..999999, # * commit))",
 		"count(0..10000, # > commit)",
+		"sum(1..9223372036854775807)",                    // folded to a constant that overflowed
+		"len(-9223372036854775807..9223372036854775807)", // its length overflows int64
 	}
 	for _, expr := range refused {
 		if _, err := parse(expr); err == nil || !strings.Contains(err.Error(), "more than the 10000 a range over constants may have") {
