@@ -2,6 +2,8 @@ package spectrace
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -148,5 +150,29 @@ func TestSchemaFitsCheck(t *testing.T) {
 	}
 	if err := Check(s, schema); err != nil {
 		t.Errorf("a spec does not fit its own schema: %v", err)
+	}
+}
+
+// TestSchemaBounds checks that a spec whose variables a trace cannot
+// hold is refused at the variable, in the spec, before a collector
+// creates the trace (which named only the trace).
+func TestSchemaBounds(t *testing.T) {
+	var many strings.Builder
+	many.WriteString("variables:\n")
+	for i := range trace.MaxVariables + 1 {
+		fmt.Fprintf(&many, "  v%d: int64\n", i)
+	}
+	deep := "variables:\n  term: " + strings.Repeat("list<", trace.MaxDepth) + "int64" + strings.Repeat(">", trace.MaxDepth) + "\n"
+	for _, tt := range []struct{ name, src, want string }{
+		{"too many variables", many.String(), fmt.Sprintf("s.yaml:%d:3: variable v%d: one more than the %d a trace may hold", trace.MaxVariables+2, trace.MaxVariables, trace.MaxVariables)},
+		{"nested too deep", deep, "s.yaml:2:3: variable term: type nests more than 32 deep"},
+	} {
+		s, err := specs.Parse("s.yaml", []byte(tt.src))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if _, err := Schema(s); err == nil || err.Error() != tt.want {
+			t.Errorf("%s: error %v, want %s", tt.name, err, tt.want)
+		}
 	}
 }

@@ -17,11 +17,18 @@ func Schema(s *specs.Spec) (trace.Schema, error) {
 		if v.Name == "node" {
 			continue
 		}
+		if len(schema) == trace.MaxVariables {
+			return nil, fmt.Errorf("%s: variable %s: one more than the %d a trace may hold", v.Pos, v.Name, trace.MaxVariables)
+		}
 		t, err := columnType(v.Type)
 		if err != nil {
 			return nil, fmt.Errorf("%s: variable %s: %w", v.Pos, v.Name, err)
 		}
-		schema = append(schema, trace.Column{Name: v.Name, Type: trace.ArrowType(t)})
+		at := trace.ArrowType(t)
+		if err := trace.CheckType(at); err != nil {
+			return nil, fmt.Errorf("%s: variable %s: %w", v.Pos, v.Name, err)
+		}
+		schema = append(schema, trace.Column{Name: v.Name, Type: at})
 	}
 	return schema, nil
 }
