@@ -205,12 +205,31 @@ func runShard(ctx context.Context, o *inferOptions) error {
 }
 
 // sameFile reports whether the paths a and b name one file: the same
-// path, or links to one existing file.
+// path once symbolic links are followed (to a file not there yet too),
+// or hard links to one file.
 func sameFile(a, b string) bool {
-	if filepath.Clean(a) == filepath.Clean(b) {
+	if linkTarget(a) == linkTarget(b) {
 		return true
 	}
 	ia, erra := os.Stat(a)
 	ib, errb := os.Stat(b)
 	return erra == nil && errb == nil && os.SameFile(ia, ib)
+}
+
+// linkTarget returns the absolute path that p names once the symbolic
+// links at its end are followed, up to 40 as the kernel does, whether
+// or not the last one exists.
+func linkTarget(p string) string {
+	p, _ = filepath.Abs(p)
+	for range 40 {
+		to, err := os.Readlink(p)
+		if err != nil {
+			break
+		}
+		if !filepath.IsAbs(to) {
+			to = filepath.Join(filepath.Dir(p), to)
+		}
+		p = filepath.Clean(to)
+	}
+	return p
 }
