@@ -36,6 +36,7 @@ var badInputs = []struct {
 	{name: "infer -o inside another trace", args: "infer spec.yaml run.trace -q --baseline run.trace -o other.trace/r.json", stderr: `it lies inside the trace directory .*other.trace`},
 	{name: "infer -o the baseline", args: "infer spec.yaml run.trace -q --baseline other.trace -o other.trace", stderr: `output other.trace: it is the input other.trace`},
 	{name: "merge -o a part", args: "merge p0.arrow p1.arrow -o p0.arrow", stderr: `output p0.arrow: it is the input p0.arrow`},
+	{name: "infer --stats and -o one file", args: "infer spec.yaml run.trace -q -o out.x --stats out.x", stderr: `--stats out.x is given twice \(as -o out.x\)`},
 	{name: "report -o the stats", args: "report spec.yaml run.trace stats.arrow -o stats.arrow", stderr: `output stats.arrow: it is the input stats.arrow`},
 	{name: "promote -o the report", args: "promote report.json --select 1 -o report.json --force", stderr: `output report.json: it is the input report.json`},
 	{name: "promote -o the report's spec", args: "promote report.json --select 1 -o spec.yaml", stderr: `output spec.yaml: it is the input spec.yaml`},

@@ -78,13 +78,6 @@ func (o *inferOptions) pipelineOptions() (pipeline.Options, error) {
 	if !slices.Contains(reporter.Formats, o.format) {
 		return pipeline.Options{}, fmt.Errorf("unknown format %q (want %s)", o.format, strings.Join(reporter.Formats, ", "))
 	}
-	for i, out := range o.outputs {
-		for _, earlier := range o.outputs[:i] {
-			if sameFile(earlier, out) {
-				return pipeline.Options{}, fmt.Errorf("-o %s is given twice (as -o %s)", out, earlier)
-			}
-		}
-	}
 	po := o.po
 	if len(o.outputs) > 0 {
 		po.Output = o.outputs[0]
@@ -202,34 +195,4 @@ func runShard(ctx context.Context, o *inferOptions) error {
 		return err
 	}
 	return cluster.Write(o.stats, st)
-}
-
-// sameFile reports whether the paths a and b name one file: the same
-// path once symbolic links are followed (to a file not there yet too),
-// or hard links to one file.
-func sameFile(a, b string) bool {
-	if linkTarget(a) == linkTarget(b) {
-		return true
-	}
-	ia, erra := os.Stat(a)
-	ib, errb := os.Stat(b)
-	return erra == nil && errb == nil && os.SameFile(ia, ib)
-}
-
-// linkTarget returns the absolute path that p names once the symbolic
-// links at its end are followed, up to 40 as the kernel does, whether
-// or not the last one exists.
-func linkTarget(p string) string {
-	p, _ = filepath.Abs(p)
-	for range 40 {
-		to, err := os.Readlink(p)
-		if err != nil {
-			break
-		}
-		if !filepath.IsAbs(to) {
-			to = filepath.Join(filepath.Dir(p), to)
-		}
-		p = filepath.Clean(to)
-	}
-	return p
 }

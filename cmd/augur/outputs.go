@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -54,20 +55,26 @@ func outputPaths(f *pflag.Flag) []string {
 
 // guardOutputs returns an error naming the conflict if an output flag of
 // cmd, as given, could destroy an input (an argument, the value of any
-// other flag, or the spec a checks file or report among them names) or
-// cannot be written where it is: see [clobber.Check], [clobber.CheckDir]
-// and [clobber.CheckPlace].
+// other flag, or the spec a checks file or report among them names),
+// names the file another output does (the same path, or a link to it),
+// or cannot be written where it is: see [clobber.Check], [clobber.Same],
+// [clobber.CheckDir] and [clobber.CheckPlace].
 func guardOutputs(cmd *cobra.Command, args []string) error {
 	type output struct {
 		path string
 		kind outputKind
+		flag string // as given: -o or --stats
 	}
 	var outputs []output
 	inputs := slices.Clone(args)
 	cmd.Flags().Visit(func(f *pflag.Flag) {
 		if kind, ok := f.Annotations[outputAnnotation]; ok {
+			flag := "--" + f.Name
+			if f.Shorthand != "" {
+				flag = "-" + f.Shorthand
+			}
 			for _, path := range outputPaths(f) {
-				outputs = append(outputs, output{path, outputKind(kind[0])})
+				outputs = append(outputs, output{path, outputKind(kind[0]), flag})
 			}
 			return
 		}
@@ -75,6 +82,14 @@ func guardOutputs(cmd *cobra.Command, args []string) error {
 	})
 	if len(outputs) == 0 {
 		return nil
+	}
+	for i, o := range outputs {
+		for _, earlier := range outputs[:i] {
+			if o.path != "" && earlier.path != "" && clobber.Same(o.path, earlier.path) {
+				// Written twice, one output would replace the other.
+				return fmt.Errorf("%s %s is given twice (as %s %s)", o.flag, o.path, earlier.flag, earlier.path)
+			}
+		}
 	}
 	for _, in := range slices.Clone(inputs) {
 		if spec := namedSpec(in); spec != "" {

@@ -79,6 +79,39 @@ func Check(out string, inputs ...string) error {
 	return nil
 }
 
+// Same reports whether the paths a and b name one file: by identity when
+// both exist, else by where their symbolic links lead, so that a link to
+// an output not written yet names that output.
+func Same(a, b string) bool {
+	if ia, err := os.Stat(a); err == nil {
+		if ib, err := os.Stat(b); err == nil {
+			return os.SameFile(ia, ib)
+		}
+	}
+	return target(a) == target(b)
+}
+
+// target returns the absolute path that p names once the symbolic links
+// of its directory and at its end are followed (up to 40, as the kernel
+// does), whether or not the last one exists.
+func target(p string) string {
+	p, _ = filepath.Abs(p)
+	for range 40 {
+		if dir, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
+			p = filepath.Join(dir, filepath.Base(p))
+		}
+		to, err := os.Readlink(p)
+		if err != nil {
+			break
+		}
+		if !filepath.IsAbs(to) {
+			to = filepath.Join(filepath.Dir(p), to)
+		}
+		p = filepath.Clean(to)
+	}
+	return p
+}
+
 // CheckPlace returns an error if out cannot be written where it is, so
 // that a command says so before it works rather than when it writes:
 // the directory that is to hold out must exist, and an output that is a

@@ -175,3 +175,39 @@ func TestTraceFiles(t *testing.T) {
 		t.Errorf("traceFiles = %q, want %q", traceFiles, want)
 	}
 }
+
+func TestSame(t *testing.T) {
+	dir := t.TempDir()
+	at := func(name string) string { return filepath.Join(dir, name) }
+	if err := os.WriteFile(at("a.json"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for link, to := range map[string]string{"alias.json": "a.json", "later.json": "new.json", "chain.json": "later.json"} {
+		if err := os.Symlink(to, at(link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Link(at("a.json"), at("hard.json")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(at("sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		a, b string
+		want bool
+	}{
+		{"a.json", "a.json", true},
+		{"a.json", "sub/../a.json", true},
+		{"a.json", "alias.json", true},
+		{"a.json", "hard.json", true},
+		{"new.json", "later.json", true}, // a link to an output not there yet
+		{"new.json", "chain.json", true},
+		{"a.json", "new.json", false},
+		{"later.json", "alias.json", false},
+	} {
+		if got := Same(at(tt.a), at(tt.b)); got != tt.want {
+			t.Errorf("Same(%s, %s) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
+	}
+}
