@@ -57,7 +57,7 @@ func outputPaths(f *pflag.Flag) []string {
 // cmd, as given, could destroy an input (an argument, the value of any
 // other flag, or the spec a checks file or report among them names),
 // names the file another output does (the same path, or a link to it),
-// or cannot be written where it is: see [clobber.Check], [clobber.Same],
+// or cannot be written where it is: see [clobber.Check], [clobber.Key],
 // [clobber.CheckDir] and [clobber.CheckPlace].
 func guardOutputs(cmd *cobra.Command, args []string) error {
 	type output struct {
@@ -83,13 +83,17 @@ func guardOutputs(cmd *cobra.Command, args []string) error {
 	if len(outputs) == 0 {
 		return nil
 	}
-	for i, o := range outputs {
-		for _, earlier := range outputs[:i] {
-			if o.path != "" && earlier.path != "" && clobber.Same(o.path, earlier.path) {
-				// Written twice, one output would replace the other.
-				return fmt.Errorf("%s %s is given twice (as %s %s)", o.flag, o.path, earlier.flag, earlier.path)
-			}
+	first := make(map[string]output, len(outputs)) // by clobber.Key
+	for _, o := range outputs {
+		if o.path == "" {
+			continue
 		}
+		key := clobber.Key(o.path)
+		if earlier, ok := first[key]; ok {
+			// Written twice, one output would replace the other.
+			return fmt.Errorf("%s %s is given twice (as %s %s)", o.flag, o.path, earlier.flag, earlier.path)
+		}
+		first[key] = o
 	}
 	for _, in := range slices.Clone(inputs) {
 		if spec := namedSpec(in); spec != "" {

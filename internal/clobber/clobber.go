@@ -79,16 +79,18 @@ func Check(out string, inputs ...string) error {
 	return nil
 }
 
-// Same reports whether the paths a and b name one file: by identity when
-// both exist, else by where their symbolic links lead, so that a link to
-// an output not written yet names that output.
-func Same(a, b string) bool {
-	if ia, err := os.Stat(a); err == nil {
-		if ib, err := os.Stat(b); err == nil {
-			return os.SameFile(ia, ib)
+// Key returns what identifies the file at path: its device and inode when
+// it exists, else where its symbolic links lead, so that a link to an
+// output not written yet has that output's key. Two paths name one file
+// when their keys are equal; a command's outputs are compared by key in
+// linear time, however many it has.
+func Key(path string) string {
+	if info, err := os.Stat(path); err == nil {
+		if st, ok := info.Sys().(*syscall.Stat_t); ok {
+			return fmt.Sprintf("inode %d:%d", st.Dev, st.Ino)
 		}
 	}
-	return target(a) == target(b)
+	return "path " + target(path)
 }
 
 // target returns the absolute path that p names once the symbolic links

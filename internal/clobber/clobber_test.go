@@ -176,7 +176,7 @@ func TestTraceFiles(t *testing.T) {
 	}
 }
 
-func TestSame(t *testing.T) {
+func TestKey(t *testing.T) {
 	dir := t.TempDir()
 	at := func(name string) string { return filepath.Join(dir, name) }
 	if err := os.WriteFile(at("a.json"), nil, 0o644); err != nil {
@@ -206,8 +206,8 @@ func TestSame(t *testing.T) {
 		{"a.json", "new.json", false},
 		{"later.json", "alias.json", false},
 	} {
-		if got := Same(at(tt.a), at(tt.b)); got != tt.want {
-			t.Errorf("Same(%s, %s) = %v, want %v", tt.a, tt.b, got, tt.want)
+		if got := Key(at(tt.a)) == Key(at(tt.b)); got != tt.want {
+			t.Errorf("%s and %s one file: %v, want %v", tt.a, tt.b, got, tt.want)
 		}
 	}
 }
