@@ -24,14 +24,16 @@ import (
 // are shares: whether a property is another's shadow does not depend on
 // how often the bug struck or how long the run was.
 //
-// Two equally simple properties are one anomaly only when each fails at
-// (almost) the other's moments, Within both ways: co-symptoms of one bug.
-// One that fails at a few of the other's moments pins down something the
-// other does not (a long episode of which it singles out the bug's
-// snapshots, say), and stands alone.
+// Two equally simple properties, or two each simpler in its own way (one
+// with an iterator, the other with a second literal), are one anomaly
+// only when each fails at (almost) the other's moments, Within both
+// ways: co-symptoms of one bug. One that fails at a few of the other's
+// moments pins down something the other does not (a long episode of
+// which it singles out the bug's snapshots, say), and stands alone.
 //
-// A weakening P of a simpler Q (more node variables, iterators or
-// literals) joins Q when P's moments lie (almost) within Q's:
+// A weakening P of a simpler Q (at least as many node variables,
+// iterators and literals, more of one) joins Q when P's moments lie
+// (almost) within Q's:
 //
 //   - a syntactic weakening (P = Q or R, up to the naming of node
 //     variables) whatever the ratio of their moments, unless R explains
@@ -85,6 +87,14 @@ func shapeOf(p *grammar.Property) shape {
 	}
 	s.literals = len(p.Matrix)
 	return s
+}
+
+// within reports whether s is at most t in every count: whether a
+// property of shape t may be a weakening of one of shape s. One that has
+// an iterator where the other has a second literal is not the other's
+// weakening, though it comes after it in the order of compareShapes.
+func (s shape) within(t shape) bool {
+	return s.nodes <= t.nodes && s.iters <= t.iters && s.literals <= t.literals
 }
 
 func compareShapes(a, b shape) int {
@@ -153,9 +163,10 @@ func groupAnomalies(es []*Entry, moments func(*Entry) []uint64, g Grouping, hold
 			if np, upto := kept(ms, a.moments, a.rep.ViolatingSnapshots); !g.within(set, np, upto, a.set, len(a.moments)) {
 				continue
 			}
-			if simpler == 0 {
-				// Equally simple: the same anomaly only when each fails
-				// at (almost) the other's moments.
+			if simpler == 0 || !a.shape.within(sh) {
+				// Equally simple, or each simpler in its own way (an
+				// iterator for a literal): the same anomaly only when
+				// each fails at (almost) the other's moments.
 				if np, upto := kept(a.moments, ms, e.ViolatingSnapshots); !g.within(a.set, np, upto, set, len(ms)) {
 					continue
 				}

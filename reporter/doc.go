@@ -9,9 +9,11 @@
 //     ratio, enough non-vacuous snapshots;
 //  2. drops the or-effects (below);
 //  3. groups the almost-invariants into anomalies by the snapshots at
-//     which they fail: a property joins a simpler one whose violating
-//     snapshots hold (almost) all of its own and are not many more, as a
-//     ratio ([Grouping]); a syntactic weakening (P = Q or R) joins its
+//     which they fail: a property joins one simpler in every count (node
+//     variables, iterators, literals) whose violating snapshots hold
+//     (almost) all of its own and are not many more, as a ratio
+//     ([Grouping]), and one equally simple, or simpler in another way,
+//     that fails at (almost) the same moments; a syntactic weakening (P = Q or R) joins its
 //     Q whatever the ratio, unless R explains Q's violations. One rare
 //     bug breaks a simple property and hundreds of weaker ones, each
 //     failing at some of its moments with a higher holding rate; the
