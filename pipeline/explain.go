@@ -138,6 +138,10 @@ type Anomaly struct {
 	// where the representative fails: such anomalies rank after the
 	// others.
 	BaselineViolatingSnapshots int64 `json:"baseline_violating_snapshots,omitempty"`
+	// MoreThanBaseline says that the representative fails far more often
+	// here than in the baseline (reporter.Entry.MoreThanBaseline): it
+	// ranks first of the anomalies that fail there.
+	MoreThanBaseline bool `json:"more_than_baseline,omitempty"`
 }
 
 // Explain tells where the property propertyText stands in the report of
@@ -218,7 +222,7 @@ func (x *Explanation) fate(f *reporter.Fate, c reporter.Candidates) {
 		x.ExplainedBy = f.Entry.ExplainedBy
 	}
 	if f.Anomaly != nil {
-		x.Anomaly = &Anomaly{Representative: f.Anomaly.Text, ID: f.Anomaly.ID, Role: f.Role, During: f.Anomaly.During, Refines: f.Anomaly.Refines, RefinedBy: f.RefinedBy, RareValue: f.Anomaly.RareValue, StartUp: f.Anomaly.StartUp, BaselineViolatingSnapshots: f.Anomaly.BaselineViolatingSnapshots}
+		x.Anomaly = &Anomaly{Representative: f.Anomaly.Text, ID: f.Anomaly.ID, Role: f.Role, During: f.Anomaly.During, Refines: f.Anomaly.Refines, RefinedBy: f.RefinedBy, RareValue: f.Anomaly.RareValue, StartUp: f.Anomaly.StartUp, BaselineViolatingSnapshots: f.Anomaly.BaselineViolatingSnapshots, MoreThanBaseline: f.Anomaly.MoreThanBaseline}
 	}
 	if f.Broken != nil {
 		x.Broken = &Broken{ViolatingSnapshots: f.Broken.ViolatingSnapshots, Representative: f.BrokenRep.Text, Rank: f.BrokenRank, Place: f.BrokenPlace}
@@ -884,7 +888,10 @@ func (x *Explanation) WriteText(w io.Writer) error {
 		if a.RareValue {
 			more("the representative states only that a value is rare, relating nothing: listed apart, among the rare values")
 		}
-		if n := a.BaselineViolatingSnapshots; n > 0 {
+		switch n := a.BaselineViolatingSnapshots; {
+		case a.MoreThanBaseline:
+			more("the representative fails at %s of the baseline, far less often than here: ranked after the anomalies that do not, first of those that do", count(n, "snapshot"))
+		case n > 0:
 			more("the representative fails at %s of the baseline: ranked after the anomalies that do not", count(n, "snapshot"))
 		}
 	}

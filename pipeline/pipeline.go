@@ -279,7 +279,7 @@ func (p *Pipeline) report(ctx context.Context, res *evaluator.Result, o Options,
 			return nil, err
 		}
 		defer base.Close()
-		in.Baseline = func(props []*grammar.Property) ([]int64, error) {
+		in.Baseline = func(props []*grammar.Property) ([]evaluator.Stats, error) {
 			return p.failures(ctx, base, props, o)
 		}
 		if in.Broken, err = p.broken(ctx, base, ropts, o); err != nil {
@@ -456,20 +456,18 @@ func (p *Pipeline) openBaseline(path string) (*trace.Trace, error) {
 	return tr, nil
 }
 
-// failures counts, for each of props, the snapshots of the baseline
-// where it fails.
-func (p *Pipeline) failures(ctx context.Context, base *trace.Trace, props []*grammar.Property, o Options) ([]int64, error) {
+// failures evaluates props over the baseline and returns the stats of
+// each, with its first violating snapshots (as many as the reporter
+// keeps of a candidate), from which the reporter counts its violation
+// events there.
+func (p *Pipeline) failures(ctx context.Context, base *trace.Trace, props []*grammar.Property, o Options) ([]evaluator.Stats, error) {
 	opts := passOptions(o)
-	opts.MaxWitnesses, opts.MaxMoments = evaluator.NoWitnesses, 1
+	opts.MaxWitnesses, opts.MaxMoments = evaluator.NoWitnesses, reporter.DefaultThresholds.FullMoments
 	res, err := p.again(ctx, base, props, opts, fmt.Sprintf("evaluating %d almost-invariants over the baseline", len(props)), o.Progress)
 	if err != nil {
 		return nil, err
 	}
-	counts := make([]int64, len(props))
-	for i := range counts {
-		counts[i] = res.Stats[i].ViolatingSnapshots
-	}
-	return counts, nil
+	return res.Stats, nil
 }
 
 // broken evaluates p's pool over the baseline, pruning what fails there

@@ -84,10 +84,12 @@ type Input struct {
 	Program   *evaluator.Program
 	Result    *evaluator.Result
 
-	// Baseline, if set, counts for each of props the snapshots of a run
-	// believed good, named BaselineTrace, where it fails: the
-	// almost-invariants that fail there too are ranked after the others.
-	Baseline      func(props []*grammar.Property) ([]int64, error)
+	// Baseline, if set, evaluates props over a run believed good, named
+	// BaselineTrace, and returns the stats of each, with its first
+	// violating snapshots (Thresholds.FullMoments of them, or all): the
+	// almost-invariants that fail there too are ranked after the others,
+	// those failing far more often here first.
+	Baseline      func(props []*grammar.Property) ([]evaluator.Stats, error)
 	BaselineTrace string
 
 	// Moments, if set, evaluates props again and returns the first max
@@ -186,6 +188,9 @@ type Candidates struct {
 	Anomalies        int `json:"anomalies"`   // groups of almost-invariants failing at the same moments
 	Grouped          int `json:"grouped"`     // almost-invariants listed under a simpler one of their anomaly
 	InBaseline       int `json:"in_baseline"` // almost-invariants standing out that fail in the baseline too
+	// MoreThanBaseline counts those of InBaseline that fail far more
+	// often here (Entry.MoreThanBaseline): they rank first of them.
+	MoreThanBaseline int `json:"more_than_baseline"`
 	// During counts the anomalies listed after the others because they
 	// fail during the episodes of another (Entry.During).
 	During int `json:"during,omitempty"`
@@ -268,9 +273,16 @@ type Entry struct {
 	// only where it does, and it is listed just before this one.
 	Refines string `json:"refines,omitempty"`
 	// BaselineViolatingSnapshots counts the snapshots of the baseline
-	// where the property fails.
-	BaselineViolatingSnapshots int64               `json:"baseline_violating_snapshots,omitempty"`
-	Witnesses                  []evaluator.Witness `json:"witnesses"` // first violating snapshots
+	// where the property fails, and BaselineViolationEvents its
+	// violation events there (as ViolationEvents counts them here).
+	BaselineViolatingSnapshots int64 `json:"baseline_violating_snapshots,omitempty"`
+	BaselineViolationEvents    int64 `json:"baseline_violation_events,omitempty"`
+	// MoreThanBaseline says that the property fails in the baseline too
+	// but far more often here (Thresholds.BaselineLevel): it ranks after
+	// the properties that do not fail there, and before the others that
+	// do.
+	MoreThanBaseline bool                `json:"more_than_baseline,omitempty"`
+	Witnesses        []evaluator.Witness `json:"witnesses"` // first violating snapshots
 	// Warnings are caveats about this entry, such as an or-effect that
 	// could not be tested (WarnOrEffectUntested).
 	Warnings []diag.Warning `json:"warnings,omitempty"`
@@ -364,7 +376,7 @@ func Build(in Input, opts Options) (*Report, error) {
 		r.AlmostInvariants, r.Candidates.NotStandingOut = listed(r.AlmostInvariants, opts.HoldRatio)
 	}
 	if in.Baseline != nil {
-		if err := baselineLast(r.AlmostInvariants, in.Baseline); err != nil {
+		if err := baselineLast(r.AlmostInvariants, in.Baseline, th); err != nil {
 			return nil, err
 		}
 	}
@@ -381,6 +393,9 @@ func Build(in Input, opts Options) (*Report, error) {
 	for _, e := range r.AlmostInvariants { // the rare values apart, as the line beside the list says
 		if e.BaselineViolatingSnapshots > 0 {
 			r.Candidates.InBaseline++
+		}
+		if e.MoreThanBaseline {
+			r.Candidates.MoreThanBaseline++
 		}
 	}
 	var broken []*anomaly
@@ -582,29 +597,62 @@ func cut(es []*Entry, size int) []*Entry {
 // and moves those that fail there after the others, keeping each group in
 // rank order. What fails in a run believed good as well is, most likely,
 // how the system normally behaves (a transient of its protocol), not a
-// bug. An anomaly listed during the episodes of one that moves after it
-// is no longer said to be: its line would name an anomaly below it.
-func baselineLast(es []*Entry, baseline func([]*grammar.Property) ([]int64, error)) error {
+// bug; less likely when it fails here far more often (moreThanBaseline):
+// a bug may strike a dozen times a property that a protocol's transient
+// breaks once in the good run. Those come first of the moved, after what
+// never fails there: a bug's indirect effects (more elections, more
+// retries) make transients more frequent too. An anomaly listed during
+// the episodes of one that moves after it is no longer said to be: its
+// line would name an anomaly below it.
+func baselineLast(es []*Entry, baseline func([]*grammar.Property) ([]evaluator.Stats, error), th Thresholds) error {
 	props := make([]*grammar.Property, len(es))
 	for i, e := range es {
 		props[i] = e.prop.Property
 	}
-	counts, err := baseline(props)
+	stats, err := baseline(props)
 	if err != nil {
 		return err
 	}
-	last := make(map[string]bool, len(es))
+	// tier: 0 for what does not fail there, 1 for what fails far more
+	// often here, 2 for the rest.
+	tier := make(map[string]int, len(es))
 	for i, e := range es {
-		e.BaselineViolatingSnapshots = counts[i]
-		last[e.Text] = counts[i] > 0
+		st := &stats[i]
+		e.BaselineViolatingSnapshots = st.ViolatingSnapshots
+		if st.ViolatingSnapshots > 0 {
+			e.BaselineViolationEvents = events(st.Moments, st.ViolatingSnapshots, th.span(st.Support))
+			e.MoreThanBaseline = moreThanBaseline(e.ViolationEvents, e.Support, e.BaselineViolationEvents, st.Support, th.BaselineLevel)
+			tier[e.Text] = 2 - boolInt(e.MoreThanBaseline)
+		}
 	}
 	for _, e := range es {
-		if e.During != "" && last[e.During] && !last[e.Text] {
+		if e.During != "" && tier[e.During] > tier[e.Text] {
 			e.During = ""
 		}
 	}
 	slices.SortStableFunc(es, func(a, b *Entry) int {
-		return cmp.Compare(min(a.BaselineViolatingSnapshots, 1), min(b.BaselineViolatingSnapshots, 1))
+		return cmp.Compare(tier[a.Text], tier[b.Text])
 	})
 	return nil
+}
+
+// moreThanBaseline reports whether k violation events among n
+// non-vacuous snapshots are far more than kb among nb, the baseline's:
+// whether, were the two runs' rates the same, as many of the k+kb events
+// would fall in this run with probability below level (the one-sided
+// conditional binomial test of two Poisson rates). Only rates are
+// compared, so runs of any lengths compare alike.
+func moreThanBaseline(k, n, kb, nb int64, level float64) bool {
+	if k == 0 || n <= 0 || nb <= 0 {
+		return false
+	}
+	b := distuv.Binomial{N: float64(k + kb), P: float64(n) / float64(n+nb)}
+	return b.Survival(float64(k)-1) < level
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

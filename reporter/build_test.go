@@ -67,12 +67,13 @@ func buildOptions(t *testing.T, props []string, stats []evaluator.Stats, baselin
 	in := Input{Program: prog, Result: &evaluator.Result{Snapshots: 1000, Stats: stats}, Generated: len(props)}
 	if baseline != nil {
 		in.BaselineTrace = "good.trace"
-		in.Baseline = func(asked []*grammar.Property) ([]int64, error) {
-			counts := make([]int64, len(asked))
+		in.Baseline = func(asked []*grammar.Property) ([]evaluator.Stats, error) {
+			sts := make([]evaluator.Stats, len(asked))
 			for i, q := range asked {
-				counts[i] = baseline[slices.IndexFunc(prog.Props, func(p *evaluator.Prop) bool { return p.Property == q })]
+				n := baseline[slices.IndexFunc(prog.Props, func(p *evaluator.Prop) bool { return p.Property == q })]
+				sts[i] = evaluator.Stats{ViolatingSnapshots: n, Violations: n, Support: 1000}
 			}
-			return counts, nil
+			return sts, nil
 		}
 	}
 	r, err := Build(in, opts)
@@ -677,8 +678,10 @@ func TestBaselineDuringAbove(t *testing.T) {
 	for _, e := range es {
 		e.prop = &evaluator.Prop{}
 	}
-	baseline := func(props []*grammar.Property) ([]int64, error) { return []int64{0, 3, 0, 0}, nil }
-	if err := baselineLast(es, baseline); err != nil {
+	baseline := func(props []*grammar.Property) ([]evaluator.Stats, error) {
+		return []evaluator.Stats{{}, {ViolatingSnapshots: 3, Violations: 3, Support: 100}, {}, {}}, nil
+	}
+	if err := baselineLast(es, baseline, DefaultThresholds); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := texts(es), []string{"other", "during", "kept", "host"}; !reflect.DeepEqual(got, want) {
@@ -686,5 +689,59 @@ func TestBaselineDuringAbove(t *testing.T) {
 	}
 	if during.During != "" || kept.During != "other" {
 		t.Errorf("during %q, kept during %q; want \"\" and \"other\"", during.During, kept.During)
+	}
+}
+
+// TestBaselineMoreOften checks that, of the properties failing in the
+// baseline too, those failing here far more often, per non-vacuous
+// snapshot, rank first: a bug striking a dozen times a property that a
+// transient breaks once in the good run. They still rank after what
+// never fails there.
+func TestBaselineMoreOften(t *testing.T) {
+	tests := []struct {
+		name          string
+		here, n       int64 // violation events here, non-vacuous snapshots here
+		there, nThere int64 // the same in the baseline
+		more          bool
+	}{
+		{"a dozen strikes against one", 12, 1000, 1, 1000, true},
+		{"seven against one", 7, 1000, 1, 1000, true},
+		{"six against one", 6, 1000, 1, 1000, false},
+		{"as often", 5, 1000, 5, 1000, false},
+		// Rates, not counts: a baseline ten times as long.
+		{"twelve against ten in a run ten times as long", 12, 1000, 10, 10000, true},
+		{"twelve against a hundred in a run ten times as long", 12, 1000, 100, 10000, false},
+		{"never here", 0, 1000, 1, 1000, false},
+	}
+	for _, tt := range tests {
+		if got := moreThanBaseline(tt.here, tt.n, tt.there, tt.nThere, DefaultThresholds.BaselineLevel); got != tt.more {
+			t.Errorf("%s: more than baseline = %v, want %v", tt.name, got, tt.more)
+		}
+	}
+
+	// In a report: a fails in the baseline as often as here and moves
+	// last; b fails there once, here at 12 separate snapshots, and ranks
+	// before a, after c, which never fails there.
+	props := []string{`forall n0 in nodes: n0.a == n0.t`, `forall n0 in nodes: n0.b == n0.t`, `forall n0 in nodes: n0.c == n0.t`}
+	strikes := func(k int) evaluator.Stats { // k violations, 50 snapshots apart
+		st := stats(map[int]int64{0: int64(k), 1: 1000 - int64(k)})
+		for i := range k {
+			st.Moments = append(st.Moments, uint64(i*50))
+		}
+		return st
+	}
+	r := buildWithBaseline(t, props, []evaluator.Stats{strikes(1), strikes(12), strikes(14)}, []int64{1, 1, 0})
+	want := []string{"forall n0 in nodes: n0.c == n0.t", "forall n0 in nodes: n0.b == n0.t", "forall n0 in nodes: n0.a == n0.t"}
+	if got := texts(r.AlmostInvariants); !reflect.DeepEqual(got, want) {
+		t.Fatalf("almost-invariants = %v, want %v", got, want)
+	}
+	if e := r.AlmostInvariants[1]; !e.MoreThanBaseline || e.BaselineViolationEvents != 1 || e.BaselineViolatingSnapshots != 1 {
+		t.Errorf("%s: more than baseline %v, %d events there", e.Text, e.MoreThanBaseline, e.BaselineViolationEvents)
+	}
+	if e := r.AlmostInvariants[2]; e.MoreThanBaseline {
+		t.Errorf("%s: more than baseline", e.Text)
+	}
+	if r.Candidates.InBaseline != 2 || r.Candidates.MoreThanBaseline != 1 {
+		t.Errorf("in baseline %d, more than baseline %d; want 2 and 1", r.Candidates.InBaseline, r.Candidates.MoreThanBaseline)
 	}
 }

@@ -46,7 +46,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		orDefault(r.System, "trace"), r.Snapshots, r.Properties.Generated, r.Properties.Evaluated, r.Properties.Pruned)
 	fmt.Fprintf(b, "candidates: %s\n\n", r.Candidates.summary())
 	if r.Baseline != "" {
-		fmt.Fprintf(b, "baseline %s: %d of the almost-invariants fail there too and are ranked last\n\n", r.Baseline, r.Candidates.InBaseline)
+		fmt.Fprintf(b, "baseline %s: %s\n\n", r.Baseline, r.Candidates.inBaseline())
 	}
 	for _, w := range r.Warnings {
 		fmt.Fprintf(b, "warning: %s\n", w)
@@ -117,7 +117,10 @@ func writeSection(b *strings.Builder, s section) {
 		if e.StartUp {
 			fmt.Fprintf(tw, "\t\t\t  fails only while the run starts up, from its first snapshot: ranked after the others\n")
 		}
-		if e.BaselineViolatingSnapshots > 0 {
+		switch {
+		case e.MoreThanBaseline:
+			fmt.Fprintf(tw, "\t\t\t  fails in the baseline too (%s), far less often than here: ranked first of those\n", plural(e.BaselineViolatingSnapshots, "snapshot"))
+		case e.BaselineViolatingSnapshots > 0:
 			fmt.Fprintf(tw, "\t\t\t  fails in the baseline too (%s)\n", plural(e.BaselineViolatingSnapshots, "snapshot"))
 		}
 		if len(e.Equivalents) > 0 {
@@ -196,7 +199,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		r.Snapshots, r.Properties.Generated, r.Properties.Evaluated, r.Properties.Pruned)
 	fmt.Fprintf(b, "Candidates: %s.\n\n", r.Candidates.summary())
 	if r.Baseline != "" {
-		fmt.Fprintf(b, "Baseline `%s`: %d of the almost-invariants fail there too and are ranked last.\n\n", r.Baseline, r.Candidates.InBaseline)
+		fmt.Fprintf(b, "Baseline `%s`: %s.\n\n", r.Baseline, r.Candidates.inBaseline())
 	}
 	for _, w := range r.Warnings {
 		fmt.Fprintf(b, "> **Warning:** %s\n\n", w)
@@ -277,4 +280,13 @@ func orDefault(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// inBaseline says how many of the almost-invariants listed fail in the
+// baseline too, and where they rank.
+func (c Candidates) inBaseline() string {
+	if c.MoreThanBaseline == 0 {
+		return fmt.Sprintf("%d of the almost-invariants fail there too and are ranked last", c.InBaseline)
+	}
+	return fmt.Sprintf("%d of the almost-invariants fail there too and are ranked last, the %d that fail there far less often than here first", c.InBaseline, c.MoreThanBaseline)
 }

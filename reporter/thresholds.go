@@ -54,6 +54,15 @@ type Thresholds struct {
 	// others' ranks lower with probability at most 5%; nothing is hidden.
 	DuringLevel float64
 
+	// BaselineLevel is the level of the one-sided test that a property
+	// failing in the baseline too has far more violation events here,
+	// per non-vacuous snapshot, than there (see moreThanBaseline): of the
+	// properties that fail there, which rank after the others, such ones
+	// rank first. It is not corrected for the number of properties
+	// tested: one that passes by chance still ranks after every property
+	// that does not fail there. 0.05.
+	BaselineLevel float64
+
 	// EpisodeShare bounds how long one violation event lasts, as a share
 	// of the property's non-vacuous snapshots (see events): an episode
 	// lasting longer counts one event per EpisodeShare of the run begun.
@@ -86,6 +95,7 @@ var DefaultThresholds = Thresholds{
 	MinOddsRatio:  2,
 	RankLevel:     0.05,
 	DuringLevel:   0.05,
+	BaselineLevel: 0.05,
 	EpisodeShare:  0.01,
 	FullMoments:   4096,
 	RatePrecision: evaluator.RatePrecision,
@@ -105,6 +115,9 @@ func (th Thresholds) withDefaults() Thresholds {
 	}
 	if th.DuringLevel == 0 {
 		th.DuringLevel = d.DuringLevel
+	}
+	if th.BaselineLevel == 0 {
+		th.BaselineLevel = d.BaselineLevel
 	}
 	if th.EpisodeShare == 0 {
 		th.EpisodeShare = d.EpisodeShare
