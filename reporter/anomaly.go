@@ -89,11 +89,11 @@ func shapeOf(p *grammar.Property) shape {
 	return s
 }
 
-// within reports whether s is at most t in every count: whether a
+// atMost reports whether s is at most t in every count: whether a
 // property of shape t may be a weakening of one of shape s. One that has
 // an iterator where the other has a second literal is not the other's
 // weakening, though it comes after it in the order of compareShapes.
-func (s shape) within(t shape) bool {
+func (s shape) atMost(t shape) bool {
 	return s.nodes <= t.nodes && s.iters <= t.iters && s.literals <= t.literals
 }
 
@@ -163,7 +163,7 @@ func groupAnomalies(es []*Entry, moments func(*Entry) []uint64, g Grouping, hold
 			if np, upto := kept(ms, a.moments, a.rep.ViolatingSnapshots); !g.within(set, np, upto, a.set, len(a.moments)) {
 				continue
 			}
-			if simpler == 0 || !a.shape.within(sh) {
+			if simpler == 0 || !a.shape.atMost(sh) {
 				// Equally simple, or each simpler in its own way (an
 				// iterator for a literal): the same anomaly only when
 				// each fails at (almost) the other's moments.
