@@ -622,7 +622,7 @@ func baselineLast(es []*Entry, baseline func([]*grammar.Property) ([]evaluator.S
 		if st.ViolatingSnapshots > 0 {
 			e.BaselineViolationEvents = events(st.Moments, st.ViolatingSnapshots, th.span(st.Support))
 			e.MoreThanBaseline = moreThanBaseline(e.ViolationEvents, e.Support, e.BaselineViolationEvents, st.Support, th.BaselineLevel)
-			tier[e.Text] = 2 - boolInt(e.MoreThanBaseline)
+			tier[e.Text] = 2 - b2i(e.MoreThanBaseline)
 		}
 	}
 	for _, e := range es {
@@ -648,11 +648,4 @@ func moreThanBaseline(k, n, kb, nb int64, level float64) bool {
 	}
 	b := distuv.Binomial{N: float64(k + kb), P: float64(n) / float64(n+nb)}
 	return b.Survival(float64(k)-1) < level
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

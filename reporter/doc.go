@@ -13,14 +13,15 @@
 //     variables, iterators, literals) whose violating snapshots hold
 //     (almost) all of its own and are not many more, as a ratio
 //     ([Grouping]), and one equally simple, or simpler in another way,
-//     that fails at (almost) the same moments; a syntactic weakening (P = Q or R) joins its
-//     Q whatever the ratio, unless R explains Q's violations. One rare
-//     bug breaks a simple property and hundreds of weaker ones, each
-//     failing at some of its moments with a higher holding rate; the
-//     simplest represents the anomaly (fewest node variables, then
-//     iterators, then literals; of equally simple ones, the one covering
-//     the most moments, then failing at the fewest bindings) and the
-//     others are listed under it as equivalents or "also fails here";
+//     that fails at (almost) the same moments; a syntactic weakening
+//     (P = Q or R) joins its Q whatever the ratio, unless R explains Q's
+//     violations. One rare bug breaks a simple property and hundreds of
+//     weaker ones, each failing at some of its moments with a higher
+//     holding rate; the simplest represents the anomaly (fewest node
+//     variables, then iterators, then literals; of equally simple ones,
+//     the one covering the most moments, then failing at the fewest
+//     bindings) and the others are listed under it as equivalents or
+//     "also fails here";
 //  4. ranks the anomalies by a score comparable across quantifier scopes:
 //     the lower confidence bound of the share of non-vacuous snapshots
 //     where no violation event of the representative begins, at a level
