@@ -371,14 +371,14 @@ func Build(in Input, opts Options) (*Report, error) {
 		steadyFirst(r.AlmostInvariants)
 	}
 	r.Candidates.AlmostInvariants = len(r.AlmostInvariants) - r.Candidates.RareValues
-	trail.ranked(r.AlmostInvariants)
-	if !opts.All {
-		r.AlmostInvariants, r.Candidates.NotStandingOut = listed(r.AlmostInvariants, opts.HoldRatio)
-	}
 	if in.Baseline != nil {
 		if err := baselineLast(r.AlmostInvariants, in.Baseline, th); err != nil {
 			return nil, err
 		}
+	}
+	trail.ranked(r.AlmostInvariants) // as --all ranks them
+	if !opts.All {
+		r.AlmostInvariants, r.Candidates.NotStandingOut = listed(r.AlmostInvariants, opts.HoldRatio)
 	}
 	for _, e := range r.AlmostInvariants {
 		if e.During != "" {

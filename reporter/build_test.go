@@ -61,10 +61,12 @@ func buildThresholds(t *testing.T, props []string, stats []evaluator.Stats, base
 	return buildOptions(t, props, stats, baseline, Options{HoldRatio: 0.9, MinSupport: 10, Alpha: 0.01, Size: AllEntries, Thresholds: th})
 }
 
-func buildOptions(t *testing.T, props []string, stats []evaluator.Stats, baseline []int64, opts Options) *Report {
+// buildOptions builds as buildWithBaseline does, with options opts, and
+// explains the properties of props at the indices explain.
+func buildOptions(t *testing.T, props []string, stats []evaluator.Stats, baseline []int64, opts Options, explain ...int) *Report {
 	t.Helper()
 	prog := compileBools(t, props...)
-	in := Input{Program: prog, Result: &evaluator.Result{Snapshots: 1000, Stats: stats}, Generated: len(props)}
+	in := Input{Program: prog, Result: &evaluator.Result{Snapshots: 1000, Stats: stats}, Generated: len(props), Explain: explain}
 	if baseline != nil {
 		in.BaselineTrace = "good.trace"
 		in.Baseline = func(asked []*grammar.Property) ([]evaluator.Stats, error) {
@@ -428,6 +430,20 @@ func TestListed(t *testing.T) {
 	r = buildWithBaseline(t, props, st, []int64{2, 0, 0, 0})
 	if got, want := texts(r.AlmostInvariants), []string{thrice, recurring, once}; !reflect.DeepEqual(got, want) {
 		t.Errorf("with baseline: almost-invariants = %v, want %v", got, want)
+	}
+	// --all with the baseline ranks what does not stand out among the
+	// rest, and the fate of a property left out as not standing out
+	// names that place.
+	opts := Options{HoldRatio: 0.9, MinSupport: 10, Alpha: 0.01, Size: AllEntries}
+	opts.All = true
+	r = buildOptions(t, props, st, []int64{2, 0, 0, 0}, opts)
+	if got, want := texts(r.AlmostInvariants), []string{thrice, recurring, through, once}; !reflect.DeepEqual(got, want) {
+		t.Errorf("all, with baseline: almost-invariants = %v, want %v", got, want)
+	}
+	opts.All = false
+	r = buildOptions(t, props, st, []int64{2, 0, 0, 0}, opts, 3)
+	if f := r.Fates[0]; f.Order != 3 || !strings.HasSuffix(f.LeftOut, "(augur infer --all lists it at rank 3 of the almost-invariants)") {
+		t.Errorf("with baseline: %s: order %d, left out %q; want the place --all gives it, 3", through, f.Order, f.LeftOut)
 	}
 }
 

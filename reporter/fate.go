@@ -209,8 +209,12 @@ func (t *trail) fates(r *Report, opts Options) []*Fate {
 				f.Place = 0
 			case !opts.All && !standsOut(f.Anomaly, opts.HoldRatio):
 				f.Place = 0
-				f.LeftOut = fmt.Sprintf("its anomaly is violated through a large share of the run: temporal rate %.5f, below the hold ratio %g (augur infer --all lists it)",
-					f.Anomaly.TemporalRate, opts.HoldRatio)
+				list := "almost-invariants"
+				if f.Anomaly.RareValue {
+					list = "rare values"
+				}
+				f.LeftOut = fmt.Sprintf("its anomaly is violated through a large share of the run: temporal rate %.5f, below the hold ratio %g (augur infer --all lists it at rank %d of the %s)",
+					f.Anomaly.TemporalRate, opts.HoldRatio, f.Order, list)
 			default:
 				f.LeftOut = fmt.Sprintf("its anomaly ranks %d, beyond the report's size (%d): --top %d lists it", f.Place, opts.Size, f.Place)
 			}
