@@ -59,6 +59,7 @@ variables:
 generate:
   max_nodes: 2
   max_literals: 1
+  max_per_class: 3
 `))
 	if err != nil {
 		log.Fatal(err)
@@ -73,6 +74,6 @@ generate:
 	// Output:
 	// nodes  iters  literals  generated  kept
 	//       1      0         1          2     2
-	//       2      0         1          4     4
-	// total: 6 properties
+	//       2      0         1          4     3
+	// total: 6 properties generated, 5 kept (augur infer evaluates those)
 }

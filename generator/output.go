@@ -32,8 +32,8 @@ func (pool *Pool) WriteJSON(w io.Writer, list bool) error {
 	return enc.Encode(v)
 }
 
-// WriteText writes the classes of pool as a table and the total, and with
-// list its properties, one per line.
+// WriteText writes the classes of pool as a table and the totals, and
+// with list its properties, one per line.
 func (pool *Pool) WriteText(w io.Writer, list bool) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "nodes\titers\tliterals\tgenerated\tkept\t")
@@ -43,7 +43,12 @@ func (pool *Pool) WriteText(w io.Writer, list bool) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "total: %d properties\n", len(pool.Props))
+	// The words of augur infer's first line, whose "evaluated" is kept.
+	generated := 0
+	for _, c := range pool.Classes {
+		generated += c.Generated
+	}
+	fmt.Fprintf(w, "total: %d properties generated, %d kept (augur infer evaluates those)\n", generated, len(pool.Props))
 	if list {
 		for _, p := range pool.Props {
 			fmt.Fprintln(w, p)
