@@ -20,7 +20,8 @@ import (
 // (paired whole-process runs of augur infer, 2,000 snapshots). A scope
 // over nodes alone of up to 256 bindings, when the task counts no
 // patterns, is counted in batches of snapshots instead (batch.go), the
-// same properties at the same snapshots.
+// same properties at the same snapshots, while enough of its properties
+// are dirty at each (batchRule).
 
 // countStage is a scope's state for counting its properties and
 // flushing their runs.

@@ -3,9 +3,11 @@ package evaluator_test
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/augur-dev/augur/evaluator"
@@ -13,6 +15,7 @@ import (
 	"github.com/augur-dev/augur/generator"
 	"github.com/augur-dev/augur/specs"
 	"github.com/augur-dev/augur/trace"
+	"github.com/augur-dev/augur/trace/tracetest"
 )
 
 // This file checks the fast evaluator against the reference on random
@@ -280,6 +283,77 @@ func TestFastBatches(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestFastBatchRule compares the evaluators on a trace whose churn
+// changes: stretches where every node changes at every snapshot, where
+// the fast engine counts its two-node scope in batches (batchDirty),
+// between stretches where one node changes at every eighth snapshot,
+// where it counts snapshot by snapshot. At the default rule it switches
+// both ways; never batching (0) and batching wherever an atom changed (a
+// large value) must agree as well.
+func TestFastBatchRule(t *testing.T) {
+	tr := churnStretches(t, 10, 1200, 300)
+	var atoms = []string{"n0.x <= n1.x", "n0.y == n1.y", "n0.x == n1.y", "n0.state == n1.state", "n0.x < 2", "n1.y != 1", "n0.y > n1.x"}
+	var props []string
+	for i := range atoms {
+		for j := i + 1; j < len(atoms); j++ {
+			props = append(props, fmt.Sprintf("forall n0, n1 in nodes: %s or %s", atoms[i], atoms[j]))
+			for k := j + 1; k < len(atoms); k++ {
+				props = append(props, fmt.Sprintf("forall n0, n1 in nodes: %s or %s or %s", atoms[i], atoms[j], atoms[k]))
+			}
+		}
+	}
+	prog := compileTiny(t, props...)
+	for _, slots := range []int{8, 64} {
+		for _, dirty := range []int64{6, 0, 1 << 40} {
+			t.Run(fmt.Sprintf("slots=%d/dirty=%d", slots, dirty), func(t *testing.T) {
+				defer evaluator.SetBatchSlots(slots)()
+				defer evaluator.SetBatchDirty(dirty)()
+				var toSparse, toBatch atomic.Int64
+				defer evaluator.OnBatchRule(func(sparse bool) {
+					if sparse {
+						toSparse.Add(1)
+					} else {
+						toBatch.Add(1)
+					}
+				})()
+				sameStats(t, tr, prog, evaluator.Options{Workers: 2, MaxWitnesses: 2, MaxMoments: 3})
+				t.Logf("switched to counting snapshot by snapshot %d times, to batches %d", toSparse.Load(), toBatch.Load())
+				if dirty == 6 && (toSparse.Load() == 0 || toBatch.Load() == 0) {
+					t.Errorf("the rule switched %d times to counting snapshot by snapshot and %d to batches; want both", toSparse.Load(), toBatch.Load())
+				}
+			})
+		}
+	}
+}
+
+// churnStretches is a trace of tinySpec over n nodes always up, in
+// stretches of the given length: in the first and every other, every
+// node takes a new state at every snapshot; in the others, one node at
+// every eighth snapshot. A fifth of the snapshots are tagged.
+func churnStretches(t testing.TB, n, snapshots, stretch int) *trace.Trace {
+	t.Helper()
+	r := rand.New(rand.NewPCG(7, 0))
+	b := tracetest.New(t, tinySchema, trace.Options{BatchRows: 5})
+	rows := make([]uint32, n)
+	for i := range snapshots {
+		dense := i/stretch%2 == 0
+		for k := range rows {
+			if dense || i%8 == 0 && k == i/8%n {
+				name := fmt.Sprintf("n%d", k)
+				vars := make([]any, len(tinySchema))
+				vars[0], vars[1], vars[2], vars[3] = name, int64(r.IntN(4)), int64(r.IntN(3)), []string{"follower", "leader"}[r.IntN(2)]
+				rows[k] = b.State(name, uint64(i), vars...)
+			}
+		}
+		s := trace.Snapshot{ID: uint64(i), TS: uint64(i), Members: slices.Clone(rows)}
+		if r.IntN(5) == 0 {
+			s.Tags = []string{"bug:x"}
+		}
+		b.Snapshot(s)
+	}
+	return b.Open()
 }
 
 // TestFastBlocks compares the evaluators when the fast one evaluates

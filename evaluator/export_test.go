@@ -33,6 +33,23 @@ func SetBatchSlots(n int) (restore func()) {
 	return func() { batchLimit = old }
 }
 
+// SetBatchDirty sets the inverse of the share of a scope's properties
+// dirty per snapshot from which it counts in batches (0: never), and
+// returns a function that restores it.
+func SetBatchDirty(n int64) (restore func()) {
+	old := batchDirty
+	batchDirty = n
+	return func() { batchDirty = old }
+}
+
+// OnBatchRule calls f whenever a scope changes how it counts (sparse:
+// snapshot by snapshot from its next snapshot; f may be called from
+// several engines at once), and returns a function that stops it.
+func OnBatchRule(f func(sparse bool)) (restore func()) {
+	testHookBatchRule = f
+	return func() { testHookBatchRule = nil }
+}
+
 // SetMemoSize sets the number of predicate evaluations an engine
 // memoizes (0: none), and returns a function that restores it.
 func SetMemoSize(n int) (restore func()) {

@@ -2,6 +2,7 @@ package evaluator
 
 import (
 	"fmt"
+	"math/bits"
 
 	"github.com/augur-dev/augur/internal/bitset"
 	"github.com/augur-dev/augur/trace"
@@ -43,7 +44,8 @@ import (
 //     are counted again (countStage), and the runs that end are added to
 //     their stats (flushStage);
 //   - batch.go, batched counting: a scope of up to 256 bindings counts
-//     its properties over up to 64 snapshots at once (batchStage).
+//     its properties over up to 64 snapshots at once (batchStage),
+//     while at least a sixth of them are dirty at a snapshot (batchRule).
 //
 // This file holds the engine's driver: a task's start and finish, and a
 // snapshot's evaluation, scope by scope.
@@ -333,16 +335,27 @@ func (e *fast) evalScope(sc *scope, sr *scopeRun, s *trace.Snapshot) error {
 		e.countAll(sc, sr)
 	case e.moved == 0:
 		// Nothing changed: every run goes on.
-		if batched = sr.batching; batched {
+		switch {
+		case sr.batching:
 			e.batchSlot(sc, sr)
+			batched = true
+		case sr.sparse:
+			sr.sparseSlot()
 		}
-	case tb != nil && e.batchable(sc, sr):
+	case tb != nil && e.batchable(sc, sr) && !sr.sparse:
 		if !sr.batching {
 			e.startBatch(sc, sr)
 		}
 		e.evalMoved(sc, sr, tb)
 		e.batchSlot(sc, sr)
 		batched = true
+	case tb != nil && sr.sparse && e.batchable(sc, sr):
+		e.evalMoved(sc, sr, tb)
+		for _, d := range sr.dirty {
+			sr.winDirty += int64(bits.OnesCount64(d))
+		}
+		e.recountDirty(sc, sr)
+		sr.sparseSlot()
 	case tb != nil:
 		e.evalMoved(sc, sr, tb)
 		e.recountDirty(sc, sr)
