@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"strings"
 
 	"github.com/augur-dev/augur/diag"
 	"github.com/augur-dev/augur/evaluator"
@@ -103,10 +104,10 @@ func compareShapes(a, b shape) int {
 
 // groupAnomalies groups es into anomalies. moments returns an entry's
 // violating snapshots, in increasing order (all of them, or as many as
-// were kept). Entries are taken simplest first; of equally simple ones,
-// those covering more moments first, then those failing at fewer
-// bindings (of two failing at the same snapshots, the one that says more
-// precisely what broke). An entry joins the anomaly of the first
+// were kept). Entries are taken simplest first (by shape, then relating
+// fewer things: reads); of equally simple ones, those covering more
+// moments first, then those failing at fewer bindings (of two failing at
+// the same snapshots, the one that says more precisely what broke). An entry joins the anomaly of the first
 // representative taken before it as Grouping says. An entry that stands out at holdRatio (standsOut) never joins a
 // representative that does not: that anomaly is left out of the report,
 // and the rare one would vanish with it. Entries that join no anomaly
@@ -231,13 +232,22 @@ func newMomentSet(ms []uint64) momentSet {
 }
 
 // groupOrder returns es in the order groupAnomalies takes them:
-// simplest first, then those covering more moments, then those failing
-// at fewer bindings, then by text.
+// simplest first, by shape and then by what they relate (reads), then
+// those covering more moments, then those failing at fewer bindings,
+// then by text.
 func groupOrder(es []*Entry, moments func(*Entry) []uint64, shapes map[*Entry]shape) []*Entry {
 	order := slices.Clone(es)
+	type relates struct{ vars, links int }
+	rel := make(map[*Entry]relates, len(es))
+	for _, e := range es {
+		v, l := reads(e.prop.Property)
+		rel[e] = relates{v, l}
+	}
 	slices.SortStableFunc(order, func(a, b *Entry) int {
 		return cmp.Or(
 			compareShapes(shapes[a], shapes[b]),
+			cmp.Compare(rel[a].vars, rel[b].vars),
+			cmp.Compare(rel[a].links, rel[b].links),
 			-cmp.Compare(len(moments(a)), len(moments(b))),
 			cmp.Compare(a.Violations, b.Violations),
 			cmp.Compare(a.Text, b.Text),
@@ -567,4 +577,63 @@ func entryWarnings(p *evaluator.Prop) []diag.Warning {
 			Msg: fmt.Sprintf("or-effect not tested: the evaluator counts literal patterns only for flat disjunctions of at most %d literals", evaluator.MaxPatternLiterals)})
 	}
 	return ws
+}
+
+// reads returns what p relates, past its shape: the distinct variables
+// it reads (n0.a == n1.a reads one, n0.a == n1.b two), and the sum over
+// its literals of the quantified variables each reads (n0.a != "x" or
+// n1.a != "x" two, n0.a != n1.a or n0.a != "x" three). Of two equally
+// shaped properties, the one relating fewer things is simpler: "no two
+// nodes are leader" is written with one variable, each literal about one
+// node.
+func reads(p *grammar.Property) (vars, links int) {
+	iters := map[string]bool{} // the variables bound to a container's elements
+	for _, q := range p.Quants {
+		if q.Domain != nil {
+			iters[q.Vars[0]] = true
+		}
+	}
+	// A node's variable by its path, an element's field by its path
+	// after a dot: e0.term is not n0.term.
+	fields := map[string]bool{}
+	var in map[string]bool // the quantified variables of a literal
+	add := func(xs ...grammar.Operand) {
+		for _, x := range xs {
+			if x, ok := x.(*grammar.Path); ok {
+				path := strings.Join(x.Fields, ".")
+				if iters[x.Var] {
+					path = "." + path
+				}
+				fields[path] = true
+				in[x.Var] = true
+			}
+		}
+	}
+	for _, q := range p.Quants {
+		if q.Domain != nil {
+			in = map[string]bool{}
+			add(q.Domain)
+		}
+	}
+	for _, l := range p.Matrix {
+		in = map[string]bool{}
+		switch a := l.Atom.(type) {
+		case *grammar.Compare:
+			add(a.X, a.Y)
+		case *grammar.In:
+			add(a.X, a.S)
+		case *grammar.Subset:
+			add(a.X, a.Y)
+		case *grammar.Empty:
+			add(a.S)
+		case *grammar.IsSet:
+			add(a.X)
+		case *grammar.Truth:
+			add(a.X)
+		case *grammar.Call:
+			add(a.Args...)
+		}
+		links += len(in)
+	}
+	return len(fields), links
 }

@@ -307,6 +307,58 @@ func TestRepresentativeFewestViolations(t *testing.T) {
 	}
 }
 
+// TestRepresentativeRelatesLeast checks that of equally shaped
+// properties failing at (almost) the same snapshots, the one relating
+// fewer things represents the anomaly, though the other fails at a few
+// more (a blind user's SWIM lease: "no two nodes hold the lease" was
+// listed under "a node holding the lease differs from a node that
+// joined", failing at its 92 snapshots and 8 more), and that of
+// equivalents, failing at the same snapshots and bindings, the one whose
+// literals are each about fewer nodes represents: "no two nodes are
+// leader" as a person writes it.
+func TestRepresentativeRelatesLeast(t *testing.T) {
+	const (
+		oneVar     = "forall n0, n1 in nodes: n0.term != n1.term or n0.term <= n1.term"
+		threeVar   = "forall n0, n1 in nodes: n0.applied <= n1.commit or n0.term <= n1.term"
+		twoLeaders = `forall n0, n1 in nodes: n0.state != "leader" or n1.state != "leader"`
+		crossed    = `forall n0, n1 in nodes: n0.state != "leader" or n0.state != n1.state`
+	)
+	moments := func(e *Entry) []uint64 { return e.stats.Moments }
+	tests := []struct {
+		name  string
+		props map[string][]uint64
+		want  []string
+	}{
+		{"fewer variables", map[string][]uint64{oneVar: span(10, 20), threeVar: append(span(10, 20), 30)}, []string{oneVar + " <- " + threeVar}},
+		{"literals about fewer nodes", map[string][]uint64{crossed: {5, 6, 7}, twoLeaders: {5, 6, 7}}, []string{twoLeaders + " <- " + crossed}},
+	}
+	for _, tt := range tests {
+		es := entries(t, tt.props)
+		got := anomalyTexts(groupAnomalies(es, moments, DefaultGrouping, 0.9))
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: anomalies = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	for _, tc := range []struct {
+		prop        string
+		vars, links int
+	}{
+		{oneVar, 1, 4},
+		{threeVar, 3, 4},
+		{twoLeaders, 1, 2},
+		{crossed, 1, 3},
+		{"forall n0 in nodes: forall e0 in n0.log: e0.term <= n0.term", 3, 2},
+	} {
+		p, err := grammar.Parse(tc.prop)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if vars, links := reads(p); vars != tc.vars || links != tc.links {
+			t.Errorf("reads(%s) = %d, %d; want %d, %d", tc.prop, vars, links, tc.vars, tc.links)
+		}
+	}
+}
+
 // TestWithin checks the word-wise, early-stopping within against its
 // definition: at least Within of p's moments up to a bound are q's. The
 // lists span several words, from a few moments to hundreds, and q is
