@@ -81,6 +81,9 @@ type Composite interface {
 // keep returns v as the witness keeps it under the member key of the
 // object at JSON Pointer prefix, recording in w.Cut what it cuts.
 func (w *Witness) keep(prefix, key string, v any) any {
+	if fitting(v, MaxValueJSON) >= 0 {
+		return v // kept whole, as the cutter would keep it
+	}
 	c := cutter{left: MaxValueJSON, path: appendToken([]byte(prefix), key)}
 	v, _ = c.value(v)
 	for _, cut := range c.cuts {
@@ -90,6 +93,88 @@ func (w *Witness) keep(prefix, key string, v any) any {
 		w.Cut[cut.path] = cut.n
 	}
 	return v
+}
+
+// fitting returns what is left of left bytes once v is kept whole, as a
+// cutter counts them, or a negative number if a cutter may cut or
+// convert it: its JSON is longer, or it holds a float JSON cannot hold,
+// a Composite or a type the cutter measures by its encoding. A value
+// that fits is one the cutter returns unchanged, with nothing cut; most
+// of a witness's values do, and are kept without a cutter, its JSON
+// Pointer or its closures.
+func fitting(v any, left int) int {
+	switch x := v.(type) {
+	case nil:
+		return left - len("null")
+	case bool:
+		return left - len("false")
+	case int64:
+		return left - intLen(x)
+	case uint64:
+		return left - uintLen(x)
+	case float64:
+		return left - floatLen(x)
+	case string:
+		return left - len(x) - len(`""`)
+	case []any:
+		return fittingList(x, left, fitting)
+	case []int64:
+		return fittingList(x, left, func(e int64, left int) int { return left - intLen(e) })
+	case []uint64:
+		return fittingList(x, left, func(e uint64, left int) int { return left - uintLen(e) })
+	case []float64:
+		return fittingList(x, left, func(e float64, left int) int { return left - floatLen(e) })
+	case []string:
+		return fittingList(x, left, func(e string, left int) int { return left - len(e) - len(`""`) })
+	case map[string]any:
+		left -= len("{}") + max(0, len(x)-1) // braces and commas
+		for key, e := range x {
+			if left < 0 {
+				break
+			}
+			left = fitting(e, left-len(key)-len(`"":`))
+		}
+		return left
+	}
+	return -1
+}
+
+// fittingList is fitting of a list, fit that of one of its elements.
+func fittingList[T any](x []T, left int, fit func(T, int) int) int {
+	left -= len("[]") + max(0, len(x)-1) // brackets and commas
+	for _, e := range x {
+		if left < 0 {
+			break
+		}
+		left = fit(e, left)
+	}
+	return left
+}
+
+// intLen, uintLen and floatLen return the length of x in JSON, as a
+// cutter counts it; floatLen is too long for ±Inf and NaN, which a
+// cutter converts to their names.
+func intLen(x int64) int {
+	if x < 0 {
+		return 1 + uintLen(-uint64(x))
+	}
+	return uintLen(uint64(x))
+}
+
+func uintLen(x uint64) int {
+	n := 1
+	for ; x >= 10; x /= 10 {
+		n++
+	}
+	return n
+}
+
+func floatLen(x float64) int {
+	if math.IsInf(x, 0) || math.IsNaN(x) {
+		return MaxValueJSON + 1
+	}
+	var num [32]byte
+	return len(strconv.AppendFloat(num[:0], x, 'g', -1, 64))
 }
 
 // A cutter keeps the head of one value, walking it in JSON order.

@@ -295,3 +295,54 @@ func TestWitnessCutAllocates(t *testing.T) {
 		}
 	}
 }
+
+// TestFittingAsCutter checks that fitting, which spares a witness the
+// cutter, says a value fits when its JSON, as the cutter counts it, is at
+// most MaxValueJSON bytes, and not a byte past that nor with a float JSON
+// cannot hold, and that the cutter keeps whole and unchanged every value
+// that fits; and that a value that fits is kept without an allocation.
+func TestFittingAsCutter(t *testing.T) {
+	s := func(n int) string { return strings.Repeat("s", n) }
+	const m = MaxValueJSON
+	tests := []struct {
+		v    any
+		fits bool
+	}{
+		{nil, true}, {true, true}, {false, true}, {int64(0), true}, {int64(-1), true},
+		{int64(math.MinInt64), true}, {int64(math.MaxInt64), true}, {uint64(math.MaxUint64), true},
+		{0.1, true}, {-2.5e-300, true}, {math.Inf(1), false}, {math.NaN(), false}, {"", true}, {"é", true},
+		{s(m - 2), true}, {s(m - 1), false}, {s(m), false},
+		{[]any{}, true}, {[]any(nil), true}, {[]any{s(m - 4)}, true}, {[]any{s(m - 3)}, false},
+		{[]any{s(m - 6), int64(7)}, true}, {[]any{s(m - 5), int64(7)}, false},
+		{[]any{s(m - 7), int64(-7)}, true}, {[]any{s(m - 6), int64(-7)}, false},
+		{[]any{s(m - 8), []int64{1}}, true}, {[]any{s(m - 7), []int64{1}}, false},
+		{[]any{1.5, math.NaN()}, false}, {[]any{map[string]any{"k": nil}, nil}, true},
+		{[]int64{}, true}, {[]int64{math.MinInt64, 3}, true}, {make([]int64, m/2-1), true}, {make([]int64, m/2), false},
+		{make([]int64, 1<<20), false}, {[]uint64{math.MaxUint64}, true}, {make([]uint64, m/2-1), true}, {make([]uint64, m/2), false},
+		{[]float64{0.25, 1e100}, true}, {make([]float64, m/2-1), true}, {make([]float64, m/2), false}, {[]float64{1, math.Inf(-1)}, false},
+		{[]string{"a", ""}, true}, {[]string{s(m - 4)}, true}, {[]string{s(m - 3)}, false},
+		{[]string{s(m - 7), ""}, true}, {[]string{s(m - 6), ""}, false},
+		{map[string]any{}, true}, {map[string]any{"k": s(m - 8)}, true}, {map[string]any{"k": s(m - 7)}, false},
+		{map[string]any{"a": int64(1), "b": s(m - 14)}, true}, {map[string]any{"a": int64(1), "b": s(m - 13)}, false},
+		{map[string]any{s(m - 9): nil}, true}, {map[string]any{s(m - 8): nil}, false}, {map[string]any{"k": math.NaN()}, false},
+		{keys(100_000), false}, {ints(2_000_000), false}, {fakeList{int64(1)}, false}, {fakeMap{}, false},
+		{int32(1), false}, {float32(1), false},
+	}
+	for i, tt := range tests {
+		if fits := fitting(tt.v, m) >= 0; fits != tt.fits {
+			t.Errorf("value %d (%T): fits %v, want %v", i, tt.v, fits, tt.fits)
+		}
+		if !tt.fits {
+			continue
+		}
+		c := cutter{left: m, path: []byte("/values/v")}
+		if kept, changed := c.value(tt.v); changed || len(c.cuts) > 0 || !reflect.DeepEqual(kept, tt.v) {
+			t.Errorf("value %d (%T) fits, but the cutter changes it (%v) or cuts it (%v)", i, tt.v, changed, c.cuts)
+		}
+	}
+	w := NewWitness(1, 2)
+	v := any([]any{int64(1) << 40, "n1", []int64{1 << 40, 2}, map[string]any{"term": int64(1) << 40}})
+	if a := memtest.Least(3, func(int) { w.keep("/values/", "n0.log", v) }); a != 0 {
+		t.Errorf("keeping a value that fits allocated %d bytes, want 0", a)
+	}
+}
