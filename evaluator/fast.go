@@ -3,6 +3,7 @@ package evaluator
 import (
 	"fmt"
 	"math/bits"
+	"slices"
 
 	"github.com/augur-dev/augur/internal/bitset"
 	"github.com/augur-dev/augur/trace"
@@ -212,10 +213,16 @@ func (e *fast) eval(s *trace.Snapshot, states []*nodeState) error {
 
 func (e *fast) evalSnapshot(s *trace.Snapshot, states []*nodeState) error {
 	e.gen++
-	e.tags, e.ids = append(e.tags, s.Tags), append(e.ids, s.ID)
-	if len(s.Tags) > 0 {
+	tags := s.Tags
+	if len(tags) > 0 {
+		// Tags equal to the last tagged snapshot's are its slice, so
+		// that flush counts a stretch of them at once.
+		if n := len(e.tagged); n > 0 && slices.Equal(tags, e.tags[e.tagged[n-1]]) {
+			tags = e.tags[e.tagged[n-1]]
+		}
 		e.tagged = append(e.tagged, int32(e.idx))
 	}
+	e.tags, e.ids = append(e.tags, tags), append(e.ids, s.ID)
 	if err := e.load(s, states); err != nil {
 		return err
 	}

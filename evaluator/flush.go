@@ -131,12 +131,14 @@ func (e *fast) flush(sc *scope, sr *scopeRun, j int32) {
 	}
 	st := &e.task.acc[pp.index]
 	need := max(0, e.task.moments-len(st.Moments), e.task.full-st.full.n)
-	for _, id := range e.ids[start:min(e.idx, start+need)] {
-		st.addMoment(id, e.task.moments, e.task.full)
-	}
+	st.addMoments(e.ids[start:min(e.idx, start+need)], e.task.moments, e.task.full)
 	ru.momentsKept = st.momentsKept(e.task.moments, e.task.full)
-	for ; k < len(e.tagged) && int(e.tagged[k]) < e.idx; k++ {
-		st.countTags(e.tags[e.tagged[k]])
+	for k < len(e.tagged) && int(e.tagged[k]) < e.idx {
+		tags, n := e.tags[e.tagged[k]], int64(1)
+		for k++; k < len(e.tagged) && int(e.tagged[k]) < e.idx && &e.tags[e.tagged[k]][0] == &tags[0]; k++ {
+			n++ // the same tags (evalSnapshot)
+		}
+		st.countTags(tags, n)
 	}
 }
 

@@ -252,7 +252,7 @@ func (r *reference) evalProp(p *Prop, s *trace.Snapshot, st *Stats, maxWit int) 
 	}
 	st.ViolatingSnapshots++
 	st.addMoment(s.ID, r.task.moments, r.task.full)
-	st.countTags(s.Tags)
+	st.countTags(s.Tags, 1)
 }
 
 // each enumerates the bindings of quantifiers [i, end) of p, calling fn

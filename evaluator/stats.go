@@ -171,6 +171,17 @@ func (s *Stats) addMoment(id uint64, max, full int) {
 	}
 }
 
+// addMoments records the violating snapshots ids, later than those
+// recorded, as addMoment does each: a run's that ends (fast.flush).
+func (s *Stats) addMoments(ids []uint64, max, full int) {
+	if n := min(len(ids), max-len(s.Moments)); n > 0 {
+		s.Moments = append(s.Moments, ids[:n]...)
+	}
+	if n := min(len(ids), full-s.full.n); n > 0 {
+		s.full.addAll(ids[:n])
+	}
+}
+
 // momentsKept reports whether s holds all the moments it keeps, max in
 // Moments and full in the full log.
 func (s *Stats) momentsKept(max, full int) bool {
@@ -180,21 +191,56 @@ func (s *Stats) momentsKept(max, full int) bool {
 // momentLog is a list of increasing snapshot IDs in little memory: the
 // differences between consecutive ones, as uvarints. A property that
 // fails often fails at consecutive snapshots, a byte each, where Moments
-// take eight.
+// take eight; and through stretches of them, which take a few bytes
+// whatever their length: a difference of 0, never that of two IDs after
+// the first, then the number of IDs that follow the one before, each one
+// past it. The IDs of the stretch still going on are only counted
+// (more), and written when it ends.
 type momentLog struct {
 	n    int
 	last uint64
+	more int // IDs last-more+1 ... last, each one past the one before, not written yet
 	buf  []byte
 }
 
 func (l *momentLog) add(id uint64) {
-	d := id
-	if l.n > 0 {
-		d = id - l.last
+	if l.n > 0 && id == l.last+1 {
+		l.more++
+	} else {
+		l.end()
+		l.buf = binary.AppendUvarint(l.buf, id-l.last) // l.last is 0 before the first
 	}
-	l.buf = binary.AppendUvarint(l.buf, d)
 	l.last = id
 	l.n++
+}
+
+// addAll adds the increasing ids, as add does each: those of a run of
+// snapshots that ends (fast.flush), which follow each other when the
+// trace's do, and at once when they go on from the last.
+func (l *momentLog) addAll(ids []uint64) {
+	if k := len(ids); k > 0 && l.n > 0 && ids[0] == l.last+1 && ids[k-1]-ids[0] == uint64(k-1) {
+		l.more += k
+		l.last = ids[k-1]
+		l.n += k
+		return
+	}
+	for _, id := range ids {
+		l.add(id)
+	}
+}
+
+// end writes the stretch going on: one past the last ID written, a
+// difference of 1; longer, 0 and its length.
+func (l *momentLog) end() {
+	switch l.more {
+	case 0:
+		return
+	case 1:
+		l.buf = append(l.buf, 1)
+	default:
+		l.buf = binary.AppendUvarint(append(l.buf, 0), uint64(l.more))
+	}
+	l.more = 0
 }
 
 // first returns the first max IDs of l.
@@ -204,22 +250,36 @@ func (l *momentLog) first(max int) []uint64 {
 	}
 	ids := make([]uint64, 0, min(max, l.n))
 	var id uint64
-	for b := l.buf; len(ids) < cap(ids); {
+	for b := l.buf; len(ids) < cap(ids) && len(b) > 0; {
 		d, k := binary.Uvarint(b)
 		b = b[k:]
-		id += d
+		if d != 0 || len(ids) == 0 {
+			id += d
+			ids = append(ids, id)
+			continue
+		}
+		more, k := binary.Uvarint(b)
+		b = b[k:]
+		for ; more > 0 && len(ids) < cap(ids); more-- {
+			id++
+			ids = append(ids, id)
+		}
+	}
+	for len(ids) < cap(ids) { // the stretch going on
+		id++
 		ids = append(ids, id)
 	}
 	return ids
 }
 
-// countTags counts the tags of one more violating snapshot.
-func (s *Stats) countTags(tags []string) {
+// countTags counts the tags of n more violating snapshots, each tagged
+// tags.
+func (s *Stats) countTags(tags []string, n int64) {
 	for _, tag := range tags {
 		if s.Tags == nil {
 			s.Tags = map[string]int64{}
 		}
-		s.Tags[tag]++
+		s.Tags[tag] += n
 	}
 }
 
