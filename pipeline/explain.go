@@ -963,8 +963,12 @@ func formatTest(t reporter.OrEffectTest) string {
 	if tt[1][0]+tt[1][1] == 0 {
 		return fmt.Sprintf("against %s: never violated at the bindings, so the rest explains nothing: %s", t.Sub, passed)
 	}
-	return fmt.Sprintf("against %s: violated at %d bindings, the rest holding at %d of them; holding at %d, the rest at %d of them; p-value %.3g at level %.3g, odds ratio %.3g: %s",
+	line := fmt.Sprintf("against %s: violated at %d bindings, the rest holding at %d of them; holding at %d, the rest at %d of them; p-value %.3g at level %.3g, odds ratio %.3g: %s",
 		t.Sub, tt[1][0]+tt[1][1], tt[1][1], tt[0][0]+tt[0][1], tt[0][1], t.PValue, t.Level, t.OddsRatio, passed)
+	if len(t.Negates) == 2 {
+		line += fmt.Sprintf(", but literals %d and %d are each other's negation at every binding: the rest restates the violations, and it is not listed as explaining them", t.Negates[0], t.Negates[1])
+	}
+	return line
 }
 
 func formatTags(tags map[string]int64) string {

@@ -132,6 +132,34 @@ func TestOrEffectDependent(t *testing.T) {
 	}
 }
 
+// TestOrEffectNegating checks that a disjunction whose other literal is
+// the negation, at every binding, of a literal of its sub-disjunction is
+// kept (the two facts' equivalence is an invariant: b true exactly where
+// a is false, a flag restating a state) but not listed as explaining the
+// sub-disjunction's violations, which it only restates.
+func TestOrEffectNegating(t *testing.T) {
+	props := []string{`forall n0 in nodes: n0.a == n0.t`, `forall n0 in nodes: n0.a == n0.t or n0.b == n0.t`}
+	a := stats(map[int]int64{0: 20, 1: 980})
+	ab := stats(map[int]int64{0b10: 20, 0b01: 980}) // b holds exactly where a fails
+	in := Input{Program: compileBools(t, props...), Result: &evaluator.Result{Snapshots: 1000, Stats: []evaluator.Stats{a, ab}}, Explain: []int{1}}
+	r, err := Build(in, Options{HoldRatio: 0.9, MinSupport: 10, Alpha: 0.01})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := texts(r.AlmostInvariants); !reflect.DeepEqual(got, props[:1]) {
+		t.Fatalf("almost-invariants = %v, want %v", got, props[:1])
+	}
+	if got := r.AlmostInvariants[0].ExplainedBy; got != nil {
+		t.Errorf("%s explained by %v, want nothing", props[0], got)
+	}
+	if got := texts(r.Invariants); !reflect.DeepEqual(got, props[1:]) || r.Candidates.OrEffect != 0 {
+		t.Errorf("invariants %v, %d or-effects; want %v and none", got, r.Candidates.OrEffect, props[1:])
+	}
+	if f := r.Fates[0]; f.OrEffectDropped || len(f.OrEffect) != 1 || !f.OrEffect[0].Passed || !reflect.DeepEqual(f.OrEffect[0].Negates, []int{0, 1}) {
+		t.Errorf("%s: dropped %v, tests %+v; want kept by one test naming literals 0 and 1", props[1], f.OrEffectDropped, f.OrEffect)
+	}
+}
+
 func TestOrEffectSubDisjunction(t *testing.T) {
 	props := []string{
 		`forall n0 in nodes: n0.a == n0.t`,

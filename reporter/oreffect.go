@@ -34,6 +34,13 @@ type OrEffectTest struct {
 	// Passed says that R explains Q's violations, or that the groups are
 	// dependent: P is no or-effect by this test.
 	Passed bool `json:"passed"`
+	// Negates names, for a passed test against Q, a literal of Q and one
+	// of R, by their position in P's text from 0, that are each other's
+	// negation at every binding of the run (n0.state != "holding" and
+	// n0.holding, when holding is true exactly in that state): R then
+	// holds at Q's violations because it restates them, and P, kept, is
+	// not listed as explaining Q (Entry.ExplainedBy).
+	Negates []int `json:"negates,omitempty"`
 }
 
 // orEffect marks the candidates that hold only by OR-ing and returns how
@@ -106,13 +113,15 @@ func orEffect(cands []*Entry, alpha, minOddsRatio float64) int {
 			hasSub = true
 			t := explains(subTable(e.stats, e.prop.Literals(), mask), level, minOddsRatio)
 			t.Sub = q.Text
-			e.orTests = append(e.orTests, t)
 			if t.Passed {
 				explained = true
-				if !slices.Contains(q.ExplainedBy, e.Text) {
+				if i, j, ok := negating(e.stats, e.prop.Literals(), mask); ok {
+					t.Negates = []int{i, j}
+				} else if !slices.Contains(q.ExplainedBy, e.Text) {
 					q.ExplainedBy = append(q.ExplainedBy, e.Text)
 				}
 			}
+			e.orTests = append(e.orTests, t)
 		})
 		switch {
 		case hasSub:
@@ -127,6 +136,36 @@ func orEffect(cands []*Entry, alpha, minOddsRatio float64) int {
 		}
 	}
 	return dropped
+}
+
+// negating returns a literal of P's in mask (Q) and one outside it (R),
+// by position, that are each other's negation at every binding of the
+// run: no pattern of P's n literals has both true or both false. R then
+// holds wherever Q fails through that literal, not because it explains
+// anything (a flag restating a state: holding and state == "holding"),
+// though P, the equivalence of the two facts, may be an invariant worth
+// keeping.
+func negating(st *evaluator.Stats, n, mask int) (i, j int, ok bool) {
+	for i := range n {
+		if mask&(1<<i) == 0 {
+			continue
+		}
+		for j := range n {
+			if mask&(1<<j) != 0 {
+				continue
+			}
+			var same int64
+			for pat := range 1 << n {
+				if pat>>i&1 == pat>>j&1 {
+					same += st.Patterns[pat]
+				}
+			}
+			if same == 0 && st.Bindings > 0 {
+				return i, j, true
+			}
+		}
+	}
+	return 0, 0, false
 }
 
 // subTexts caches the symmetric texts of the sub-disjunctions of
