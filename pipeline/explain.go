@@ -901,9 +901,13 @@ func (x *Explanation) WriteText(w io.Writer) error {
 		label("report")("left out: %s", x.LeftOut)
 	}
 	if br := x.Broken; br != nil {
-		where := fmt.Sprintf("its group ranks %d there", br.Rank)
+		// The section is a list of its own beside the almost-invariants,
+		// with its own ranks: "there" read as a second rank of the same
+		// list to a blind user.
+		const section = `the report's section "Invariants of the baseline broken here"`
+		where := fmt.Sprintf("its group ranks %d in %s", br.Rank, section)
 		if br.Rank == 0 {
-			where = fmt.Sprintf("its group ranks %d there, beyond the report's size: --top %d lists it", br.Place, br.Place)
+			where = fmt.Sprintf("its group ranks %d in %s, beyond the report's size: --top %d lists it", br.Place, section, br.Place)
 		}
 		if br.Representative != x.Property && br.Representative != x.GeneratedAs {
 			where += ", under " + br.Representative
