@@ -13,10 +13,22 @@ func Paths(p *Property) iter.Seq[*Path] {
 			}
 		}
 		for _, l := range p.Matrix {
-			for _, x := range operands(l.Atom) {
-				if path, ok := x.(*Path); ok && !yield(path) {
+			for path := range l.Paths() {
+				if !yield(path) {
 					return
 				}
+			}
+		}
+	}
+}
+
+// Paths returns an iterator over the paths among the operands of l's
+// atom, from left to right.
+func (l *Literal) Paths() iter.Seq[*Path] {
+	return func(yield func(*Path) bool) {
+		for _, x := range operands(l.Atom) {
+			if path, ok := x.(*Path); ok && !yield(path) {
+				return
 			}
 		}
 	}

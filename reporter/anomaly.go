@@ -588,50 +588,23 @@ func entryWarnings(p *evaluator.Prop) []diag.Warning {
 // node.
 func reads(p *grammar.Property) (vars, links int) {
 	iters := map[string]bool{} // the variables bound to a container's elements
-	for _, q := range p.Quants {
-		if q.Domain != nil {
-			iters[q.Vars[0]] = true
-		}
+	for _, v := range p.IterVars() {
+		iters[v] = true
 	}
 	// A node's variable by its path, an element's field by its path
 	// after a dot: e0.term is not n0.term.
 	fields := map[string]bool{}
-	var in map[string]bool // the quantified variables of a literal
-	add := func(xs ...grammar.Operand) {
-		for _, x := range xs {
-			if x, ok := x.(*grammar.Path); ok {
-				path := strings.Join(x.Fields, ".")
-				if iters[x.Var] {
-					path = "." + path
-				}
-				fields[path] = true
-				in[x.Var] = true
-			}
+	for path := range grammar.Paths(p) {
+		f := strings.Join(path.Fields, ".")
+		if iters[path.Var] {
+			f = "." + f
 		}
-	}
-	for _, q := range p.Quants {
-		if q.Domain != nil {
-			in = map[string]bool{}
-			add(q.Domain)
-		}
+		fields[f] = true
 	}
 	for _, l := range p.Matrix {
-		in = map[string]bool{}
-		switch a := l.Atom.(type) {
-		case *grammar.Compare:
-			add(a.X, a.Y)
-		case *grammar.In:
-			add(a.X, a.S)
-		case *grammar.Subset:
-			add(a.X, a.Y)
-		case *grammar.Empty:
-			add(a.S)
-		case *grammar.IsSet:
-			add(a.X)
-		case *grammar.Truth:
-			add(a.X)
-		case *grammar.Call:
-			add(a.Args...)
+		in := map[string]bool{} // the quantified variables the literal reads
+		for path := range l.Paths() {
+			in[path.Var] = true
 		}
 		links += len(in)
 	}
