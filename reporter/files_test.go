@@ -1,6 +1,7 @@
 package reporter
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,5 +51,26 @@ func TestFiles(t *testing.T) {
 	want := path + ": 1 almost-invariants, 1000 snapshots, top 10 scored\n"
 	if !strings.HasPrefix(scores.String(), want) || !strings.Contains(scores.String(), "\nbug:x ") {
 		t.Errorf("scores:\n%s\nwant a first line %q and a row for bug:x", scores.String(), want)
+	}
+}
+
+// TestReadFileRefuses: a file that is not a report of this version is
+// refused, saying what it is.
+func TestReadFileRefuses(t *testing.T) {
+	for _, tc := range []struct{ name, data, want string }{
+		{"not JSON", "property  forall n0 in nodes: n0.a\n", "not a JSON report"},
+		{"explain's JSON", `{"property": "forall n0 in nodes: n0.a", "generated": true}`, `not a JSON report of augur infer: no "version" field`},
+		{"another version", `{"version": 1}`, fmt.Sprintf("report version 1, want %d", Version)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "r.json")
+			if err := os.WriteFile(path, []byte(tc.data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := ReadFile(path)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("ReadFile: %v, want an error saying %q", err, tc.want)
+			}
+		})
 	}
 }

@@ -23,7 +23,11 @@ func ReadFile(path string) (*Report, error) {
 	if err := json.Unmarshal(data, &r); err != nil {
 		return nil, fmt.Errorf("%s: not a JSON report: %w", path, err)
 	}
-	if r.Version != Version {
+	switch r.Version {
+	case Version:
+	case 0: // JSON, but not a report: augur explain's, a stats file's
+		return nil, fmt.Errorf("%s: not a JSON report of augur infer: no \"version\" field", path)
+	default:
 		return nil, fmt.Errorf("%s: report version %d, want %d", path, r.Version, Version)
 	}
 	return &r, nil
