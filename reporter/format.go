@@ -54,8 +54,19 @@ func (r *Report) WriteText(w io.Writer) error {
 	if len(r.Warnings) > 0 {
 		b.WriteString("\n")
 	}
+	// An entry names one of another section by that section's name: a
+	// bare #K is of its own list.
+	elsewhere := map[string]string{}
+	for _, s := range []struct {
+		name string
+		es   []*Entry
+	}{{"almost-invariant", r.AlmostInvariants}, {"rare value", r.RareValues}} {
+		for _, e := range s.es {
+			elsewhere[e.Text] = fmt.Sprintf("%s #%d", s.name, e.Rank)
+		}
+	}
 	for _, s := range r.sections() {
-		writeSection(b, s)
+		writeSection(b, s, elsewhere)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -70,7 +81,7 @@ func sectionTitle(title string, shown, total int) string {
 	return fmt.Sprintf("%s (%d)", title, total)
 }
 
-func writeSection(b *strings.Builder, s section) {
+func writeSection(b *strings.Builder, s section, elsewhere map[string]string) {
 	es := s.es
 	b.WriteString(sectionTitle(s.title, len(es), s.total) + "\n")
 	if len(es) == 0 {
@@ -85,10 +96,10 @@ func writeSection(b *strings.Builder, s section) {
 		rates = max(rates, len(fmt.Sprintf("%d/%d", e.Violations, e.Bindings)))
 	}
 	indent := rank + 2 + len("0.00000") + 2 + rates + 2
-	ranks := make(map[string]int, len(es))
+	refs := maps.Clone(elsewhere)
 	refinedAt := make(map[string]int) // an entry listed before its refinement → the refinement's rank
 	for _, e := range es {
-		ranks[e.Text] = e.Rank
+		refs[e.Text] = fmt.Sprintf("#%d", e.Rank)
 		if e.Refines != "" {
 			refinedAt[e.Refines] = e.Rank
 		}
@@ -106,13 +117,13 @@ func writeSection(b *strings.Builder, s section) {
 			fmt.Fprintf(tw, "\t\t\t%s\n", explainedBy(e.ExplainedBy, maxLine-indent))
 		}
 		if e.Refines != "" {
-			fmt.Fprintf(tw, "\t\t\t  %s\n", naming("refines", e.Refines, "a simpler property", ", listed before it: fails only where it does", ranks, maxLine-indent))
+			fmt.Fprintf(tw, "\t\t\t  %s\n", naming("refines", e.Refines, "a simpler property", ", listed before it: fails only where it does", refs, maxLine-indent))
 		}
 		if r, ok := refinedAt[e.Text]; ok {
 			fmt.Fprintf(tw, "\t\t\t  listed before #%d, which refines it, above its own score\n", r)
 		}
 		if e.During != "" {
-			fmt.Fprintf(tw, "\t\t\t  %s\n", naming("fails during the episodes of", e.During, "another anomaly", ": ranked after the anomalies with moments of their own", ranks, maxLine-indent))
+			fmt.Fprintf(tw, "\t\t\t  %s\n", naming("fails during the episodes of", e.During, "another anomaly", ": ranked after the anomalies with moments of their own", refs, maxLine-indent))
 		}
 		if e.StartUp {
 			fmt.Fprintf(tw, "\t\t\t  fails only while the run starts up, from its first snapshot: ranked after the others\n")
@@ -165,12 +176,12 @@ func explainedBy(by []string, width int) string {
 }
 
 // naming returns a line that names another entry: what, then the
-// entry by its rank when the report lists it, else by its text when the
-// line fits in width characters, else as unnamed (the JSON names it);
-// then why.
-func naming(what, text, unnamed, why string, ranks map[string]int, width int) string {
-	if r, ok := ranks[text]; ok {
-		return fmt.Sprintf("%s #%d%s", what, r, why)
+// entry by its reference (refs: "#3", "rare value #1") when the report
+// lists it, else by its text when the line fits in width characters,
+// else as unnamed (the JSON names it); then why.
+func naming(what, text, unnamed, why string, refs map[string]string, width int) string {
+	if ref, ok := refs[text]; ok {
+		return what + " " + ref + why
 	}
 	if s := what + " " + text + why; utf8.RuneCountInString(s) <= width {
 		return s

@@ -167,17 +167,18 @@ func TestExplainedBy(t *testing.T) {
 }
 
 func TestNaming(t *testing.T) {
-	ranks := map[string]int{"forall n0 in nodes: n0.a": 3}
+	refs := map[string]string{"forall n0 in nodes: n0.a": "#3", "forall n0 in nodes: n0.c": "rare value #1"}
 	for _, tt := range []struct {
 		text  string
 		width int
 		want  string
 	}{
 		{"forall n0 in nodes: n0.a", 10, "refines #3: why"},
+		{"forall n0 in nodes: n0.c", 10, "refines rare value #1: why"},
 		{"forall n0 in nodes: n0.b", 80, "refines forall n0 in nodes: n0.b: why"},
 		{"forall n0 in nodes: n0.b", 20, "refines a simpler property (--format json names it): why"},
 	} {
-		if got := naming("refines", tt.text, "a simpler property", ": why", ranks, tt.width); got != tt.want {
+		if got := naming("refines", tt.text, "a simpler property", ": why", refs, tt.width); got != tt.want {
 			t.Errorf("naming(%q, width %d) = %q, want %q", tt.text, tt.width, got, tt.want)
 		}
 	}
