@@ -972,6 +972,9 @@ func formatTest(t reporter.OrEffectTest) string {
 	if len(t.Negates) == 2 {
 		line += fmt.Sprintf(", but literals %d and %d are each other's negation at every binding: the rest restates the violations, and it is not listed as explaining them", t.Negates[0], t.Negates[1])
 	}
+	if t.SubLeftOut {
+		line += "; that one is violated through a large share of the run: not listed itself (--all lists it)"
+	}
 	return line
 }
 

@@ -333,7 +333,7 @@ func Build(in Input, opts Options) (*Report, error) {
 		cands = append(cands, e)
 	}
 	sortByRate(cands)
-	r.Candidates.OrEffect = orEffect(cands, opts.Alpha, th.MinOddsRatio)
+	r.Candidates.OrEffect = orEffect(cands, opts.Alpha, th.MinOddsRatio, opts.HoldRatio)
 	var almost []*Entry
 	for _, e := range cands {
 		switch {

@@ -41,14 +41,19 @@ type OrEffectTest struct {
 	// holds at Q's violations because it restates them, and P, kept, is
 	// not listed as explaining Q (Entry.ExplainedBy).
 	Negates []int `json:"negates,omitempty"`
+	// SubLeftOut says that Q does not stand out: violated through a
+	// large share of the run, it is not listed itself (augur infer --all
+	// lists it), though P is dropped as its or-effect.
+	SubLeftOut bool `json:"sub_left_out,omitempty"`
 }
 
 // orEffect marks the candidates that hold only by OR-ing and returns how
-// many it dropped. cands are in rank order. Candidates are decided from
+// many it dropped. cands are in rank order; holdRatio says which stand
+// out (OrEffectTest.SubLeftOut). Candidates are decided from
 // the fewest literals up, so that a disjunction is dropped in favour of a
 // sub-disjunction only when that one stays. Each candidate keeps the
 // tests made of it (Entry.orTests), for augur explain.
-func orEffect(cands []*Entry, alpha, minOddsRatio float64) int {
+func orEffect(cands []*Entry, alpha, minOddsRatio, holdRatio float64) int {
 	// A sub-disjunction has fewer literals than the disjunction it is
 	// taken from (canonical properties have no literal twice), so only
 	// the candidates shorter than the longest one tested are looked up by
@@ -112,7 +117,7 @@ func orEffect(cands []*Entry, alpha, minOddsRatio float64) int {
 			}
 			hasSub = true
 			t := explains(subTable(e.stats, e.prop.Literals(), mask), level, minOddsRatio)
-			t.Sub = q.Text
+			t.Sub, t.SubLeftOut = q.Text, !standsOut(q, holdRatio)
 			if t.Passed {
 				explained = true
 				if i, j, ok := negating(e.stats, e.prop.Literals(), mask); ok {
