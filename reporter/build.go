@@ -452,9 +452,8 @@ func anomaliesOf(es []*Entry, moments map[*Entry][]uint64, th Thresholds, z func
 
 // brokenInvariants returns the invariants of the baseline that ev, their
 // evaluation over this run, shows broken here with enough support, in
-// groups failing at the same moments, and their representatives,
-// simplest first, then the most violating snapshots first (the damage
-// that lasts longest), then by text. It counts them in c.
+// groups failing at the same moments, and their representatives in
+// brokenOrder. It counts them in c.
 func brokenInvariants(ev *Evaluation, opts Options, th Thresholds, z func(*grammar.Property) float64, c *Candidates) ([]*anomaly, []*Entry) {
 	var es []*Entry
 	moments := map[*Entry][]uint64{}
@@ -475,14 +474,44 @@ func brokenInvariants(ev *Evaluation, opts Options, th Thresholds, z func(*gramm
 		a.fold(moments)
 		out[i] = a.rep
 	}
-	slices.SortStableFunc(out, func(a, b *Entry) int {
+	brokenOrder(out)
+	return as, out
+}
+
+// brokenOrder orders the representatives of broken invariants simplest
+// first, whatever their violation rate: relations before rare values
+// (rareValue: one variable against a constant relates nothing, as the
+// almost-invariants list them apart); then fewer node variables and
+// iterators; then fewer distinct variables read, before fewer literals
+// (reads): "no two primaries in one epoch", two variables in three
+// literals, is simpler to a person than a two-literal relation of three
+// counters, and a bug's lasting damage breaks many of those; then fewer
+// literals and per-literal node links; then the most violating snapshots
+// first (the damage that lasts longest), then by text.
+func brokenOrder(es []*Entry) {
+	type simplicity struct {
+		rare bool
+		shape
+		vars, links int
+	}
+	simple := make(map[*Entry]simplicity, len(es))
+	for _, e := range es {
+		v, l := reads(e.prop.Property)
+		simple[e] = simplicity{rareValue(e.prop.Property), shapeOf(e.prop.Property), v, l}
+	}
+	slices.SortStableFunc(es, func(a, b *Entry) int {
+		sa, sb := simple[a], simple[b]
 		return cmp.Or(
-			compareShapes(shapeOf(a.prop.Property), shapeOf(b.prop.Property)),
+			cmp.Compare(b2i(sa.rare), b2i(sb.rare)),
+			cmp.Compare(sa.nodes, sb.nodes),
+			cmp.Compare(sa.iters, sb.iters),
+			cmp.Compare(sa.vars, sb.vars),
+			cmp.Compare(sa.literals, sb.literals),
+			cmp.Compare(sa.links, sb.links),
 			-cmp.Compare(a.ViolatingSnapshots, b.ViolatingSnapshots),
 			cmp.Compare(a.Text, b.Text),
 		)
 	})
-	return as, out
 }
 
 // Property returns the reported property.

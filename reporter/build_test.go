@@ -789,3 +789,46 @@ func TestBaselineMoreOften(t *testing.T) {
 		t.Errorf("in baseline %d, more than baseline %d; want 2 and 1", r.Candidates.InBaseline, r.Candidates.MoreThanBaseline)
 	}
 }
+
+// TestBrokenOrder checks the order of the broken invariants' section:
+// relations before rare values, then fewer node variables, then fewer
+// variables read before fewer literals, then the most violating
+// snapshots.
+func TestBrokenOrder(t *testing.T) {
+	const (
+		oneNode   = `forall n0 in nodes: n0.applied <= n0.commit or n0.commit == n0.term`
+		twoVars   = `forall n0, n1 in nodes: n0.state != "leader" or n0.term != n1.term or n1.state != "leader"`
+		threeVars = `forall n0, n1 in nodes: n0.applied <= n1.commit or n1.state == "leader"`
+		likewise  = `forall n0, n1 in nodes: n0.applied <= n1.term or n1.state == "leader"`
+		rare      = `forall n0 in nodes: n0.state != "leader"`
+	)
+	for _, tt := range []struct {
+		name  string
+		props map[string][]uint64
+		want  []string
+	}{{
+		name:  "fewer variables read before fewer literals",
+		props: map[string][]uint64{threeVars: span(1, 300), twoVars: span(1, 40)},
+		want:  []string{twoVars, threeVars},
+	}, {
+		name:  "fewer node variables first",
+		props: map[string][]uint64{twoVars: span(1, 40), oneNode: span(1, 5)},
+		want:  []string{oneNode, twoVars},
+	}, {
+		name:  "a rare value after every relation",
+		props: map[string][]uint64{rare: span(1, 400), twoVars: span(1, 40)},
+		want:  []string{twoVars, rare},
+	}, {
+		name:  "as simple: the most violating snapshots first",
+		props: map[string][]uint64{threeVars: span(1, 30), likewise: span(1, 60)},
+		want:  []string{likewise, threeVars},
+	}} {
+		t.Run(tt.name, func(t *testing.T) {
+			es := entries(t, tt.props)
+			brokenOrder(es)
+			if got := texts(es); !slices.Equal(got, tt.want) {
+				t.Errorf("order\n%q\nwant\n%q", got, tt.want)
+			}
+		})
+	}
+}
