@@ -34,6 +34,18 @@ type Prop struct {
 	ir  ir.Prop[any]      // Property compiled for the engines
 }
 
+// Select returns the program of p's properties at the indices at, in
+// that order. It shares their compiled form, which Run only reads: a pass
+// over some properties of a program, such as the reporter's over its
+// candidates, compiles nothing again and holds no second copy.
+func (p *Program) Select(at []int) *Program {
+	props := make([]*Prop, len(at))
+	for n, i := range at {
+		props[n] = p.Props[i]
+	}
+	return &Program{Spec: p.Spec, Props: props}
+}
+
 // Literals returns the number of literals of the disjunction.
 func (p *Prop) Literals() int { return len(p.ir.Lits) }
 

@@ -513,3 +513,50 @@ func TestDecodeWindows(t *testing.T) {
 		})
 	}
 }
+
+// TestSelect checks that a program of some of a program's properties
+// (Program.Select), sharing their compiled form, evaluates each as the
+// whole program does, on both evaluators, with and without patterns, and
+// after a run of the whole program has used the same compiled properties.
+func TestSelect(t *testing.T) {
+	for seed := range uint64(4) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			c := evaltest.NewCase(200+seed, 120)
+			spec, err := specs.Parse("random.yaml", []byte(c.Spec))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr := c.Trace(t, seed, 40)
+			prog := c.Compile(t, spec)
+			var at []int // every third property, last first
+			for i := len(prog.Props) - 1; i >= 0; i -= 3 {
+				at = append(at, i)
+			}
+			sel := prog.Select(at)
+			if len(sel.Props) != len(at) || sel.Spec != prog.Spec {
+				t.Fatalf("Select of %d properties: %d, spec %p (want %p)", len(at), len(sel.Props), sel.Spec, prog.Spec)
+			}
+			for _, kind := range kinds {
+				for _, noPatterns := range []bool{false, true} {
+					opts := evaluator.Options{Kind: kind, Workers: 2, MaxWitnesses: 2, MaxMoments: 5, NoPatterns: noPatterns}
+					whole, err := evaluator.Run(context.Background(), tr, prog, opts)
+					if err != nil {
+						t.Fatal(err)
+					}
+					part, err := evaluator.Run(context.Background(), tr, sel, opts)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for n, i := range at {
+						if sel.Props[n] != prog.Props[i] {
+							t.Fatalf("property %d of the selection is not property %d of the program", n, i)
+						}
+						if !reflect.DeepEqual(part.Stats[n], whole.Stats[i]) {
+							t.Fatalf("%v, no patterns %v: %s:\nselected %+v\nwhole    %+v", kind, noPatterns, prog.Props[i].Text, part.Stats[n], whole.Stats[i])
+						}
+					}
+				}
+			}
+		})
+	}
+}

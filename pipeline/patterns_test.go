@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -14,8 +15,17 @@ import (
 // derives the literal patterns of the candidates from their pattern
 // properties (reporter.Patterns), against the evaluators counting the
 // patterns in their loop: the oracle of that arithmetic, on every
-// candidate of the small run's pool, with each evaluator.
+// candidate of the small run's pool, with each evaluator. It checks the
+// pass that counts the candidates' patterns itself (countedPatterns) too.
 func TestPatternsAgreeWithCounting(t *testing.T) {
+	defer func(n int) { countedPatterns = n }(countedPatterns)
+	for _, n := range []int{1 << 30, 0} { // derived always, counted always
+		countedPatterns = n
+		t.Run(fmt.Sprintf("counted-beyond-%d", n), testPatternsAgreeWithCounting)
+	}
+}
+
+func testPatternsAgreeWithCounting(t *testing.T) {
 	ctx := context.Background()
 	tr := filepath.Join(t.TempDir(), "small.trace")
 	if _, err := ingest.Collect(t.Context(), tr, []string{"../testdata/small.jsonl"}, ingest.Options{}); err != nil {
