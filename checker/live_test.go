@@ -110,6 +110,7 @@ func liveStats(t *testing.T, d *decodedTrace, ch *Checker, put bool) []evaluator
 		prepared = map[uint32]*State{}
 	}
 	out := make([]evaluator.Stats, len(ch.props))
+	wits := make([][]evaluator.Witness, len(ch.props))
 	s := ch.NewSnapshot()
 	for _, snap := range d.snaps {
 		d.fill(t, s, snap.Members, prepared)
@@ -137,8 +138,11 @@ func liveStats(t *testing.T, d *decodedTrace, ch *Checker, put bool) []evaluator
 			if v := vs[k]; v.Failing != tl.failing || v.Bindings != tl.bindings || v.Text != ch.props[i].text {
 				t.Fatalf("snapshot %d: violation %+v, tally %+v", snap.ID, v, tl)
 			}
-			st.Witnesses = append(st.Witnesses, vs[k].Witness)
+			wits[i] = append(wits[i], vs[k].Witness)
 		}
+	}
+	for i := range out {
+		out[i].SetWitnesses(wits[i])
 	}
 	return out
 }
@@ -156,7 +160,8 @@ func sameAsReference(t *testing.T, tr *trace.Trace, prog *evaluator.Program, ch 
 	got := liveStats(t, d, ch, put)
 	for i := range res.Stats {
 		r := &res.Stats[i]
-		for _, w := range r.Witnesses {
+		ws := r.Witnesses()
+		for _, w := range ws {
 			for k, v := range w.Values {
 				w.Values[k] = boxLists(v)
 			}
@@ -165,7 +170,8 @@ func sameAsReference(t *testing.T, tr *trace.Trace, prog *evaluator.Program, ch 
 			}
 		}
 		want := evaluator.Stats{Support: r.Support, Bindings: r.Bindings, Violations: r.Violations, Perfect: r.Perfect,
-			ViolatingSnapshots: r.ViolatingSnapshots, ScoreSum: r.ScoreSum, Witnesses: r.Witnesses, Moments: r.Moments}
+			ViolatingSnapshots: r.ViolatingSnapshots, ScoreSum: r.ScoreSum, Moments: r.Moments}
+		want.SetWitnesses(ws)
 		if !reflect.DeepEqual(got[i], want) {
 			t.Fatalf("%s:\nlive      %+v\nreference %+v", prog.Props[i].Text, got[i], want)
 		}

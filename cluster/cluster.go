@@ -276,15 +276,13 @@ func shardOrder(parts []*Stats) ([]*Stats, error) {
 // are the first in snapshot order (snapshot ids increase along the trace),
 // as in a single run.
 func add(s, o *evaluator.Stats, maxWitnesses int) {
-	ws := append(s.Witnesses, o.Witnesses...)
+	ws := append(s.Witnesses(), o.Witnesses()...)
 	ms := append(s.Moments, o.Moments...)
-	s.Witnesses, s.Moments = nil, nil
+	s.Moments = nil
 	pruned, after := s.Pruned || o.Pruned, max(s.PrunedAfter, o.PrunedAfter)
 	s.Merge(o, 0, 0)
 	slices.SortStableFunc(ws, func(a, b evaluator.Witness) int { return cmp.Compare(a.Snapshot, b.Snapshot) })
-	if ws = ws[:min(len(ws), maxWitnesses)]; len(ws) > 0 {
-		s.Witnesses = ws
-	}
+	s.SetWitnesses(ws[:min(len(ws), maxWitnesses)])
 	slices.Sort(ms)
 	if ms = ms[:min(len(ms), evaluator.MaxMoments)]; len(ms) > 0 {
 		s.Moments = ms

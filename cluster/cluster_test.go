@@ -30,12 +30,12 @@ var (
 func part(x, n int) *Stats {
 	st := []evaluator.Stats{
 		{Support: int64(10 + x), Bindings: 60, Violations: int64(x), Perfect: 9, ViolatingSnapshots: 1, ScoreSum: evaluator.Score{Int: uint64(9 + x), Frac: 1 << 63},
-			Tags: map[string]int64{"bug:a": 1, "b": int64(x + 1)},
-			Witnesses: []evaluator.Witness{{Snapshot: uint64(100 + x), TS: 7, Binding: map[string]any{"n0": "n1"},
-				Values: map[string]any{"n0.term": int64(1) << 60, "n0.log": []any{1.5, "x", nil, true}}}}},
+			Tags: map[string]int64{"bug:a": 1, "b": int64(x + 1)}},
 		{Support: 3, Bindings: 3, Perfect: 3, ScoreSum: evaluator.Score{Int: 3}, Pruned: x == 1, PrunedAfter: int64(x)},
 	}
 	st[0].Patterns[3] = int64(x + 2)
+	st[0].SetWitnesses([]evaluator.Witness{{Snapshot: uint64(100 + x), TS: 7, Binding: map[string]any{"n0": "n1"},
+		Values: map[string]any{"n0.term": int64(1) << 60, "n0.log": []any{1.5, "x", nil, true}}}})
 	return &Stats{
 		Header: Header{Spec: specSum, Trace: traceSum, Properties: 2, Shard: evaluator.Shard{Index: x, Count: n, Block: 4},
 			Merged: n == 1, Snapshots: 10 + x, MaxWitnesses: 2},
@@ -79,6 +79,11 @@ func TestRoundTrip(t *testing.T) {
 		if g, w := asJSON(t, got.Stats), asJSON(t, s.Stats); g != w || !reflect.DeepEqual(got.IDs, s.IDs) && len(s.IDs) > 0 {
 			t.Errorf("stats\n%s\nwant\n%s", g, w)
 		}
+		for i := range s.Stats {
+			if g, w := asJSON(t, got.Stats[i].Witnesses()), asJSON(t, s.Stats[i].Witnesses()); g != w {
+				t.Errorf("witnesses of property %d\n%s\nwant\n%s", i, g, w)
+			}
+		}
 	}
 }
 
@@ -109,8 +114,8 @@ func TestMerge(t *testing.T) {
 		s.Patterns[3] != 9 || s.Tags["b"] != 6 || s.Tags["bug:a"] != 3 {
 		t.Errorf("sums %+v", s)
 	}
-	if len(s.Witnesses) != 2 || s.Witnesses[0].Snapshot != 100 || s.Witnesses[1].Snapshot != 101 {
-		t.Errorf("witnesses %+v, want snapshots 100, 101", s.Witnesses)
+	if ws := s.Witnesses(); len(ws) != 2 || ws[0].Snapshot != 100 || ws[1].Snapshot != 101 {
+		t.Errorf("witnesses %+v, want snapshots 100, 101", ws)
 	}
 	if p := m.Stats[1]; !p.Pruned || p.PrunedAfter != 2 || m.Result().Pruned != 1 {
 		t.Errorf("pruning %+v", p)

@@ -271,7 +271,7 @@ func record(schema *arrow.Schema, s *Stats) (arrow.RecordBatch, error) {
 			tagk.Append(k)
 			tagv.Append(st.Tags[k])
 		}
-		ws := st.Witnesses
+		ws := st.Witnesses()
 		if ws == nil {
 			ws = []evaluator.Witness{}
 		}
@@ -598,8 +598,8 @@ func checkStats(st *evaluator.Stats, h *Header) error {
 		return fmt.Errorf("%d violations of %d bindings", st.Violations, st.Bindings)
 	case st.ScoreSum.Compare(evaluator.Score{Int: uint64(st.Perfect)}) < 0 || st.ScoreSum.Compare(evaluator.Score{Int: uint64(st.Support)}) > 0:
 		return fmt.Errorf("score sum %v not between %d perfect and %d supporting snapshots", st.ScoreSum, st.Perfect, st.Support)
-	case len(st.Witnesses) > h.MaxWitnesses:
-		return fmt.Errorf("%d witnesses, the header keeps %d", len(st.Witnesses), h.MaxWitnesses)
+	case st.NumWitnesses() > h.MaxWitnesses:
+		return fmt.Errorf("%d witnesses, the header keeps %d", st.NumWitnesses(), h.MaxWitnesses)
 	case int64(len(st.Moments)) > st.ViolatingSnapshots || !slices.IsSorted(st.Moments):
 		return fmt.Errorf("moments %v for %d violating snapshots", st.Moments, st.ViolatingSnapshots)
 	}
@@ -661,12 +661,11 @@ func (s *Stats) readRecord(ctx context.Context, rec arrow.RecordBatch) error {
 		}
 		dec := json.NewDecoder(bytes.NewReader([]byte(c.wits.Value(i))))
 		dec.UseNumber() // numbers print back as they were written
-		if err := dec.Decode(&st.Witnesses); err != nil {
+		var ws []evaluator.Witness
+		if err := dec.Decode(&ws); err != nil {
 			return fmt.Errorf("property %s: witnesses: %w", id, err)
 		}
-		if len(st.Witnesses) == 0 {
-			st.Witnesses = nil
-		}
+		st.SetWitnesses(ws)
 		lo, hi = c.moms.ValueOffsets(i)
 		if hi-lo > evaluator.MaxMoments {
 			return fmt.Errorf("property %s: %d moments, want at most %d", id, hi-lo, evaluator.MaxMoments)

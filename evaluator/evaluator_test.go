@@ -236,8 +236,8 @@ func testWitness(t *testing.T, tr *trace.Trace, kind evaluator.Kind) {
 		{Snapshot: 1, TS: 1, Binding: map[string]any{"n0": "a", "n1": "b"},
 			Values: map[string]any{"n0.state": "leader", "n1.state": "leader", "n0.x": int64(2), "n1.x": int64(2)}},
 	}
-	if !reflect.DeepEqual(got.Witnesses, want) {
-		t.Errorf("witnesses = %+v\nwant %+v", got.Witnesses, want)
+	if !reflect.DeepEqual(got.Witnesses(), want) {
+		t.Errorf("witnesses = %+v\nwant %+v", got.Witnesses(), want)
 	}
 	if wantTags := map[string]int64{"bug:two-leaders": 1, "steady": 1}; !reflect.DeepEqual(got.Tags, wantTags) {
 		t.Errorf("tags = %v, want %v", got.Tags, wantTags)
@@ -397,7 +397,7 @@ func TestMaxWitnesses(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := len(res.Stats[0].Witnesses); got != tt.want {
+			if got := res.Stats[0].NumWitnesses(); got != tt.want {
 				t.Errorf("%s, MaxWitnesses %d: %d witnesses, want %d", kind, tt.max, got, tt.want)
 			}
 		}

@@ -62,7 +62,7 @@ func Example() {
 	st := res.Stats[0]
 	fmt.Println(prog.Props[0].Text)
 	fmt.Printf("holding rate %.4f; %d of %d bindings fail, first at snapshot %d with %v\n",
-		st.HoldingRate(), st.Violations, st.Bindings, st.Witnesses[0].Snapshot, st.Witnesses[0].Binding)
+		st.HoldingRate(), st.Violations, st.Bindings, st.Witnesses()[0].Snapshot, st.Witnesses()[0].Binding)
 	// Output:
 	// forall n0, n1 in nodes: n0.state != "leader" or n1.state != "leader"
 	// holding rate 0.6667; 2 of 6 bindings fail, first at snapshot 2 with map[n0:a n1:b]

@@ -342,8 +342,8 @@ func Run(ctx context.Context, tr *trace.Trace, prog *Program, opts Options) (*Re
 		for i := range res.Stats {
 			// Between engines, serially: most stats have no witness
 			// pending, and are only read.
-			if st := &res.Stats[i]; len(st.pending) > 0 {
-				st.buildWitnesses(prog.Props[i], opts.MaxWitnesses-len(st.Witnesses))
+			if st := &res.Stats[i]; st.pending() {
+				st.logWitnesses(prog.Props[i], opts.MaxWitnesses)
 			}
 		}
 		res.Snapshots += len(snaps)

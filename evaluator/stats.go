@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"github.com/augur-dev/augur/ir"
-	"github.com/augur-dev/augur/trace"
 )
 
 // MaxPatternLiterals is the largest disjunction for which Stats.Patterns
@@ -36,9 +35,6 @@ type Stats struct {
 	// Tags counts the tags of the violating snapshots; nil if none.
 	Tags map[string]int64
 
-	// Witnesses are the first violations, in snapshot order.
-	Witnesses []Witness
-
 	// Moments are the IDs of the first violating snapshots (MaxMoments
 	// unless Options.MaxMoments says otherwise), in order: the reporter
 	// tells properties that fail at the same moments from ones that fail
@@ -52,43 +48,9 @@ type Stats struct {
 	// them, kept by Run for the reporter (Result.FullMoments).
 	full momentLog
 
-	// pending are witnesses found by an engine, not built yet: Run builds
-	// the ones the merged stats keep. Their bindings are in slots.
-	pending []pendingWitness
-	slots   []any
-}
-
-// pendingWitness is a violating binding, at slots[off:off+n] of its Stats:
-// node states and elements, which do not change. The snapshot lives until
-// its chunk is merged.
-type pendingWitness struct {
-	snap   *trace.Snapshot
-	off, n int
-}
-
-// addWitness records the witness at binding slots of snapshot snap, one
-// of at most max.
-func (s *Stats) addWitness(snap *trace.Snapshot, slots []any, max int) {
-	if s.pending == nil {
-		s.pending = make([]pendingWitness, 0, max)
-		s.slots = make([]any, 0, max*len(slots))
-	}
-	s.pending = append(s.pending, pendingWitness{snap: snap, off: len(s.slots), n: len(slots)})
-	s.slots = append(s.slots, slots...)
-}
-
-// witnesses counts the witnesses recorded so far.
-func (s *Stats) witnesses() int { return len(s.Witnesses) + len(s.pending) }
-
-// buildWitnesses builds the first n pending witnesses of property p and
-// drops the others.
-func (s *Stats) buildWitnesses(p *Prop, n int) {
-	for _, w := range s.pending[:max(0, min(n, len(s.pending)))] {
-		s.Witnesses = append(s.Witnesses, witness(p, w.snap, s.slots[w.off:w.off+w.n]))
-	}
-	clear(s.pending)
-	clear(s.slots)
-	s.pending, s.slots = s.pending[:0], s.slots[:0]
+	// wits are the first violations, in snapshot order, nil if none:
+	// Witnesses returns them.
+	wits *witnessLog
 }
 
 // Witness is one violating binding: the snapshot, the binding of the
@@ -151,11 +113,8 @@ func (s *Stats) Merge(o *Stats, maxWitnesses, maxMoments int) {
 		}
 		s.Tags[tag] += n
 	}
-	for _, w := range o.Witnesses {
-		if len(s.Witnesses) >= maxWitnesses {
-			break
-		}
-		s.Witnesses = append(s.Witnesses, w)
+	if n := min(o.NumWitnesses(), maxWitnesses-s.NumWitnesses()); n > 0 {
+		s.SetWitnesses(append(s.Witnesses(), o.Witnesses()[:n]...))
 	}
 	s.Moments = append(s.Moments, o.Moments[:max(0, min(len(o.Moments), maxMoments-len(s.Moments)))]...)
 }
@@ -282,6 +241,3 @@ func (s *Stats) countTags(tags []string, n int64) {
 		s.Tags[tag] += n
 	}
 }
-
-// dropPending frees the buffers of pending witnesses, all built.
-func (s *Stats) dropPending() { s.pending, s.slots = nil, nil }

@@ -50,18 +50,19 @@ func TestTypedStatesSameStats(t *testing.T) {
 				want, got := run(true), run(false)
 				for i := range want.Stats {
 					w, g := want.Stats[i], got.Stats[i]
-					wj, err := json.Marshal(w.Witnesses)
+					ww, gw := w.Witnesses(), g.Witnesses()
+					wj, err := json.Marshal(ww)
 					if err != nil {
 						t.Fatal(err)
 					}
-					gj, err := json.Marshal(g.Witnesses)
+					gj, err := json.Marshal(gw)
 					if err != nil {
 						t.Fatal(err)
 					}
 					if string(wj) != string(gj) {
 						t.Fatalf("%s, %s: witnesses\ntyped %s\nboxed %s", kind, prog.Props[i].Text, gj, wj)
 					}
-					for _, ws := range [][]evaluator.Witness{w.Witnesses, g.Witnesses} {
+					for _, ws := range [][]evaluator.Witness{ww, gw} {
 						for _, x := range ws {
 							for k, v := range x.Values {
 								x.Values[k] = evaluator.Boxed(v)
@@ -71,6 +72,11 @@ func TestTypedStatesSameStats(t *testing.T) {
 							}
 						}
 					}
+					if !reflect.DeepEqual(gw, ww) {
+						t.Fatalf("%s, %s: witnesses\ntyped %+v\nboxed %+v", kind, prog.Props[i].Text, gw, ww)
+					}
+					w.SetWitnesses(nil) // compared above, boxed
+					g.SetWitnesses(nil)
 					if !reflect.DeepEqual(g, w) {
 						t.Fatalf("%s, %s:\ntyped %+v\nboxed %+v", kind, prog.Props[i].Text, g, w)
 					}
@@ -212,7 +218,7 @@ func TestWitnessHugeList(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		wits := res.Stats[0].Witnesses
+		wits := res.Stats[0].Witnesses()
 		if len(wits) != 3 {
 			t.Fatalf("%s: %d witnesses, want 3", kind, len(wits))
 		}

@@ -95,6 +95,12 @@ func (w *Witness) keep(prefix, key string, v any) any {
 	return v
 }
 
+// Fits reports whether a witness keeps v whole: [Witness.Bind] and
+// [Witness.SetValue] keep it as it is, cutting and copying nothing. A
+// caller may then hold v and bind or set it later, building the same
+// witness, in less memory than the witness's maps take.
+func Fits(v any) bool { return fitting(v, MaxValueJSON) >= 0 }
+
 // fitting returns what is left of left bytes once v is kept whole, as a
 // cutter counts them, or a negative number if a cutter may cut or
 // convert it: its JSON is longer, or it holds a float JSON cannot hold,

@@ -300,7 +300,8 @@ func TestWitnessCutAllocates(t *testing.T) {
 // cutter, says a value fits when its JSON, as the cutter counts it, is at
 // most MaxValueJSON bytes, and not a byte past that nor with a float JSON
 // cannot hold, and that the cutter keeps whole and unchanged every value
-// that fits; and that a value that fits is kept without an allocation.
+// that fits (Fits), as a witness's Bind and SetValue do; and that a value
+// that fits is kept without an allocation.
 func TestFittingAsCutter(t *testing.T) {
 	s := func(n int) string { return strings.Repeat("s", n) }
 	const m = MaxValueJSON
@@ -332,8 +333,17 @@ func TestFittingAsCutter(t *testing.T) {
 		if fits := fitting(tt.v, m) >= 0; fits != tt.fits {
 			t.Errorf("value %d (%T): fits %v, want %v", i, tt.v, fits, tt.fits)
 		}
+		if Fits(tt.v) != tt.fits {
+			t.Errorf("value %d (%T): Fits %v, want %v", i, tt.v, !tt.fits, tt.fits)
+		}
 		if !tt.fits {
 			continue
+		}
+		w := NewWitness(1, 2)
+		w.Bind("n0", tt.v)
+		w.SetValue("n0.x", tt.v)
+		if w.Cut != nil || !reflect.DeepEqual(w.Binding["n0"], tt.v) || !reflect.DeepEqual(w.Values["n0.x"], tt.v) {
+			t.Errorf("value %d (%T) fits, but a witness keeps %v, %v (cut %v)", i, tt.v, w.Binding["n0"], w.Values["n0.x"], w.Cut)
 		}
 		c := cutter{left: m, path: []byte("/values/v")}
 		if kept, changed := c.value(tt.v); changed || len(c.cuts) > 0 || !reflect.DeepEqual(kept, tt.v) {

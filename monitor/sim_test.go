@@ -169,7 +169,7 @@ func checkTrace(t *testing.T, dir string, spec *specs.Spec, f *checker.File) []s
 	}
 	var lines []string
 	for _, r := range results {
-		for _, w := range r.Stats.Witnesses {
+		for _, w := range r.Stats.Witnesses() {
 			line := map[string]any{"check": r.Check.Name, "property": r.Check.Property,
 				"snapshot": w.Snapshot, "ts": w.TS, "binding": w.Binding, "values": w.Values}
 			if w.Cut != nil {

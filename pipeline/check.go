@@ -198,10 +198,10 @@ func writeCheckText(w io.Writer, tracePath string, snapshots int, results []Chec
 		}
 		fmt.Fprintf(&b, "      %s in %d of %d snapshots (holding rate %.5f)\n",
 			plural(st.Violations, "violation"), st.ViolatingSnapshots, st.Support, st.HoldingRate())
-		for _, wit := range st.Witnesses {
+		for _, wit := range st.Witnesses() {
 			fmt.Fprintf(&b, "      at %s\n", wit)
 		}
-		if more := st.ViolatingSnapshots - int64(len(st.Witnesses)); more > 0 {
+		if more := st.ViolatingSnapshots - int64(st.NumWitnesses()); more > 0 {
 			fmt.Fprintf(&b, "      … and %s more\n", plural(more, "violating snapshot"))
 		}
 	}
@@ -248,7 +248,7 @@ func writeCheckJSON(w io.Writer, results []CheckResult) error {
 			ViolatingSnapshots: r.Stats.ViolatingSnapshots,
 			Bindings:           r.Stats.Bindings,
 			Support:            r.Stats.Support,
-			Witnesses:          r.Stats.Witnesses,
+			Witnesses:          r.Stats.Witnesses(),
 		}
 		for _, f := range r.Failures {
 			out[i].Warnings = append(out[i].Warnings, diag.Warning{Code: diag.Code(f.Code()), Msg: f.Warning()})

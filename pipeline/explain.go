@@ -276,7 +276,7 @@ func evaluationOf(st *evaluator.Stats, e *reporter.Entry) *Evaluation {
 		Pruned:             st.Pruned,
 		PrunedAfter:        st.PrunedAfter,
 		Moments:            st.Moments,
-		Witnesses:          st.Witnesses,
+		Witnesses:          st.Witnesses(),
 	}
 	if e != nil {
 		ev.HoldingRate, ev.ViolationEvents, ev.Score = e.HoldingRate, e.ViolationEvents, e.Score

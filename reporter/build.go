@@ -282,7 +282,7 @@ type Entry struct {
 	// the properties that do not fail there, and before the others that
 	// do.
 	MoreThanBaseline bool                `json:"more_than_baseline,omitempty"`
-	Witnesses        []evaluator.Witness `json:"witnesses"` // first violating snapshots
+	Witnesses        []evaluator.Witness `json:"witnesses"` // first violating snapshots; built for the entries of the lists and fates only
 	// Warnings are caveats about this entry, such as an or-effect that
 	// could not be tested (WarnOrEffectUntested).
 	Warnings []diag.Warning `json:"warnings,omitempty"`
@@ -410,7 +410,35 @@ func Build(in Input, opts Options) (*Report, error) {
 	r.BrokenInvariants = cut(r.BrokenInvariants, opts.Size)
 	trail.broken(broken, r.BrokenInvariants)
 	r.Fates = trail.fates(r, opts)
+	showWitnesses(r)
 	return r, nil
+}
+
+// showWitnesses builds the witnesses of the entries r shows: those of its
+// lists and its fates. The others, most of the candidates, never need
+// theirs built (evaluator.Stats.Witnesses).
+func showWitnesses(r *Report) {
+	for _, es := range [][]*Entry{r.AlmostInvariants, r.RareValues, r.Invariants, r.BrokenInvariants} {
+		for _, e := range es {
+			e.buildWitnesses()
+		}
+	}
+	for _, f := range r.Fates {
+		for _, e := range []*Entry{f.Entry, f.Anomaly, f.Broken, f.BrokenRep} {
+			e.buildWitnesses()
+		}
+	}
+}
+
+// buildWitnesses builds the witnesses of e, if not yet built, from its
+// stats. e may be nil.
+func (e *Entry) buildWitnesses() {
+	if e == nil || e.stats == nil || len(e.Witnesses) > 0 {
+		return
+	}
+	if ws := e.stats.Witnesses(); ws != nil {
+		e.Witnesses = ws
+	}
 }
 
 // NotCandidate says why a property with stats st is not a candidate of a
@@ -518,12 +546,9 @@ func brokenOrder(es []*Entry) {
 func (e *Entry) Property() *grammar.Property { return e.prop.Property }
 
 func newEntry(p *evaluator.Prop, st *evaluator.Stats, steadyTag string, th Thresholds) *Entry {
-	tags, wits := maps.Clone(st.Tags), slices.Clip(st.Witnesses)
+	tags := maps.Clone(st.Tags)
 	if tags == nil {
 		tags = map[string]int64{}
-	}
-	if wits == nil {
-		wits = []evaluator.Witness{}
 	}
 	steady := st.ViolatingSnapshots
 	if steadyTag != "" {
@@ -542,7 +567,7 @@ func newEntry(p *evaluator.Prop, st *evaluator.Stats, steadyTag string, th Thres
 		SteadyViolatingSnapshots: steady,
 		Equivalents:              []string{},
 		AlsoFailsHere:            []string{},
-		Witnesses:                wits,
+		Witnesses:                []evaluator.Witness{}, // built if shown (showWitnesses)
 		Warnings:                 entryWarnings(p),
 		prop:                     p,
 		stats:                    st,

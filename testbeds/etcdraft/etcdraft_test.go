@@ -167,7 +167,7 @@ func TestCleanRunsPassChecks(t *testing.T) {
 			}
 			for i, st := range testbedtest.Check(t, dir, spec, f, 1) {
 				if st.ViolatingSnapshots > 0 {
-					t.Errorf("%s fails at %d snapshots, first %+v", f.Checks[i].Name, st.ViolatingSnapshots, st.Witnesses[0])
+					t.Errorf("%s fails at %d snapshots, first %+v", f.Checks[i].Name, st.ViolatingSnapshots, st.Witnesses()[0])
 				}
 			}
 		})

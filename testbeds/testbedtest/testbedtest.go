@@ -275,7 +275,7 @@ func Predict(t *testing.T, tb testbeds.Testbed, bug string, seed uint64, checks 
 	runConfig(t, tb, cfg, dir)
 	violating := map[int]bool{}
 	for _, st := range Check(t, dir, spec, f, cfg.Steps) {
-		for _, w := range st.Witnesses {
+		for _, w := range st.Witnesses() {
 			violating[int(w.Snapshot)] = true
 		}
 	}
