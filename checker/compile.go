@@ -131,7 +131,7 @@ func LoadWithSpec(path string) (*File, *specs.Spec, error) {
 // build compiles a canonical, type-checked property and marks the
 // variables it reads.
 func (c *Checker) build(ch *Check, p *grammar.Property) *prop {
-	cp := &prop{Prop: ir.Build(c.spec, p, constValue), check: ch, last: -1}
+	cp := &prop{Prop: ir.Build(c.spec, p, constValue, nil), check: ch, last: -1}
 	for i, q := range cp.Quants {
 		for range q.Slots {
 			cp.node = append(cp.node, q.Domain == nil)

@@ -59,6 +59,7 @@ func (p *Prop) Flat() bool { return p.ir.Prefix == len(p.ir.Quants) }
 func Compile(spec *specs.Spec, props []*grammar.Property) (*Program, error) {
 	prog := &Program{Spec: spec, Props: make([]*Prop, 0, len(props))}
 	var errs diag.ErrorList
+	var shared ir.Shared // paths and quantifiers written alike, one each
 	for _, p := range props {
 		c, text, err := ir.Typed(spec, p)
 		if err != nil {
@@ -71,7 +72,7 @@ func Compile(spec *specs.Spec, props []*grammar.Property) (*Program, error) {
 		}
 		prog.Props = append(prog.Props, &Prop{
 			Property: c, Text: text, ID: grammar.TextID(text),
-			src: p, ir: ir.Build(spec, c, constValue),
+			src: p, ir: ir.Build(spec, c, constValue, &shared),
 		})
 	}
 	if err := errs.Err(); err != nil {

@@ -71,7 +71,7 @@ func build(t *testing.T, src string) Prop[any] {
 	if err != nil {
 		t.Fatalf("%s: %v", src, err)
 	}
-	return Build(spec, p, func(c *grammar.Const) any { return c })
+	return Build(spec, p, func(c *grammar.Const) any { return c }, nil)
 }
 
 func dump(p Prop[any]) string {
@@ -191,5 +191,61 @@ func TestKindString(t *testing.T) {
 		if got := k.String(); got != want {
 			t.Errorf("Kind(%d).String() = %q, want %q", uint8(k), got, want)
 		}
+	}
+}
+
+// TestBuildShared checks that properties built with one Shared compile
+// as each does alone, and share what they write alike: a path only at
+// the same slot and in the matrix or a domain alike, quantifiers only
+// written alike.
+func TestBuildShared(t *testing.T) {
+	spec, err := specs.Parse("test.yaml", []byte(testSpec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srcs := []string{
+		"forall n0, n1 in nodes: n0.x == n1.x",
+		"forall n0, n1 in nodes: n0.x < n1.next or not n1.ok",
+		"forall n0 in nodes: forall e0 in n0.log: e0.term <= n0.x",
+		"forall n0, n1 in nodes: forall e0 in n0.log: e0.term <= n1.x or n0.log == n1.log",
+		"forall n0 in nodes: exists n1 in nodes: n1.x > n0.x",
+		"forall n0 in nodes: forall e0 in n0.log: e0.term < n0.next",
+	}
+	var sh Shared
+	props := make([]Prop[any], len(srcs))
+	for i, src := range srcs {
+		p, err := grammar.Parse(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		props[i] = Build(spec, p, func(c *grammar.Const) any { return c }, &sh)
+		if got, want := dump(props[i]), dump(build(t, src)); got != want {
+			t.Errorf("%s built shared\n got %s\nwant %s", src, got, want)
+		}
+	}
+	lit := func(p, l, arg int) *Path { return props[p].Lits[l].Atom.Args[arg].Path }
+	for _, tt := range []struct {
+		name string
+		a, b *Path
+		same bool
+	}{
+		{"n0.x of two properties", lit(0, 0, 0), lit(1, 0, 0), true},
+		{"n1.x and n1.next", lit(0, 0, 1), lit(1, 0, 1), false},
+		{"e0.term at slot 1, twice", lit(2, 0, 0), lit(5, 0, 0), true},
+		{"e0.term at slots 1 and 2", lit(2, 0, 0), lit(3, 0, 0), false},
+		{"n0.log in a domain and in the matrix", props[3].Quants[1].Domain, lit(3, 1, 0), false},
+		{"n0.log in two domains", props[2].Quants[1].Domain, props[3].Quants[1].Domain, true},
+		{"n0.x under forall and exists", lit(0, 0, 0), lit(4, 0, 0), true}, // n1.x > n0.x parses as n0.x < n1.x
+	} {
+		if same := tt.a == tt.b; same != tt.same {
+			t.Errorf("%s: one path %v, want %v (%+v, %+v)", tt.name, same, tt.same, tt.a, tt.b)
+		}
+	}
+	same := func(a, b []Quant) bool { return &a[0] == &b[0] }
+	if !same(props[0].Quants, props[1].Quants) || !same(props[2].Quants, props[5].Quants) {
+		t.Error("quantifiers written alike are not shared")
+	}
+	if same(props[0].Quants, props[3].Quants) || same(props[2].Quants, props[4].Quants) {
+		t.Error("quantifiers written differently are shared")
 	}
 }
