@@ -381,9 +381,6 @@ func Run(ctx context.Context, tr *trace.Trace, prog *Program, opts Options) (*Re
 	if err := sr.Err(); err != nil {
 		return nil, err
 	}
-	for i := range res.Stats {
-		res.Stats[i].dropPending()
-	}
 	var fails failures
 	for _, e := range engines {
 		fails.merge(e.failures())

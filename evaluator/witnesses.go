@@ -22,7 +22,8 @@ type witnessLog struct {
 	prop *Prop // whose witnesses these are; nil when all are built
 	ws   []loggedWitness
 	vals []any // the values of the logged witnesses, in turn
-	// slots are the binding slots of the pending witnesses, in turn.
+	// slots are the binding slots of the pending witnesses, in turn;
+	// nil when none is pending.
 	slots []any
 }
 
@@ -42,8 +43,11 @@ type loggedWitness struct {
 func (s *Stats) addWitness(snap *trace.Snapshot, slots []any, max int) {
 	l := s.wits
 	if l == nil {
-		l = &witnessLog{ws: make([]loggedWitness, 0, max), slots: make([]any, 0, max*len(slots))}
+		l = &witnessLog{ws: make([]loggedWitness, 0, max)}
 		s.wits = l
+	}
+	if l.slots == nil { // room for every pending witness the chunk may take
+		l.slots = make([]any, 0, (max-len(l.ws))*len(slots))
 	}
 	l.ws = append(l.ws, loggedWitness{id: snap.ID, ts: snap.TS, snap: snap, off: int32(len(l.slots)), n: int32(len(slots))})
 	l.slots = append(l.slots, slots...)
@@ -123,20 +127,9 @@ func (s *Stats) logWitnesses(p *Prop, max int) {
 	}
 	clear(l.ws[kept:])
 	l.ws = l.ws[:kept]
-	if kept >= max {
-		l.slots = nil // no witness will be pending again
-		return
-	}
-	clear(l.slots)
-	l.slots = l.slots[:0]
-}
-
-// dropPending frees the buffer of the pending witnesses' slots, once all
-// are logged.
-func (s *Stats) dropPending() {
-	if s.wits != nil {
-		s.wits.slots = nil
-	}
+	// Most properties take no witness in most chunks: the buffer goes,
+	// and the next chunk's first pending witness makes one.
+	l.slots = nil
 }
 
 // Witnesses returns the first violations, in snapshot order, built
