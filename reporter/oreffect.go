@@ -43,7 +43,7 @@ type OrEffectTest struct {
 	Negates []int `json:"negates,omitempty"`
 	// SubLeftOut says that Q does not stand out: violated through a
 	// large share of the run, it is not listed itself (augur infer --all
-	// lists it), though P is dropped as its or-effect.
+	// lists it), so a P dropped as its or-effect shows in no list.
 	SubLeftOut bool `json:"sub_left_out,omitempty"`
 }
 
