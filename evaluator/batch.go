@@ -479,7 +479,7 @@ func or3(l0, l1, l2 *[4]uint64) int64 {
 // batch's snapshot i, a witness there if it may still take one.
 func (e *fast) batchWitness(sc *scope, sr *scopeRun, j int32, i int) {
 	ru, st := &sr.runs[j], &e.task.acc[sc.props[j].index]
-	if st.witnesses() < e.task.wits {
+	if st.NumWitnesses() < e.task.wits {
 		pp := &sc.props[j]
 		b := -1
 		for w := range sr.nw {
@@ -499,7 +499,7 @@ func (e *fast) batchWitness(sc *scope, sr *scopeRun, j int32, i int) {
 		ns := sc.nslots
 		e.addWitness(sc, e.recent.rows[r], sr.bind[b*ns:][:ns], e.recent.snaps[r], st)
 	}
-	ru.witnessed = st.witnesses() >= e.task.wits
+	ru.witnessed = st.NumWitnesses() >= e.task.wits
 }
 
 // denseShare is the inverse of the share of a batch's snapshots, at

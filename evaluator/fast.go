@@ -173,7 +173,7 @@ func (e *fast) start(t *task) {
 			sr.props = append(sr.props, int32(j))
 			st := &t.acc[pp.index]
 			ru := &sr.runs[j]
-			ru.witnessed, ru.momentsKept = st.witnesses() >= t.wits, st.momentsKept(t.moments, t.full)
+			ru.witnessed, ru.momentsKept = st.NumWitnesses() >= t.wits, st.momentsKept(t.moments, t.full)
 			for _, a := range pp.lits {
 				if n := len(sr.users[a]); n == 0 || sr.users[a][n-1] != int32(j) {
 					sr.users[a] = append(sr.users[a], int32(j))

@@ -160,10 +160,10 @@ func (e *fast) witnesses(sc *scope, sr *scopeRun, s *trace.Snapshot) {
 	owed := sr.owed[:0]
 	for _, j := range sr.owed {
 		ru, st := &sr.runs[j], &e.task.acc[sc.props[j].index]
-		if ru.holds < ru.nb && st.witnesses() < e.task.wits {
+		if ru.holds < ru.nb && st.NumWitnesses() < e.task.wits {
 			e.witness(sc, sr, j, s, st)
 		}
-		ru.witnessed = st.witnesses() >= e.task.wits
+		ru.witnessed = st.NumWitnesses() >= e.task.wits
 		if ru.holds < ru.nb && !ru.witnessed {
 			owed = append(owed, j)
 		} else {

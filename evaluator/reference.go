@@ -233,7 +233,7 @@ func (r *reference) evalProp(p *Prop, s *trace.Snapshot, st *Stats, maxWit int) 
 		}
 		if ok {
 			holds++
-		} else if bindings-holds == 1 && st.witnesses() < maxWit {
+		} else if bindings-holds == 1 && st.NumWitnesses() < maxWit {
 			// The snapshot's first violating binding witnesses it.
 			st.addWitness(s, r.slots[:p.ir.Bound()], maxWit)
 		}

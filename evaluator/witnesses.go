@@ -53,8 +53,10 @@ func (s *Stats) addWitness(snap *trace.Snapshot, slots []any, max int) {
 	l.slots = append(l.slots, slots...)
 }
 
-// witnesses counts the witnesses recorded so far, pending or not.
-func (s *Stats) witnesses() int {
+// NumWitnesses returns the number of witnesses recorded so far, pending
+// or not: those Witnesses returns once the run has logged them, without
+// building them.
+func (s *Stats) NumWitnesses() int {
 	if s.wits == nil {
 		return 0
 	}
@@ -164,10 +166,6 @@ func (s *Stats) Witnesses() []Witness {
 	}
 	return ws
 }
-
-// NumWitnesses returns the number of witnesses Witnesses returns, without
-// building them.
-func (s *Stats) NumWitnesses() int { return s.witnesses() }
 
 // SetWitnesses sets the witnesses Witnesses returns to ws, in snapshot
 // order: those of stats read from a file or merged. s keeps ws, which the
