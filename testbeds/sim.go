@@ -389,6 +389,15 @@ type Progresser interface {
 	Progress() int
 }
 
+// A Rejoiner is a System whose nodes keep nothing across a crash: a
+// restarted node (or one that lost every peer) must rejoin the others,
+// and until it has it answers nothing, as a down node does. The run is no
+// more in steady state while such a node rejoins than while it was down
+// (see Sim's steady).
+type Rejoiner interface {
+	Rejoining(n int) bool // live node n has yet to (re)join the others
+}
+
 // NewSim returns the scheduler of a run with cfg as it is: its zero
 // fields are not defaulted (a testbed's Run and Fork do that first).
 func NewSim(cfg Config) *Sim {
@@ -479,14 +488,27 @@ func (s *Sim) Wrote(n int) {
 	}
 }
 
-// steady reports whether the system is in steady state: no message in
-// flight and no fault in force. A partition drops the messages sent
-// across it and a down node those sent to it, where a real network
-// would keep them in flight (TCP retransmits until the link heals or
-// the peer is declared dead), so "no message in flight" alone would call
-// a split or crippled system steady while it waits out its fault.
-func (s *Sim) steady() bool {
-	return s.inflight == 0 && !s.split && s.down() == 0
+// steady reports whether sys is in steady state: no message in flight
+// and no fault in force. A partition drops the messages sent across it
+// and a down node those sent to it, where a real network would keep them
+// in flight (TCP retransmits until the link heals or the peer is
+// declared dead), so "no message in flight" alone would call a split or
+// crippled system steady while it waits out its fault. A crash is in
+// force until its node is back: restarted, and rejoined when sys is a
+// Rejoiner (a Chord node rejoins on a timer, with no message in flight
+// meanwhile).
+func (s *Sim) steady(sys any) bool {
+	if s.inflight != 0 || s.split || s.down() != 0 {
+		return false
+	}
+	if r, ok := sys.(Rejoiner); ok {
+		for n, l := range s.live {
+			if l && r.Rejoining(n) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // crash crashes n, when that leaves a majority up, and schedules its
@@ -671,7 +693,7 @@ func run[S any](ctx context.Context, s *Sim, newSystem func() System[S], dir str
 			}
 		}
 		tags = tags[:0]
-		if s.steady() {
+		if s.steady(sys) {
 			tags = append(tags, "steady")
 		}
 		if len(failed) > 0 {

@@ -68,24 +68,33 @@ func TestWithDefaults(t *testing.T) {
 	}
 }
 
+// rejoiner is a Rejoiner whose node n is rejoining when rejoining[n].
+type rejoiner []bool
+
+func (r rejoiner) Rejoining(n int) bool { return r[n] }
+
 // TestSteady checks that a snapshot is steady only when no message is in
 // flight and no fault is in force: a partition or a down node drops the
-// messages a real network would keep in flight.
+// messages a real network would keep in flight, and a restarted node that
+// has yet to rejoin answers no more than a down one.
 func TestSteady(t *testing.T) {
 	for _, tt := range []struct {
 		name     string
 		inflight int
 		split    bool
 		live     []bool
+		sys      any
 		want     bool
 	}{
-		{"quiet", 0, false, []bool{true, true, true}, true},
-		{"message in flight", 1, false, []bool{true, true, true}, false},
-		{"split", 0, true, []bool{true, true, true}, false},
-		{"node down", 0, false, []bool{true, false, true}, false},
+		{"quiet", 0, false, []bool{true, true, true}, nil, true},
+		{"message in flight", 1, false, []bool{true, true, true}, nil, false},
+		{"split", 0, true, []bool{true, true, true}, nil, false},
+		{"node down", 0, false, []bool{true, false, true}, nil, false},
+		{"all joined", 0, false, []bool{true, true, true}, rejoiner{false, false, false}, true},
+		{"node rejoining", 0, false, []bool{true, true, true}, rejoiner{false, true, false}, false},
 	} {
 		s := &Sim{inflight: tt.inflight, split: tt.split, live: tt.live}
-		if got := s.steady(); got != tt.want {
+		if got := s.steady(tt.sys); got != tt.want {
 			t.Errorf("%s: steady %v, want %v", tt.name, got, tt.want)
 		}
 	}

@@ -419,6 +419,10 @@ func (r *ring) Crash(i int) { r.reset(i) }
 // Restart joins node i again.
 func (r *ring) Restart(i int) { r.join(i) }
 
+// Rejoining reports whether node i has yet to join the ring
+// (testbeds.Rejoiner): a node that has not joined answers nothing.
+func (r *ring) Rejoining(i int) bool { return !r.nodes[i].joined }
+
 // name is the trace name of node i, "" for none.
 func name(i int) string {
 	if i == none {

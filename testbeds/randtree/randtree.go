@@ -405,6 +405,10 @@ func (c *cluster) Crash(i int) { c.nodes[i] = nil }
 // Restart boots node i afresh.
 func (c *cluster) Restart(i int) { c.start(i, c.sim.Now()) }
 
+// Rejoining reports whether node i is in no tree yet
+// (testbeds.Rejoiner): a restarted node until it joins one.
+func (c *cluster) Rejoining(i int) bool { return !c.nodes[i].joined }
+
 func name(i int) string {
 	if i == none {
 		return ""
