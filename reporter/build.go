@@ -348,6 +348,7 @@ func Build(in Input, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	setsLast(r.Invariants)
 	z := rankQuantiles(in.Program, th.RankLevel)
 	for _, e := range r.Invariants {
 		e.Score = roundRate(score(e.Support, 0, z(e.prop.Property)), th.RatePrecision)
@@ -627,6 +628,25 @@ func sortByRate(cands []*Entry) {
 	for i, k := range ks {
 		cands[i] = k.e
 	}
+}
+
+// setsLast moves the invariants that only say a variable is always set
+// (set(n0.x)) after the others, keeping each group's order: one holds
+// for every variable a trace never leaves null, and says more of the
+// schema than of the protocol.
+func setsLast(es []*Entry) {
+	slices.SortStableFunc(es, func(a, b *Entry) int {
+		return cmp.Compare(b2i(onlySet(a.prop.Property)), b2i(onlySet(b.prop.Property)))
+	})
+}
+
+// onlySet reports whether p says only that a variable is set.
+func onlySet(p *grammar.Property) bool {
+	if len(p.Matrix) != 1 || p.Matrix[0].Neg {
+		return false
+	}
+	_, ok := p.Matrix[0].Atom.(*grammar.IsSet)
+	return ok
 }
 
 func numVars(p *grammar.Property) int {

@@ -110,8 +110,8 @@ func writeSection(b *strings.Builder, s section, elsewhere map[string]string) {
 		if s.witnesses && len(e.Witnesses) > 0 {
 			fmt.Fprintf(tw, "\t\t\t  at %s\n", e.Witnesses[0].String())
 		}
-		if len(e.ViolatingTags) > 0 {
-			fmt.Fprintf(tw, "\t\t\t  %s, tagged %s\n", plural(e.ViolatingSnapshots, "violating snapshot"), formatTags(e.ViolatingTags))
+		if e.ViolatingSnapshots > 0 {
+			fmt.Fprintf(tw, "\t\t\t  %s\n", violated(e))
 		}
 		if len(e.ExplainedBy) > 0 {
 			fmt.Fprintf(tw, "\t\t\t%s\n", explainedBy(e.ExplainedBy, maxLine-indent))
@@ -146,6 +146,20 @@ func writeSection(b *strings.Builder, s section, elsewhere map[string]string) {
 	}
 	tw.Flush()
 	b.WriteString("\n")
+}
+
+// violated says how often e fails: its violating snapshots, the
+// violation events that rank it (rarer first), and their tags. The
+// holding rate in the columns counts bindings, which do not rank.
+func violated(e *Entry) string {
+	s := plural(e.ViolatingSnapshots, "violating snapshot")
+	if e.ViolationEvents > 0 {
+		s += ", " + plural(e.ViolationEvents, "violation event")
+	}
+	if len(e.ViolatingTags) > 0 {
+		s += ", tagged " + formatTags(e.ViolatingTags)
+	}
+	return s
 }
 
 // maxExplainedBy is how many of the properties explaining an entry's
