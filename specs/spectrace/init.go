@@ -104,6 +104,10 @@ func Init(ctx context.Context, tr *trace.Trace, w io.Writer) error {
 	} else {
 		b.WriteString("variables:\n")
 	}
+	if len(ids) > 0 && !leaves.namesSelf() {
+		// No column gives a node's own name, which the NodeIDs name.
+		b.WriteString("  node: NodeID           # the node's own name (the trace's node column)\n")
+	}
 	for i, c := range tr.Schema {
 		if whys[i] != nil {
 			fmt.Fprintf(&b, "  # column %s left out: %v\n", cut(c.Name), whys[i])

@@ -97,13 +97,64 @@ func TestInit(t *testing.T) {
 			t.Errorf("%s is an enum", name)
 		}
 	}
-	if s.System != "toy" || len(s.Vars) != len(tr.Schema)-3 {
+	// The columns but the three left out, and node: leader and peers name
+	// nodes, and no column gives a node's own name.
+	if s.System != "toy" || len(s.Vars) != len(tr.Schema)-3+1 {
 		t.Errorf("system %q, %d variables", s.System, len(s.Vars))
+	}
+	if node, ok := s.Lookup("node"); !ok || node.Name != "NodeID" {
+		t.Errorf("node declared %v as %+v, want NodeID", ok, node)
 	}
 
 	var again strings.Builder
 	if err := Init(context.Background(), tr, &again); err != nil || again.String() != b.String() {
 		t.Errorf("Init is not deterministic (err %v)", err)
+	}
+}
+
+// TestInitNode checks that a starter spec declares node, the node's own
+// name, when its variables name nodes and no column gives that name.
+func TestInitNode(t *testing.T) {
+	utf8 := arrow.BinaryTypes.String
+	for _, tt := range []struct {
+		name   string
+		schema trace.Schema
+		row    func(node string, i int) []any
+		want   bool
+	}{
+		{"leader only", trace.Schema{{Name: "leader", Type: utf8}},
+			func(string, int) []any { return []any{"n1"} }, true},
+		{"an id column", trace.Schema{{Name: "id", Type: utf8}, {Name: "leader", Type: utf8}},
+			func(node string, _ int) []any { return []any{node, "n1"} }, false},
+		{"an id that is once another's", trace.Schema{{Name: "id", Type: utf8}, {Name: "leader", Type: utf8}},
+			func(node string, i int) []any {
+				if i == 3 {
+					return []any{"n0", "n1"}
+				}
+				return []any{node, "n1"}
+			}, true},
+		{"no node names", trace.Schema{{Name: "state", Type: utf8}},
+			func(string, int) []any { return []any{"up"} }, false},
+	} {
+		b := tracetest.New(t, tt.schema, trace.Options{System: "toy"})
+		for i := range 6 {
+			node := fmt.Sprintf("n%d", i%2)
+			row := b.State(node, uint64(i), tt.row(node, i)...)
+			if i%2 == 1 {
+				b.Snapshot(trace.Snapshot{ID: uint64(i), TS: uint64(i), Members: []uint32{row - 1, row}})
+			}
+		}
+		var out strings.Builder
+		if err := Init(context.Background(), b.Open(), &out); err != nil {
+			t.Fatal(err)
+		}
+		s, err := specs.Parse("init.yaml", []byte(out.String()))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if _, got := s.Lookup("node"); got != tt.want {
+			t.Errorf("%s: node declared %v, want %v:\n%s", tt.name, got, tt.want, out.String())
+		}
 	}
 }
 

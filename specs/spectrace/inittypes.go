@@ -140,15 +140,19 @@ type leafScan struct {
 	strs   []*strLeaf
 	names  map[string]bool // the nodes of the states read
 	cols   []func(v any)   // by column: adds a value's leaves; nil for none
+	// self is, by column, whether it is a string column that has held
+	// its node's name in every state read.
+	self []bool
 }
 
 // newLeafScan returns a scan of the integers and strings of the columns
 // of schema that keep takes.
 func newLeafScan(schema trace.Schema, keep func(col int) bool) *leafScan {
-	s := &leafScan{cols: make([]func(any), len(schema)), names: map[string]bool{}}
+	s := &leafScan{cols: make([]func(any), len(schema)), names: map[string]bool{}, self: make([]bool, len(schema))}
 	for i, c := range schema {
 		if keep(i) {
 			s.cols[i] = s.walker(c.Type, c.Name, c.Name)
+			s.self[i] = c.Type.ID() == arrow.STRING
 		}
 	}
 	return s
@@ -262,7 +266,17 @@ func (s *leafScan) add(node string, cols []int, vals []any) {
 	s.names[node] = true
 	for j, c := range cols {
 		s.cols[c](vals[j])
+		if s.self[c] && vals[j] != node {
+			s.self[c] = false
+		}
 	}
+}
+
+// namesSelf reports whether some string column holds its node's name in
+// every state: an id a node exposes, which makes the node column's
+// variable, node, its equivalent.
+func (s *leafScan) namesSelf() bool {
+	return slices.Contains(s.self, true)
 }
 
 // nodeIDs returns the paths of the string positions whose values name
