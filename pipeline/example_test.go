@@ -57,10 +57,10 @@ report: {size: 2, min_support: 10}
 	// Almost-invariants (2)
 	//   1  0.99889  1/820  forall n0 in nodes: n0.applied <= n0.lastIndex
 	//                        at snapshot 200 (ts 6373): n0="n3"; n0.applied=22 n0.lastIndex=21
-	//                        1 violating snapshot, tagged bug:commit-beyond-log×1
+	//                        1 violating snapshot, 1 violation event, tagged bug:commit-beyond-log×1
 	//   2  0.99667  3/820  forall n0 in nodes: n0.commit <= n0.lastIndex
 	//                        at snapshot 198 (ts 6363): n0="n3"; n0.commit=22 n0.lastIndex=21
-	//                        3 violating snapshots, tagged bug:commit-beyond-log×3
+	//                        3 violating snapshots, 1 violation event, tagged bug:commit-beyond-log×3
 	//
 	// Invariants (5, top 2)
 	//   1  1.00000  0/820  forall n0 in nodes: n0.applied <= n0.commit

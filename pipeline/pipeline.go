@@ -34,11 +34,13 @@ type Options struct {
 	// All lists every anomaly, also those violated through so large a
 	// share of the run that they do not stand out.
 	All bool
-	// Baseline is the trace of a run believed good, or "": the
-	// almost-invariants that fail there too are ranked after the others,
-	// and the invariants of the baseline that this run breaks form a
-	// section of their own.
-	Baseline string
+	// Baselines are the traces of runs believed good, or none: the
+	// almost-invariants that fail in any of them too are ranked after the
+	// others, and the invariants of the baseline (never violated in any
+	// run) that this run breaks form a section of their own. Several
+	// good runs tell a protocol's rare transients from a bug better than
+	// one, which may by chance have none of them.
+	Baselines []string
 	// Timeline gathers what the HTML report draws: when each reported
 	// almost-invariant fails, and where the trace's tags fall.
 	Timeline bool
@@ -259,30 +261,38 @@ func (p *Pipeline) report(ctx context.Context, res *evaluator.Result, o Options,
 		system = p.Trace.Manifest.System
 	}
 	in := reporter.Input{
-		System:        system,
-		Spec:          SpecRef(p.specPath, o.Output),
-		Trace:         p.tracePath,
-		Generated:     p.Generated,
-		Program:       p.Program,
-		Result:        res,
-		BaselineTrace: o.Baseline,
-		Explain:       explain,
+		System:         system,
+		Spec:           SpecRef(p.specPath, o.Output),
+		Trace:          p.tracePath,
+		Generated:      p.Generated,
+		Program:        p.Program,
+		Result:         res,
+		BaselineTraces: o.Baselines,
+		Explain:        explain,
 	}
 	start, err := firstSnapshot(p.Trace)
 	if err != nil {
 		return nil, err
 	}
 	in.Start = start
-	if o.Baseline != "" {
-		base, err := p.openBaseline(o.Baseline)
-		if err != nil {
-			return nil, err
+	if len(o.Baselines) > 0 {
+		bases := make([]*trace.Trace, 0, len(o.Baselines))
+		defer func() {
+			for _, b := range bases {
+				b.Close()
+			}
+		}()
+		for _, path := range o.Baselines {
+			base, err := p.openBaseline(path)
+			if err != nil {
+				return nil, err
+			}
+			bases = append(bases, base)
 		}
-		defer base.Close()
-		in.Baseline = func(props []*grammar.Property) ([]evaluator.Stats, error) {
-			return p.failures(ctx, base, props, o)
+		in.Baseline = func(props []*grammar.Property) ([][]evaluator.Stats, error) {
+			return p.failures(ctx, bases, props, o)
 		}
-		if in.Broken, err = p.broken(ctx, base, ropts, o); err != nil {
+		if in.Broken, err = p.broken(ctx, bases, ropts, o); err != nil {
 			return nil, err
 		}
 	}
@@ -492,39 +502,70 @@ func (p *Pipeline) openBaseline(path string) (*trace.Trace, error) {
 	return tr, nil
 }
 
-// failures evaluates props over the baseline and returns the stats of
-// each, with its first violating snapshots (as many as the reporter
-// keeps of a candidate), from which the reporter counts its violation
-// events there.
-func (p *Pipeline) failures(ctx context.Context, base *trace.Trace, props []*grammar.Property, o Options) ([]evaluator.Stats, error) {
+// failures evaluates props over each baseline run and returns the stats
+// of each property there, by run, with its first violating snapshots (as
+// many as the reporter keeps of a candidate), from which the reporter
+// counts its violation events there.
+func (p *Pipeline) failures(ctx context.Context, bases []*trace.Trace, props []*grammar.Property, o Options) ([][]evaluator.Stats, error) {
 	opts := passOptions(o)
 	opts.MaxWitnesses, opts.MaxMoments = evaluator.NoWitnesses, reporter.DefaultThresholds.FullMoments
-	res, err := p.again(ctx, base, props, opts, fmt.Sprintf("evaluating %d almost-invariants over the baseline", len(props)), o.Progress)
-	if err != nil {
-		return nil, err
+	runs := make([][]evaluator.Stats, len(bases))
+	for i, base := range bases {
+		res, err := p.again(ctx, base, props, opts, fmt.Sprintf("evaluating %d almost-invariants over the baseline%s", len(props), nth(i, len(bases))), o.Progress)
+		if err != nil {
+			return nil, err
+		}
+		runs[i] = res.Stats
 	}
-	return res.Stats, nil
+	return runs, nil
 }
 
-// broken evaluates p's pool over the baseline, pruning what fails there
-// unless o.NoFilter, and the baseline's invariants (never violated there, with
-// enough support) again over p's trace, keeping their violating
-// snapshots: the reporter's section of broken invariants.
-func (p *Pipeline) broken(ctx context.Context, base *trace.Trace, ropts reporter.Options, o Options) (*reporter.Evaluation, error) {
+// nth names the i-th of n baseline runs in progress messages, "" for
+// the only one.
+func nth(i, n int) string {
+	if n == 1 {
+		return ""
+	}
+	return fmt.Sprintf(" (run %d of %d)", i+1, n)
+}
+
+// broken evaluates p's pool over each baseline run, pruning what fails
+// there unless o.NoFilter, and the baseline's invariants (never violated
+// in any run, with enough support in all) again over p's trace, keeping
+// their violating snapshots: the reporter's section of broken
+// invariants.
+func (p *Pipeline) broken(ctx context.Context, bases []*trace.Trace, ropts reporter.Options, o Options) (*reporter.Evaluation, error) {
 	opts := passOptions(o)
 	opts.MaxWitnesses, opts.MaxMoments = evaluator.NoWitnesses, 1
 	if !o.NoFilter {
 		// Only invariants matter here: prune what fails, however rarely.
 		opts.Pruner = &filter.Filter{HoldRatio: 1, Interval: p.Spec.Filter.Every}
 	}
-	good, err := run(ctx, base, p.Program, opts, "finding the baseline's invariants", o.Progress)
-	if err != nil {
-		return nil, err
+	// The pool's properties never violated in the runs so far, with their
+	// support there; each run evaluates only those.
+	holds := make([]int, len(p.Program.Props))
+	for i := range holds {
+		holds[i] = i
+	}
+	support := make([]int64, len(p.Program.Props))
+	for k, base := range bases {
+		good, err := run(ctx, base, p.Program.Select(holds), opts, "finding the baseline's invariants"+nth(k, len(bases)), o.Progress)
+		if err != nil {
+			return nil, err
+		}
+		kept := holds[:0]
+		for j, i := range holds {
+			if st := &good.Stats[j]; !st.Pruned && st.Violations == 0 {
+				support[i] += st.Support
+				kept = append(kept, i)
+			}
+		}
+		holds = kept
 	}
 	var invs []*grammar.Property
-	for i, pr := range p.Program.Props {
-		if st := &good.Stats[i]; !st.Pruned && st.Violations == 0 && st.Support >= ropts.MinSupport {
-			invs = append(invs, pr.Property)
+	for _, i := range holds {
+		if support[i] >= ropts.MinSupport {
+			invs = append(invs, p.Program.Props[i].Property)
 		}
 	}
 	prog, err := evaluator.Compile(p.Spec, invs)

@@ -84,13 +84,14 @@ type Input struct {
 	Program   *evaluator.Program
 	Result    *evaluator.Result
 
-	// Baseline, if set, evaluates props over a run believed good, named
-	// BaselineTrace, and returns the stats of each, with its first
-	// violating snapshots (Thresholds.FullMoments of them, or all): the
+	// Baseline, if set, evaluates props over runs believed good, the
+	// traces BaselineTraces, and returns the stats of each property in
+	// each run (by run, then by property), with its first violating
+	// snapshots (Thresholds.FullMoments of them, or all): the
 	// almost-invariants that fail there too are ranked after the others,
 	// those failing far more often here first.
-	Baseline      func(props []*grammar.Property) ([]evaluator.Stats, error)
-	BaselineTrace string
+	Baseline       func(props []*grammar.Property) ([][]evaluator.Stats, error)
+	BaselineTraces []string
 
 	// Moments, if set, evaluates props again and returns the first max
 	// violating snapshots of each, in order: the second pass for the
@@ -124,11 +125,14 @@ type Evaluation struct {
 // Report is a ranked report. Its JSON form is stable: fields are added,
 // never renamed, within a Version.
 type Report struct {
-	Version          int        `json:"version"`
-	System           string     `json:"system"`
-	Spec             string     `json:"spec,omitempty"`
-	Trace            string     `json:"trace,omitempty"`
-	Baseline         string     `json:"baseline,omitempty"` // trace of a run believed good
+	Version  int    `json:"version"`
+	System   string `json:"system"`
+	Spec     string `json:"spec,omitempty"`
+	Trace    string `json:"trace,omitempty"`
+	Baseline string `json:"baseline,omitempty"` // trace of a run believed good, the first of Baselines
+	// Baselines are the traces of the runs believed good when there are
+	// more than one: a property fails there when it fails in any.
+	Baselines        []string   `json:"baselines,omitempty"`
 	SteadyTag        string     `json:"steady_tag,omitempty"`
 	Snapshots        int        `json:"snapshots"`
 	Properties       Counts     `json:"properties"`
@@ -305,7 +309,6 @@ func Build(in Input, opts Options) (*Report, error) {
 		System:    in.System,
 		Spec:      in.Spec,
 		Trace:     in.Trace,
-		Baseline:  in.BaselineTrace,
 		SteadyTag: steadyTag(opts.SteadyTag, res.Tags),
 		Snapshots: res.Snapshots,
 		Properties: Counts{
@@ -317,6 +320,12 @@ func Build(in Input, opts Options) (*Report, error) {
 		Invariants:       []*Entry{},
 		RareValues:       []*Entry{},
 		Warnings:         failureWarnings(res.Failures),
+	}
+	if len(in.BaselineTraces) > 0 {
+		r.Baseline = in.BaselineTraces[0]
+	}
+	if len(in.BaselineTraces) > 1 {
+		r.Baselines = in.BaselineTraces
 	}
 	trail := newTrail(in.Program, in.Explain)
 	var cands []*Entry
@@ -678,12 +687,12 @@ func cut(es []*Entry, size int) []*Entry {
 // retries) make transients more frequent too. An anomaly listed during
 // the episodes of one that moves after it is no longer said to be: its
 // line would name an anomaly below it.
-func baselineLast(es []*Entry, baseline func([]*grammar.Property) ([]evaluator.Stats, error), th Thresholds) error {
+func baselineLast(es []*Entry, baseline func([]*grammar.Property) ([][]evaluator.Stats, error), th Thresholds) error {
 	props := make([]*grammar.Property, len(es))
 	for i, e := range es {
 		props[i] = e.prop.Property
 	}
-	stats, err := baseline(props)
+	runs, err := baseline(props)
 	if err != nil {
 		return err
 	}
@@ -691,11 +700,19 @@ func baselineLast(es []*Entry, baseline func([]*grammar.Property) ([]evaluator.S
 	// often here, 2 for the rest.
 	tier := make(map[string]int, len(es))
 	for i, e := range es {
-		st := &stats[i]
-		e.BaselineViolatingSnapshots = st.ViolatingSnapshots
-		if st.ViolatingSnapshots > 0 {
-			e.BaselineViolationEvents = events(st.Moments, st.ViolatingSnapshots, th.span(st.Support))
-			e.MoreThanBaseline = moreThanBaseline(e.ViolationEvents, e.Support, e.BaselineViolationEvents, st.Support, th.BaselineLevel)
+		// Several runs count as one of their total length: events are
+		// counted in each, where its snapshots follow one another.
+		var support int64
+		for _, stats := range runs {
+			st := &stats[i]
+			support += st.Support
+			e.BaselineViolatingSnapshots += st.ViolatingSnapshots
+			if st.ViolatingSnapshots > 0 {
+				e.BaselineViolationEvents += events(st.Moments, st.ViolatingSnapshots, th.span(st.Support))
+			}
+		}
+		if e.BaselineViolatingSnapshots > 0 {
+			e.MoreThanBaseline = moreThanBaseline(e.ViolationEvents, e.Support, e.BaselineViolationEvents, support, th.BaselineLevel)
 			tier[e.Text] = 2 - b2i(e.MoreThanBaseline)
 		}
 	}

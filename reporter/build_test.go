@@ -68,14 +68,14 @@ func buildOptions(t *testing.T, props []string, stats []evaluator.Stats, baselin
 	prog := compileBools(t, props...)
 	in := Input{Program: prog, Result: &evaluator.Result{Snapshots: 1000, Stats: stats}, Generated: len(props), Explain: explain}
 	if baseline != nil {
-		in.BaselineTrace = "good.trace"
-		in.Baseline = func(asked []*grammar.Property) ([]evaluator.Stats, error) {
+		in.BaselineTraces = []string{"good.trace"}
+		in.Baseline = func(asked []*grammar.Property) ([][]evaluator.Stats, error) {
 			sts := make([]evaluator.Stats, len(asked))
 			for i, q := range asked {
 				n := baseline[slices.IndexFunc(prog.Props, func(p *evaluator.Prop) bool { return p.Property == q })]
 				sts[i] = evaluator.Stats{ViolatingSnapshots: n, Violations: n, Support: 1000}
 			}
-			return sts, nil
+			return [][]evaluator.Stats{sts}, nil
 		}
 	}
 	r, err := Build(in, opts)
@@ -549,7 +549,7 @@ func TestBrokenInvariants(t *testing.T) {
 	if r.BrokenInvariants != nil {
 		t.Fatalf("without a baseline: broken invariants %v", texts(r.BrokenInvariants))
 	}
-	in := Input{Program: prog, Result: &evaluator.Result{Snapshots: 1000, Stats: make([]evaluator.Stats, len(prog.Props))}, BaselineTrace: "good.trace", Broken: broken, Explain: []int{0, 2}}
+	in := Input{Program: prog, Result: &evaluator.Result{Snapshots: 1000, Stats: make([]evaluator.Stats, len(prog.Props))}, BaselineTraces: []string{"good.trace"}, Broken: broken, Explain: []int{0, 2}}
 	r, err := Build(in, Options{HoldRatio: 0.9, MinSupport: 10, Alpha: 0.01})
 	if err != nil {
 		t.Fatal(err)
@@ -722,8 +722,8 @@ func TestBaselineDuringAbove(t *testing.T) {
 	for _, e := range es {
 		e.prop = &evaluator.Prop{}
 	}
-	baseline := func(props []*grammar.Property) ([]evaluator.Stats, error) {
-		return []evaluator.Stats{{}, {ViolatingSnapshots: 3, Violations: 3, Support: 100}, {}, {}}, nil
+	baseline := func(props []*grammar.Property) ([][]evaluator.Stats, error) {
+		return [][]evaluator.Stats{{{}, {ViolatingSnapshots: 3, Violations: 3, Support: 100}, {}, {}}}, nil
 	}
 	if err := baselineLast(es, baseline, DefaultThresholds); err != nil {
 		t.Fatal(err)
@@ -733,6 +733,46 @@ func TestBaselineDuringAbove(t *testing.T) {
 	}
 	if during.During != "" || kept.During != "other" {
 		t.Errorf("during %q, kept during %q; want \"\" and \"other\"", during.During, kept.During)
+	}
+}
+
+// TestBaselineRuns checks that several baseline runs count as one of
+// their total length: a property failing in any of them fails in the
+// baseline, its events there summed, each counted within its own run.
+func TestBaselineRuns(t *testing.T) {
+	strikes := func(at ...uint64) evaluator.Stats {
+		return evaluator.Stats{ViolatingSnapshots: int64(len(at)), Violations: int64(len(at)), Support: 1000, Moments: at}
+	}
+	// here: 8 events of each property in 1000 snapshots.
+	es := []*Entry{{Text: "once in one run"}, {Text: "in both runs"}, {Text: "never there"}}
+	for _, e := range es {
+		e.prop, e.Support, e.ViolationEvents = &evaluator.Prop{}, 1000, 8
+	}
+	baseline := func(props []*grammar.Property) ([][]evaluator.Stats, error) {
+		return [][]evaluator.Stats{
+			{{Support: 1000}, strikes(10, 11), {Support: 1000}},
+			{strikes(500), strikes(10, 11), {Support: 1000}},
+		}, nil
+	}
+	if err := baselineLast(es, baseline, DefaultThresholds); err != nil {
+		t.Fatal(err)
+	}
+	// 8 events here against 1 in 2000 snapshots there: far more often;
+	// 8 against 2 (snapshots 10 and 11 of each run: one event in each,
+	// not one across the runs): far more often too; both after "never
+	// there".
+	if got, want := texts(es), []string{"never there", "once in one run", "in both runs"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("order %v, want %v", got, want)
+	}
+	for _, tt := range []struct {
+		e                *Entry
+		snapshots, evs   int64
+		moreThanBaseline bool
+	}{{es[1], 1, 1, true}, {es[2], 4, 2, true}, {es[0], 0, 0, false}} {
+		if tt.e.BaselineViolatingSnapshots != tt.snapshots || tt.e.BaselineViolationEvents != tt.evs || tt.e.MoreThanBaseline != tt.moreThanBaseline {
+			t.Errorf("%s: %d snapshots, %d events there, more than baseline %v; want %d, %d, %v", tt.e.Text,
+				tt.e.BaselineViolatingSnapshots, tt.e.BaselineViolationEvents, tt.e.MoreThanBaseline, tt.snapshots, tt.evs, tt.moreThanBaseline)
+		}
 	}
 }
 

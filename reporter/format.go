@@ -46,7 +46,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		orDefault(r.System, "trace"), r.Snapshots, r.Properties.Generated, r.Properties.Evaluated, r.Properties.Pruned)
 	fmt.Fprintf(b, "candidates: %s\n\n", r.Candidates.summary())
 	if r.Baseline != "" {
-		fmt.Fprintf(b, "baseline %s: %s\n\n", r.Baseline, r.Candidates.inBaseline())
+		fmt.Fprintf(b, "baseline %s: %s\n\n", r.BaselineRuns(), r.Candidates.inBaseline())
 	}
 	for _, w := range r.Warnings {
 		fmt.Fprintf(b, "warning: %s\n", w)
@@ -70,6 +70,15 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// BaselineRuns names the baseline's traces: the one, or all of them and
+// how many.
+func (r *Report) BaselineRuns() string {
+	if len(r.Baselines) < 2 {
+		return r.Baseline
+	}
+	return fmt.Sprintf("%s (%d runs)", strings.Join(r.Baselines, ", "), len(r.Baselines))
 }
 
 // sectionTitle is the heading of a section listing shown of total
@@ -224,7 +233,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		r.Snapshots, r.Properties.Generated, r.Properties.Evaluated, r.Properties.Pruned)
 	fmt.Fprintf(b, "Candidates: %s.\n\n", r.Candidates.summary())
 	if r.Baseline != "" {
-		fmt.Fprintf(b, "Baseline `%s`: %s.\n\n", r.Baseline, r.Candidates.inBaseline())
+		fmt.Fprintf(b, "Baseline `%s`: %s.\n\n", r.BaselineRuns(), r.Candidates.inBaseline())
 	}
 	for _, w := range r.Warnings {
 		fmt.Fprintf(b, "> **Warning:** %s\n\n", w)

@@ -413,7 +413,7 @@ func runOne(ctx context.Context, dir string, tb testbeds.Testbed, bug string, se
 		r.Visible = slices.ContainsFunc(all.AlmostInvariants, relevant)
 	}
 	if baseline != "" {
-		s, rep, err := report(pipeline.Options{Baseline: baseline}, name+"-baseline.json")
+		s, rep, err := report(pipeline.Options{Baselines: []string{baseline}}, name+"-baseline.json")
 		if err != nil {
 			return fail(err)
 		}

@@ -243,10 +243,11 @@ func inferOne(ctx context.Context, sys *System, dir string, o RunOptions) (*repo
 	}
 	popts := pipeline.Options{Evaluator: o.Evaluator, Workers: o.Workers}
 	if o.Baseline {
-		popts.Baseline = filepath.Join(dir, "good.trace")
-		if err := sys.WriteBaseline(popts.Baseline); err != nil {
+		good := filepath.Join(dir, "good.trace")
+		if err := sys.WriteBaseline(good); err != nil {
 			return nil, err
 		}
+		popts.Baselines = []string{good}
 	}
 	return pipeline.Infer(ctx, spec, tr, popts)
 }

@@ -50,7 +50,7 @@ func runDemo(ctx context.Context, o *demoOptions) error {
 	if err != nil {
 		return err
 	}
-	dir, cleanup, err := clobber.WorkDir(o.keep, "augur-demo-", o.infer.po.Baseline)
+	dir, cleanup, err := clobber.WorkDir(o.keep, "augur-demo-", o.infer.po.Baselines...)
 	if err != nil {
 		return err
 	}
@@ -70,7 +70,7 @@ func runDemo(ctx context.Context, o *demoOptions) error {
 			st.Snapshots, o.bug, st.Tagged["bug:"+o.bug], where)
 	}
 	for _, out := range o.infer.outputs {
-		if err := clobber.Check(out, o.infer.po.Baseline, specPath, tracePath); err != nil {
+		if err := clobber.Check(out, append([]string{specPath, tracePath}, o.infer.po.Baselines...)...); err != nil {
 			return err
 		}
 	}

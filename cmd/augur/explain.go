@@ -42,7 +42,7 @@ func newExplainCmd(runF func(*explainOptions) error) *cobra.Command {
 	cliflag.Workers(f, &po.Workers)
 	f.BoolVar(&po.NoFilter, "no-filter", false, "evaluate every property on every snapshot (no pruning)")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress on stderr")
-	f.StringVar(&po.Baseline, "baseline", "", "a trace of a run believed good, as for augur infer")
+	f.StringArrayVar(&po.Baselines, "baseline", nil, "a trace of a run believed good, as for augur infer (repeatable)")
 	f.StringVar(&po.OnlyTag, "only-tag", "", "evaluate only the snapshots carrying this tag, as for augur infer")
 	return cmd
 }

@@ -36,9 +36,9 @@ func TestInferFlags(t *testing.T) {
 			inferOptions{spec: "s.yaml", trace: "r.trace", format: "text", po: pipeline.Options{Evaluator: evaluator.Fast}, selector: cluster.Selector{Block: 1024}},
 		},
 		{
-			[]string{"s.yaml", "r.trace", "--format", "json", "-o", "rep.json", "--top", "20", "--no-filter", "-q", "--baseline", "good.trace", "--evaluator", "reference", "--workers", "3", "--all"},
+			[]string{"s.yaml", "r.trace", "--format", "json", "-o", "rep.json", "--top", "20", "--no-filter", "-q", "--baseline", "good.trace", "--baseline", "good2.trace", "--evaluator", "reference", "--workers", "3", "--all"},
 			inferOptions{spec: "s.yaml", trace: "r.trace", format: "json", formatSet: true, outputs: []string{"rep.json"}, quiet: true, selector: cluster.Selector{Block: 1024},
-				po: pipeline.Options{Evaluator: evaluator.Reference, Top: 20, NoFilter: true, Baseline: "good.trace", Workers: 3, All: true}},
+				po: pipeline.Options{Evaluator: evaluator.Reference, Top: 20, NoFilter: true, Baselines: []string{"good.trace", "good2.trace"}, Workers: 3, All: true}},
 		},
 		{
 			[]string{"s.yaml", "r.trace", "-o", "rep.json", "--output", "rep.html", "--stats", "run.stats"},

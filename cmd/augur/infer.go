@@ -46,7 +46,7 @@ func (o *inferOptions) addFlags(cmd *cobra.Command) {
 	cliflag.Workers(f, &po.Workers)
 	f.BoolVar(&po.NoFilter, "no-filter", false, "evaluate every property on every snapshot (no pruning)")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress on stderr")
-	f.StringVar(&po.Baseline, "baseline", "", "a trace of a run believed good: almost-invariants that fail there too are ranked last")
+	f.StringArrayVar(&po.Baselines, "baseline", nil, "a trace of a run believed good: almost-invariants that fail there too are ranked last (repeat it for several runs: one fails there when it fails in any)")
 	f.StringVar(&po.OnlyTag, "only-tag", "", "evaluate only the snapshots carrying this tag (e.g. a testbed's steady: no message in flight, no fault in force)")
 	f.BoolVar(&po.All, "all", false, "list every anomaly, also those violated at too many moments to stand out")
 }
@@ -145,7 +145,7 @@ func newInferCmd(runF func(*inferOptions) error) *cobra.Command {
 // a shard flag, the (partial) stats of one shard.
 func runInfer(ctx context.Context, o *inferOptions) error {
 	if o.sharded || o.stats != "" && len(o.outputs) == 0 {
-		if o.po.Baseline != "" {
+		if len(o.po.Baselines) > 0 {
 			return fmt.Errorf("--baseline does not apply to shards: a report made from merged stats has no baseline section; run augur infer on the whole trace with --baseline")
 		}
 		return runShard(ctx, o)
