@@ -322,5 +322,8 @@ func (c Candidates) inBaseline() string {
 	if c.MoreThanBaseline == 0 {
 		return fmt.Sprintf("%d of the almost-invariants fail there too and are ranked last", c.InBaseline)
 	}
+	if c.MoreThanBaseline == 1 {
+		return fmt.Sprintf("%d of the almost-invariants fail there too and are ranked last, the one that fails there far less often than here first", c.InBaseline)
+	}
 	return fmt.Sprintf("%d of the almost-invariants fail there too and are ranked last, the %d that fail there far less often than here first", c.InBaseline, c.MoreThanBaseline)
 }

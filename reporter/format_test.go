@@ -219,3 +219,18 @@ func TestEntryWarnings(t *testing.T) {
 		}
 	}
 }
+
+func TestInBaseline(t *testing.T) {
+	for _, tt := range []struct {
+		c    Candidates
+		want string
+	}{
+		{Candidates{InBaseline: 3}, "3 of the almost-invariants fail there too and are ranked last"},
+		{Candidates{InBaseline: 3, MoreThanBaseline: 1}, "3 of the almost-invariants fail there too and are ranked last, the one that fails there far less often than here first"},
+		{Candidates{InBaseline: 3, MoreThanBaseline: 2}, "3 of the almost-invariants fail there too and are ranked last, the 2 that fail there far less often than here first"},
+	} {
+		if got := tt.c.inBaseline(); got != tt.want {
+			t.Errorf("inBaseline(%+v) = %q, want %q", tt.c, got, tt.want)
+		}
+	}
+}
