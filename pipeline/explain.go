@@ -70,6 +70,9 @@ type Explanation struct {
 	// Broken is, with a baseline, where it stands as an invariant of the
 	// baseline that this run breaks; nil when it is not one.
 	Broken *Broken `json:"broken,omitempty"`
+	// AloneBaseline is, with a baseline, the evaluation over it of a
+	// property the pool lacks; nil otherwise.
+	AloneBaseline *AloneBaseline `json:"alone_baseline,omitempty"`
 	// Verdict sums it up in a sentence.
 	Verdict string `json:"verdict"`
 }
@@ -84,6 +87,17 @@ type Broken struct {
 	// (--top Place lists it).
 	Rank  int `json:"rank"`
 	Place int `json:"place,omitempty"`
+}
+
+// AloneBaseline is a property the pool lacks, evaluated alone over the
+// baseline's runs, without the filter.
+type AloneBaseline struct {
+	ViolatingSnapshots int64 `json:"violating_snapshots"` // in all the runs
+	Support            int64 `json:"support"`             // non-vacuous snapshots, in all the runs
+	// Broken says that it never fails there, with enough support, and
+	// fails here: generated, it would be an invariant of the baseline
+	// that this run breaks.
+	Broken bool `json:"broken"`
 }
 
 // Evaluation is a property's evaluation over the trace.
@@ -443,7 +457,36 @@ func (p *Pipeline) explainAbsent(ctx context.Context, x *Explanation, prop *gram
 	} else {
 		x.Verdict = x.LeftOut + "; evaluated alone, it would not be a candidate: " + x.NotCandidate
 	}
+	if len(o.Baselines) > 0 {
+		if x.AloneBaseline, err = p.aloneBaseline(ctx, prog, o); err != nil {
+			return err
+		}
+		ab := x.AloneBaseline
+		ab.Broken = ab.ViolatingSnapshots == 0 && ab.Support >= ropts.MinSupport && st.ViolatingSnapshots > 0
+	}
 	return nil
+}
+
+// aloneBaseline evaluates prog, a property the pool lacks, over each of
+// the baseline's runs, without the filter.
+func (p *Pipeline) aloneBaseline(ctx context.Context, prog *evaluator.Program, o Options) (*AloneBaseline, error) {
+	opts := passOptions(o)
+	opts.MaxWitnesses = evaluator.NoWitnesses
+	ab := &AloneBaseline{}
+	for i, path := range o.Baselines {
+		base, err := p.openBaseline(path)
+		if err != nil {
+			return nil, err
+		}
+		res, err := run(ctx, base, prog, opts, "evaluating the property alone over the baseline"+nth(i, len(o.Baselines)), o.Progress)
+		base.Close()
+		if err != nil {
+			return nil, err
+		}
+		ab.ViolatingSnapshots += res.Stats[0].ViolatingSnapshots
+		ab.Support += res.Stats[0].Support
+	}
+	return ab, nil
 }
 
 // uncappedLimit bounds the properties whyNotGenerated generates again
@@ -913,6 +956,16 @@ func (x *Explanation) WriteText(w io.Writer) error {
 			where += ", under " + br.Representative
 		}
 		label("baseline")("an invariant of the baseline broken here, at %s: %s", count(br.ViolatingSnapshots, "snapshot"), where)
+	}
+	if ab := x.AloneBaseline; ab != nil {
+		switch {
+		case ab.ViolatingSnapshots > 0:
+			label("baseline")("evaluated alone, it fails at %s of the baseline too", count(ab.ViolatingSnapshots, "snapshot"))
+		case ab.Broken:
+			label("baseline")("evaluated alone, it never fails in the baseline (support %d): generated, it would be an invariant of the baseline broken here", ab.Support)
+		default:
+			label("baseline")("evaluated alone, it never fails in the baseline (support %d)", ab.Support)
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
