@@ -489,14 +489,11 @@ func (p *Pipeline) aloneBaseline(ctx context.Context, prog *evaluator.Program, o
 	return ab, nil
 }
 
-// uncappedLimit bounds the properties whyNotGenerated generates again
-// without the cap, to tell a capped property from a dropped one.
-const uncappedLimit = 1 << 18
-
 // whyNotGenerated says why pool, generated from spec with the constants
 // consts, lacks prop, a canonical property over the spec: the first rule
 // of generation (generator doc) it breaks, or else that its class was
-// capped or that the generator dropped it as redundant.
+// capped (generator.Candidate keeps one of its forms) or that the
+// generator dropped it as redundant.
 func whyNotGenerated(spec *specs.Spec, consts generator.Constants, pool *generator.Pool, prop *grammar.Property) (string, error) {
 	if why := outsideLimits(spec, prop); why != "" {
 		return why, nil
@@ -519,43 +516,22 @@ func whyNotGenerated(spec *specs.Spec, consts generator.Constants, pool *generat
 	cc := pool.Classes[i]
 	capped := fmt.Sprintf("within the limits, but its class (%s) has %d properties, capped at generate.max_per_class = %d: it is not among the %d kept (those with the fewest set(x) literals, then the most focused)",
 		class, cc.Generated, spec.Generate.MaxPerClass, cc.Kept)
-	in, ok, err := inUncapped(spec, consts, prop, pool)
-	switch {
-	case err != nil:
+	var fs []*grammar.Property
+	for _, text := range forms(spec, prop) {
+		f, err := grammar.Parse(text)
+		if err != nil {
+			return "", fmt.Errorf("a form of %s: %w", prop.Text(), err)
+		}
+		fs = append(fs, f)
+	}
+	candidate, err := generator.Candidate(spec, consts, fs)
+	if err != nil {
 		return "", err
-	case !ok:
-		return capped + ", or dropped at generation as redundant", nil
-	case in:
+	}
+	if candidate {
 		return capped, nil
 	}
 	return dropped, nil
-}
-
-// inUncapped reports whether the pool of spec without the per-class cap
-// holds prop in one of its forms, generating the classes up to prop's again; ok is false
-// when those hold more than uncappedLimit properties, or are sampled.
-func inUncapped(spec *specs.Spec, consts generator.Constants, prop *grammar.Property, pool *generator.Pool) (in, ok bool, err error) {
-	nodes, lits := len(prop.NodeVars()), len(prop.Matrix)
-	total := 0
-	for _, cc := range pool.Classes {
-		if cc.Class.Nodes <= nodes && cc.Class.Literals <= lits {
-			if cc.Estimated {
-				return false, false, nil
-			}
-			total += cc.Generated
-		}
-	}
-	if total > uncappedLimit {
-		return false, false, nil
-	}
-	s := *spec
-	s.Generate.MaxNodes, s.Generate.MaxLiterals, s.Generate.MaxPerClass = nodes, lits, 0
-	all, err := generator.Generate(&s, consts)
-	if err != nil {
-		return false, false, fmt.Errorf("generating the pool without the cap: %w", err)
-	}
-	texts := forms(spec, prop)
-	return slices.ContainsFunc(all.Props, func(q *grammar.Property) bool { return slices.Contains(texts, q.Text()) }), true, nil
 }
 
 // outsideLimits says how prop exceeds the shapes generation builds: its

@@ -1,0 +1,95 @@
+package generator
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/augur-dev/augur/grammar"
+	"github.com/augur-dev/augur/specs"
+)
+
+// Candidate reports whether the rules of generation, the cap of its
+// class aside, keep one of forms: properties over spec equal to one
+// another (the renamings of their node variables, say), each canonical.
+// Generate keeps a candidate unless its class holds more than
+// max_per_class; Candidate tells a property the cap left out from one
+// the rules drop, without enumerating the class.
+func Candidate(spec *specs.Spec, consts Constants, forms []*grammar.Property) (bool, error) {
+	nodes := nodeTemplates(spec)
+	its, err := iterators(spec, nodes)
+	if err != nil {
+		return false, err
+	}
+	cs, err := prepareConstants(nodes, consts)
+	if err != nil {
+		return false, err
+	}
+	scopes := map[[2]int]*scope{} // by node variables and iterator (-1 for none)
+	for _, p := range forms {
+		k, it, ok := scopeOf(p, its)
+		if !ok || len(p.Matrix) > MaxLiterals {
+			continue
+		}
+		key := [2]int{k, it}
+		s := scopes[key]
+		if s == nil {
+			var iter *iterator
+			if it >= 0 {
+				iter = &its[it]
+			}
+			s = newScope(spec, k, nodes, iter, cs)
+			scopes[key] = s
+		}
+		if idx, ok := s.indexes(p); ok && s.check(idx) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// scopeOf returns the node variables of p and the index in its of p's
+// iterator, -1 for none; false when p's prefix is not a scope's (an
+// iterator over another node than n0, two iterators, a domain that is
+// not a declared iterator).
+func scopeOf(p *grammar.Property, its []iterator) (int, int, bool) {
+	k := len(p.NodeVars())
+	switch len(p.Quants) {
+	case 1:
+		return k, -1, p.Quants[0].Domain == nil
+	case 2:
+		q := p.Quants[1]
+		if p.Quants[0].Domain != nil || q.Domain == nil || len(q.Vars) != 1 || q.Domain.Var != nodeVar(0) {
+			return 0, 0, false
+		}
+		i := slices.IndexFunc(its, func(it iterator) bool { return slices.Equal(it.domain.fields, q.Domain.Fields) })
+		return k, i, i >= 0
+	}
+	return 0, 0, false
+}
+
+// indexes returns the increasing indexes in s.lits of the literals of p,
+// a canonical property over s's prefix; false when s has no such literal.
+func (s *scope) indexes(p *grammar.Property) ([]int32, bool) {
+	var b strings.Builder
+	for _, q := range p.Quants {
+		b.WriteString(q.String())
+		b.WriteString(": ")
+	}
+	if b.String() != s.prefix {
+		return nil, false
+	}
+	idx := make([]int32, 0, len(p.Matrix))
+	for _, l := range p.Matrix {
+		text := l.String()
+		i, ok := slices.BinarySearchFunc(s.lits, text, func(l literal, t string) int { return strings.Compare(l.text, t) })
+		if !ok {
+			return nil, false
+		}
+		idx = append(idx, int32(i))
+	}
+	slices.Sort(idx)
+	if len(slices.Compact(slices.Clone(idx))) != len(idx) {
+		return nil, false
+	}
+	return idx, true
+}
