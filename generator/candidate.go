@@ -47,6 +47,25 @@ func Candidate(spec *specs.Spec, consts Constants, forms []*grammar.Property) (b
 	return false, nil
 }
 
+// Focus counts the state variables and fields p reads: the distinct
+// paths of its literals without their variable (n0.term and n1.term count
+// once), an iterator's element paths named after its domain. Of a capped
+// class, Generate keeps the properties of the fewest set(x) literals,
+// then of the least focus.
+func Focus(p *grammar.Property) int {
+	domain := make(map[string]string)
+	for _, q := range p.Quants {
+		if q.Domain != nil {
+			domain[q.Vars[0]] = strings.Join(q.Domain.Fields, ".") + "[]"
+		}
+	}
+	names := make(map[string]bool)
+	for path := range grammar.Paths(&grammar.Property{Matrix: p.Matrix}) {
+		names[domain[path.Var]+"."+strings.Join(path.Fields, ".")] = true
+	}
+	return len(names)
+}
+
 // scopeOf returns the node variables of p and the index in its of p's
 // iterator, -1 for none; false when p's prefix is not a scope's (an
 // iterator over another node than n0, two iterators, a domain that is

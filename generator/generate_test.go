@@ -259,23 +259,7 @@ func rankOf(p *grammar.Property) int {
 			sets++
 		}
 	}
-	return sets<<16 | focusOf(p)
-}
-
-// focusOf counts the distinct paths of p's matrix without their variable,
-// an iterator's element paths named after its domain.
-func focusOf(p *grammar.Property) int {
-	domain := make(map[string]string)
-	for _, q := range p.Quants {
-		if q.Domain != nil {
-			domain[q.Vars[0]] = strings.Join(q.Domain.Fields, ".") + "[]"
-		}
-	}
-	names := make(map[string]bool)
-	for path := range grammar.Paths(&grammar.Property{Matrix: p.Matrix}) {
-		names[domain[path.Var]+"."+strings.Join(path.Fields, ".")] = true
-	}
-	return len(names)
+	return sets<<16 | Focus(p)
 }
 
 func TestCap(t *testing.T) {

@@ -514,8 +514,16 @@ func whyNotGenerated(spec *specs.Spec, consts generator.Constants, pool *generat
 		return dropped, nil
 	}
 	cc := pool.Classes[i]
-	capped := fmt.Sprintf("within the limits, but its class (%s) has %d properties, capped at generate.max_per_class = %d: it is not among the %d kept (those with the fewest set(x) literals, then the most focused)",
-		class, cc.Generated, spec.Generate.MaxPerClass, cc.Kept)
+	// The kept are those of the fewest set(x) literals, then of the
+	// fewest distinct variables read (generator.Focus).
+	most := 0
+	for _, q := range pool.Props {
+		if len(q.Matrix) == class.Literals && len(q.NodeVars()) == class.Nodes && len(q.IterVars()) == class.Iters {
+			most = max(most, generator.Focus(q))
+		}
+	}
+	capped := fmt.Sprintf("within the limits, but its class (%s) has %d properties, capped at generate.max_per_class = %d: it is not among the %d kept, those with the fewest set(x) literals, then reading the fewest distinct variables and fields (it reads %d, the kept at most %d)",
+		class, cc.Generated, spec.Generate.MaxPerClass, cc.Kept, generator.Focus(prop), most)
 	var fs []*grammar.Property
 	for _, text := range forms(spec, prop) {
 		f, err := grammar.Parse(text)
