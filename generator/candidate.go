@@ -15,12 +15,7 @@ import (
 // max_per_class; Candidate tells a property the cap left out from one
 // the rules drop, without enumerating the class.
 func Candidate(spec *specs.Spec, consts Constants, forms []*grammar.Property) (bool, error) {
-	nodes := nodeTemplates(spec)
-	its, err := iterators(spec, nodes)
-	if err != nil {
-		return false, err
-	}
-	cs, err := prepareConstants(nodes, consts)
+	nodes, its, cs, err := scopeParts(spec, consts)
 	if err != nil {
 		return false, err
 	}

@@ -44,11 +44,7 @@ func TestCandidate(t *testing.T) {
 		}
 	}
 
-	nodes, its, _ := scopeParts(t, spec)
-	cs, err := prepareConstants(nodes, tinyConsts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	nodes, its, cs := mustScopeParts(t, spec, tinyConsts)
 	var yes, no int
 	for _, it := range []*iterator{nil, &its[0]} {
 		for k := 1; k <= 2; k++ {

@@ -15,7 +15,7 @@ import (
 // and only each builds it.
 func TestCheckWithoutCompat(t *testing.T) {
 	spec := loadSpec(t, "rich")
-	nodes, its, cs := scopeParts(t, spec)
+	nodes, its, cs := mustScopeParts(t, spec, nil)
 	for _, tt := range []struct {
 		k, m int
 		it   *iterator
@@ -65,7 +65,7 @@ func TestWideScope(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	nodes, _, cs := scopeParts(t, spec)
+	nodes, _, cs := mustScopeParts(t, spec, nil)
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	s := newScope(spec, 2, nodes, nil, cs)

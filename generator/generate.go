@@ -107,6 +107,25 @@ func Generate(spec *specs.Spec, consts Constants) (*Pool, error) {
 	return generatePool(spec, consts, budget{exact: exactBudget, draws: sampleDraws})
 }
 
+// scopeParts returns what newScope takes of spec besides the node count
+// and the iterator: the paths of a node, the iterators, and the
+// constants consts prepared for the paths.
+func scopeParts(spec *specs.Spec, consts Constants) ([]template, []iterator, map[string]constSet, error) {
+	nodes := nodeTemplates(spec)
+	if len(nodes) == 0 {
+		return nil, nil, nil, fmt.Errorf("generator: %s declares no variables", cmp.Or(spec.File, "the spec"))
+	}
+	its, err := iterators(spec, nodes)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cs, err := prepareConstants(nodes, consts)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return nodes, its, cs, nil
+}
+
 // generatePool is Generate with the enumeration budget b.
 func generatePool(spec *specs.Spec, consts Constants, b budget) (*Pool, error) {
 	g := spec.Generate
@@ -116,15 +135,7 @@ func generatePool(spec *specs.Spec, consts Constants, b budget) (*Pool, error) {
 	case g.MaxLiterals < 1 || g.MaxLiterals > MaxLiterals:
 		return nil, fmt.Errorf("generator: max_literals is %d, want 1 to %d", g.MaxLiterals, MaxLiterals)
 	}
-	nodes := nodeTemplates(spec)
-	if len(nodes) == 0 {
-		return nil, fmt.Errorf("generator: %s declares no variables", cmp.Or(spec.File, "the spec"))
-	}
-	its, err := iterators(spec, nodes)
-	if err != nil {
-		return nil, err
-	}
-	cs, err := prepareConstants(nodes, consts)
+	nodes, its, cs, err := scopeParts(spec, consts)
 	if err != nil {
 		return nil, err
 	}

@@ -477,16 +477,11 @@ func BenchmarkGenerate(b *testing.B) {
 	}
 }
 
-// scopeParts returns what newScope takes of spec besides the node count
-// and the iterator: its node templates, its iterators and its constants.
-func scopeParts(t *testing.T, spec *specs.Spec) ([]template, []iterator, map[string]constSet) {
+// mustScopeParts is scopeParts of spec and the constants consts, failing
+// t on an error.
+func mustScopeParts(t *testing.T, spec *specs.Spec, consts Constants) ([]template, []iterator, map[string]constSet) {
 	t.Helper()
-	nodes := nodeTemplates(spec)
-	its, err := iterators(spec, nodes)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := prepareConstants(nodes, nil)
+	nodes, its, cs, err := scopeParts(spec, consts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -497,7 +492,7 @@ func scopeParts(t *testing.T, spec *specs.Spec) ([]template, []iterator, map[str
 // combinations filtered by check, on scopes wider than one bitset word.
 func TestEach(t *testing.T) {
 	spec := loadSpec(t, "rich")
-	nodes, its, cs := scopeParts(t, spec)
+	nodes, its, cs := mustScopeParts(t, spec, nil)
 	tests := []struct {
 		k, m int
 		it   *iterator
