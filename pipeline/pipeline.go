@@ -537,10 +537,6 @@ func nth(i, n int) string {
 func (p *Pipeline) broken(ctx context.Context, bases []*trace.Trace, ropts reporter.Options, o Options) (*reporter.Evaluation, error) {
 	opts := passOptions(o)
 	opts.MaxWitnesses, opts.MaxMoments = evaluator.NoWitnesses, 1
-	if !o.NoFilter {
-		// Only invariants matter here: prune what fails, however rarely.
-		opts.Pruner = &filter.Filter{HoldRatio: 1, Interval: p.Spec.Filter.Every}
-	}
 	// The pool's properties never violated in the runs so far, with their
 	// support there; each run evaluates only those.
 	holds := make([]int, len(p.Program.Props))
@@ -549,6 +545,11 @@ func (p *Pipeline) broken(ctx context.Context, bases []*trace.Trace, ropts repor
 	}
 	support := make([]int64, len(p.Program.Props))
 	for k, base := range bases {
+		if !o.NoFilter {
+			// Only invariants matter here: prune what fails, however
+			// rarely. A filter keeps marks by property: one per run.
+			opts.Pruner = &filter.Filter{HoldRatio: 1, Interval: p.Spec.Filter.Every}
+		}
 		good, err := run(ctx, base, p.Program.Select(holds), opts, "finding the baseline's invariants"+nth(k, len(bases)), o.Progress)
 		if err != nil {
 			return nil, err
