@@ -300,9 +300,8 @@ type intType struct {
 	why    string   // the comment beside its declaration
 }
 
-// types groups the leaves by the rule above and names each group after
-// its shortest position name, capitalized (the first in schema order on
-// a tie), made unique against taken. It returns the types in the order
+// types groups the leaves by the rule above and names each group
+// (groupName), capitalized, made unique against taken. It returns the types in the order
 // of their first positions, and the type name of every leaf path.
 func (s *leafScan) types(taken map[string]bool) ([]intType, map[string]string) {
 	parent := make([]int, len(s.leaves))
@@ -375,8 +374,7 @@ func (s *leafScan) types(taken map[string]bool) ([]intType, map[string]string) {
 	}
 	for r, k := range byRoot {
 		t := &out[k]
-		short := slices.MinFunc(members[k], func(a, b *intLeaf) int { return len(a.name) - len(b.name) })
-		t.name = short.name
+		t.name = groupName(members[k])
 		switch {
 		case len(members[k]) > 1:
 			t.why = fmt.Sprintf("%s: their value ranges overlap on %.0f%% of their union or more", strings.Join(t.leaves, ", "), 100*least[r])
@@ -410,6 +408,41 @@ func (s *leafScan) types(taken map[string]bool) ([]intType, map[string]string) {
 		}
 	}
 	return out, names
+}
+
+// groupName names a group of positions, in schema order: after the name
+// that most of them share, when two or more do (ver, of cache.x.ver and
+// cache.y.ver, not x); else after the column they all lie in (queued, of
+// queued.x and queued.y); else after the shortest name, the first on a
+// tie (index, of commit, applied and log[].index).
+func groupName(ms []*intLeaf) string {
+	count := make(map[string]int, len(ms))
+	for _, m := range ms {
+		count[m.name]++
+	}
+	best := ""
+	for _, m := range ms {
+		if count[m.name] > max(1, count[best]) {
+			best = m.name
+		}
+	}
+	if best != "" {
+		return best
+	}
+	col := column(ms[0].path)
+	if len(ms) > 1 && !slices.ContainsFunc(ms, func(m *intLeaf) bool { return column(m.path) != col }) {
+		return col
+	}
+	return slices.MinFunc(ms, func(a, b *intLeaf) int { return len(a.name) - len(b.name) }).name
+}
+
+// column returns the column a position lies in: its path up to the
+// first field or element.
+func column(path string) string {
+	if i := strings.IndexAny(path, ".["); i >= 0 {
+		return path[:i]
+	}
+	return path
 }
 
 // typeName turns a position name into a type name: each word of a

@@ -106,6 +106,18 @@ func TestIntTypes(t *testing.T) {
 			leafOf("nodeID", i64, span(100, 900, 1)),
 		},
 		want: []string{"NodeId: node_id", "NodeID2: nodeID"},
+	}, {
+		// The shortest name of a group of per-object fields was an
+		// object's (x), and the next group's X2 (a blind user).
+		name: "named after a name most share, else their column",
+		leaves: []*intLeaf{
+			leafOf("cache.x.ver", i64, span(1, 90, 1)),
+			leafOf("cache.y.ver", i64, span(1, 90, 1)),
+			leafOf("home.x", i64, span(1, 90, 1)),
+			leafOf("queued.x", i64, span(1000, 1009, 1)),
+			leafOf("queued.y", i64, span(1000, 1009, 1)),
+		},
+		want: []string{"Ver: cache.x.ver, cache.y.ver, home.x", "Queued: queued.x, queued.y"},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
