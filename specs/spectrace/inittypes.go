@@ -410,20 +410,28 @@ func (s *leafScan) types(taken map[string]bool) ([]intType, map[string]string) {
 	return out, names
 }
 
-// groupName names a group of positions, in schema order: after the name
-// that most of them share, when two or more do (ver, of cache.x.ver and
-// cache.y.ver, not x); else after the column they all lie in (queued, of
-// queued.x and queued.y); else after the shortest name, the first on a
-// tie (index, of commit, applied and log[].index).
+// groupName names a group of positions, in schema order: after the word
+// of their names (snake_case or camelCase, two letters or more) that
+// most of them share, when two or more do (index, of commit_index,
+// snapshot_index and log_start; ver, of cache.x.ver and cache.y.ver, not
+// x); else after the column they all lie in (queued, of queued.x and
+// queued.y); else after the shortest name, the first on a tie (index, of
+// commit, applied and log[].index).
 func groupName(ms []*intLeaf) string {
-	count := make(map[string]int, len(ms))
+	count := map[string]int{} // by word: the positions whose name holds it
+	var order []string        // the words, in order of first position
 	for _, m := range ms {
-		count[m.name]++
+		for _, w := range slices.Compact(slices.Sorted(slices.Values(nameWords(m.name)))) {
+			if count[w] == 0 {
+				order = append(order, w)
+			}
+			count[w]++
+		}
 	}
 	best := ""
-	for _, m := range ms {
-		if count[m.name] > max(1, count[best]) {
-			best = m.name
+	for _, w := range order {
+		if count[w] > max(1, count[best]) {
+			best = w
 		}
 	}
 	if best != "" {
@@ -434,6 +442,30 @@ func groupName(ms []*intLeaf) string {
 		return col
 	}
 	return slices.MinFunc(ms, func(a, b *intLeaf) int { return len(a.name) - len(b.name) }).name
+}
+
+// nameWords returns the words of a name, lower case: split at
+// underscores and where a lower-case letter or digit meets an upper-case
+// one (lastIndex: last, index), those of one letter left out.
+func nameWords(name string) []string {
+	var words []string
+	add := func(w string) {
+		if utf8.RuneCountInString(w) >= 2 {
+			words = append(words, strings.ToLower(w))
+		}
+	}
+	for part := range strings.SplitSeq(name, "_") {
+		start, prev := 0, rune(0)
+		for i, r := range part {
+			if i > 0 && unicode.IsUpper(r) && (unicode.IsLower(prev) || unicode.IsDigit(prev)) {
+				add(part[start:i])
+				start = i
+			}
+			prev = r
+		}
+		add(part[start:])
+	}
+	return words
 }
 
 // column returns the column a position lies in: its path up to the

@@ -118,6 +118,19 @@ func TestIntTypes(t *testing.T) {
 			leafOf("queued.y", i64, span(1000, 1009, 1)),
 		},
 		want: []string{"Ver: cache.x.ver, cache.y.ver, home.x", "Queued: queued.x, queued.y"},
+	}, {
+		// The shortest name was log_start (a blind user's LogStart).
+		name: "named after the word most names share",
+		leaves: []*intLeaf{
+			leafOf("commit_index", i64, span(1, 90, 1)),
+			leafOf("last_applied", i64, span(1, 90, 1)),
+			leafOf("snapshot_index", i64, span(1, 90, 1)),
+			leafOf("log_start", i64, span(1, 90, 1)),
+			leafOf("last_index", i64, span(1, 90, 1)),
+			leafOf("lastTerm", i64, span(1000, 1009, 1)),
+			leafOf("currentTerm", i64, span(1000, 1009, 1)),
+		},
+		want: []string{"Index: commit_index, last_applied, snapshot_index, log_start, last_index", "Term: lastTerm, currentTerm"},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -136,6 +149,25 @@ func TestIntTypes(t *testing.T) {
 				t.Errorf("types =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
 			}
 		})
+	}
+}
+
+func TestNameWords(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		want []string
+	}{
+		{"commit_index", []string{"commit", "index"}},
+		{"lastIndex", []string{"last", "index"}},
+		{"ver_a", []string{"ver"}},
+		{"x", nil},
+		{"HTTPPort", []string{"httpport"}},
+		{"v2Count", []string{"v2", "count"}},
+		{"__", nil},
+	} {
+		if got := nameWords(tt.name); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("nameWords(%q) = %q, want %q", tt.name, got, tt.want)
+		}
 	}
 }
 
