@@ -72,6 +72,10 @@ func Init(ctx context.Context, tr *trace.Trace, w io.Writer) error {
 		taken["NodeID"] = true
 	}
 	intTypes, names := leaves.types(taken)
+	var restated map[int]shift
+	if leaves.shifts != nil {
+		restated = leaves.shifts.restated()
+	}
 	for path := range ids {
 		names[path] = "NodeID"
 	}
@@ -124,7 +128,11 @@ func Init(ctx context.Context, tr *trace.Trace, w io.Writer) error {
 		if strings.HasPrefix(typ, "{") || strings.Contains(typ, ": ") {
 			typ = strconv.Quote(typ)
 		}
-		fmt.Fprintf(&b, "  %s: %s\n", c.Name, typ)
+		line := fmt.Sprintf("  %s: %s", c.Name, typ)
+		if r, ok := restated[i]; ok {
+			line = fmt.Sprintf("%-24s # %s in every state: drop one of the two, or the lists fill with their restatements", line, restates(tr.Schema[r.a].Name, c.Name, r.by))
+		}
+		b.WriteString(line + "\n")
 		switch c.Type.ID() {
 		case arrow.LIST:
 			if c.Type.(*arrow.ListType).Elem().ID() == arrow.STRUCT {
@@ -159,6 +167,17 @@ func Init(ctx context.Context, tr *trace.Trace, w io.Writer) error {
 	b.WriteString("  alpha: 0.01            # significance of the or-effect tests\n")
 	_, err = io.WriteString(w, b.String())
 	return err
+}
+
+// restates says that column b is column a plus by: "b is a + 1".
+func restates(a, b string, by int64) string {
+	switch {
+	case by == 0:
+		return fmt.Sprintf("%s equals %s", b, a)
+	case by < 0:
+		return fmt.Sprintf("%s is %s - %d", b, a, uint64(-by))
+	}
+	return fmt.Sprintf("%s is %s + %d", b, a, by)
 }
 
 // scanStates scans the states of tr, adding their integers and strings

@@ -158,6 +158,54 @@ func TestInitNode(t *testing.T) {
 	}
 }
 
+// TestInitRestates checks that a starter spec says which integer column
+// is another plus a constant in every state.
+func TestInitRestates(t *testing.T) {
+	i64 := arrow.PrimitiveTypes.Int64
+	schema := trace.Schema{{Name: "start", Type: i64}, {Name: "snap", Type: i64}, {Name: "copy", Type: i64},
+		{Name: "other", Type: i64}, {Name: "once", Type: i64}, {Name: "late", Type: i64}, {Name: "one", Type: i64}}
+	b := tracetest.New(t, schema, trace.Options{System: "toy"})
+	for i := range 8 {
+		x := int64(i * 3)
+		late := any(x + 2) // start + 2, but null in the first state
+		if i == 0 {
+			late = nil
+		}
+		once := x + 5 // start + 5, but once start + 6
+		if i == 4 {
+			once++
+		}
+		row := b.State(fmt.Sprintf("n%d", i%2), uint64(i), x, x-1, x, int64(i*i), once, late, int64(7))
+		if i%2 == 1 {
+			b.Snapshot(trace.Snapshot{ID: uint64(i), TS: uint64(i), Members: []uint32{row - 1, row}})
+		}
+	}
+	var out strings.Builder
+	if err := Init(context.Background(), b.Open(), &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		column, says string // "" for nothing said
+	}{
+		{"start", ""},
+		{"snap", "snap is start - 1 in every state"},
+		{"copy", "copy equals start in every state"},
+		{"other", ""},
+		{"once", ""},
+		{"late", ""},
+		{"one", ""}, // one value: the ranges' rule gives it a type of its own
+	} {
+		i := strings.Index(out.String(), "\n  "+tt.column+": ")
+		if i < 0 {
+			t.Fatalf("no variable %s:\n%s", tt.column, out.String())
+		}
+		line, _, _ := strings.Cut(out.String()[i+1:], "\n")
+		if got := strings.Contains(line, "in every state"); got != (tt.says != "") || tt.says != "" && !strings.Contains(line, tt.says) {
+			t.Errorf("%s: %q, want it to say %q", tt.column, line, tt.says)
+		}
+	}
+}
+
 // TestInitFile writes the starter spec of a trace to a writer and to a
 // file, which must agree, and refuses to write over the trace.
 func TestInitFile(t *testing.T) {

@@ -143,17 +143,102 @@ type leafScan struct {
 	// self is, by column, whether it is a string column that has held
 	// its node's name in every state read.
 	self []bool
+	// shifts finds the integer columns that restate another.
+	shifts *shiftScan
+}
+
+// maxShifted bounds the integer columns whose pairs spec init follows,
+// each pair a candidate after the first state: past it, no column is said
+// to restate another.
+const maxShifted = 256
+
+// A shiftScan finds the pairs of integer columns whose difference is the
+// same in every state, both set in the same states (log_start and
+// snapshot_index + 1): each pair of a column and an earlier one stays a
+// candidate until a state breaks it, and most break in the first states.
+type shiftScan struct {
+	cols     []int  // the integer columns, in schema order
+	unsigned []bool // by index in cols
+	live     []shift
+	first    bool // no state read yet
+	vals     []int64
+	set      []bool
+	distinct []map[int64]struct{} // by index in cols: up to two values seen
+}
+
+// A shift is a candidate pair: column b is column a plus by.
+type shift struct {
+	a, b int // indexes in cols, a < b
+	by   int64
+}
+
+// add reads a state: vals at the columns cols.
+func (s *shiftScan) add(cols []int, vals []any) {
+	clear(s.set)
+	for k, c := range s.cols {
+		j, ok := slices.BinarySearch(cols, c)
+		if !ok {
+			continue
+		}
+		switch x := vals[j].(type) {
+		case int64:
+			s.vals[k], s.set[k] = x, true
+		case uint64:
+			s.vals[k], s.set[k] = int64(x), true // a difference of uint64 wraps alike
+		}
+		if s.set[k] && len(s.distinct[k]) < 2 {
+			s.distinct[k][s.vals[k]] = struct{}{}
+		}
+	}
+	if s.first {
+		s.first = false
+		for b := range s.cols {
+			for a := range b {
+				if s.set[a] && s.set[b] && s.unsigned[a] == s.unsigned[b] {
+					s.live = append(s.live, shift{a, b, s.vals[b] - s.vals[a]})
+				}
+			}
+		}
+		return
+	}
+	s.live = slices.DeleteFunc(s.live, func(p shift) bool {
+		return s.set[p.a] != s.set[p.b] || s.set[p.a] && s.vals[p.b]-s.vals[p.a] != p.by
+	})
+}
+
+// restated returns, by column, the earlier column it restates and the
+// shift: a column that takes two values or more and is another plus a
+// constant in every state.
+func (s *shiftScan) restated() map[int]shift {
+	out := map[int]shift{}
+	for _, p := range s.live {
+		if _, ok := out[s.cols[p.b]]; ok || len(s.distinct[p.b]) < 2 {
+			continue
+		}
+		out[s.cols[p.b]] = shift{s.cols[p.a], s.cols[p.b], p.by}
+	}
+	return out
 }
 
 // newLeafScan returns a scan of the integers and strings of the columns
 // of schema that keep takes.
 func newLeafScan(schema trace.Schema, keep func(col int) bool) *leafScan {
 	s := &leafScan{cols: make([]func(any), len(schema)), names: map[string]bool{}, self: make([]bool, len(schema))}
+	sh := &shiftScan{first: true}
 	for i, c := range schema {
 		if keep(i) {
 			s.cols[i] = s.walker(c.Type, c.Name, c.Name)
 			s.self[i] = c.Type.ID() == arrow.STRING
+			if id := c.Type.ID(); id == arrow.INT64 || id == arrow.UINT64 {
+				sh.cols = append(sh.cols, i)
+				sh.unsigned = append(sh.unsigned, id == arrow.UINT64)
+				sh.distinct = append(sh.distinct, map[int64]struct{}{})
+			}
 		}
+	}
+	if len(sh.cols) >= 2 && len(sh.cols) <= maxShifted {
+		sh.vals, sh.set = make([]int64, len(sh.cols)), make([]bool, len(sh.cols))
+		s.shifts = sh
 	}
 	return s
 }
@@ -269,6 +354,9 @@ func (s *leafScan) add(node string, cols []int, vals []any) {
 		if s.self[c] && vals[j] != node {
 			s.self[c] = false
 		}
+	}
+	if s.shifts != nil {
+		s.shifts.add(cols, vals)
 	}
 }
 
