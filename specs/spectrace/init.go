@@ -130,7 +130,8 @@ func Init(ctx context.Context, tr *trace.Trace, w io.Writer) error {
 		}
 		line := fmt.Sprintf("  %s: %s", c.Name, typ)
 		if r, ok := restated[i]; ok {
-			line = fmt.Sprintf("%-24s # %s in every state: drop one of the two, or the lists fill with their restatements", line, restates(tr.Schema[r.a].Name, c.Name, r.by))
+			a := tr.Schema[r.a].Name
+			line = fmt.Sprintf("%-24s # %s in every state of this trace: each of its relations restates one of %s's", line, restates(a, c.Name, r.by), a)
 		}
 		b.WriteString(line + "\n")
 		switch c.Type.ID() {

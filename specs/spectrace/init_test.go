@@ -188,7 +188,7 @@ func TestInitRestates(t *testing.T) {
 		column, says string // "" for nothing said
 	}{
 		{"start", ""},
-		{"snap", "snap is start - 1 in every state"},
+		{"snap", "snap is start - 1 in every state of this trace: each of its relations restates one of start's"},
 		{"copy", "copy equals start in every state"},
 		{"other", ""},
 		{"once", ""},

@@ -500,11 +500,12 @@ func (s *leafScan) types(taken map[string]bool) ([]intType, map[string]string) {
 
 // groupName names a group of positions, in schema order: after the word
 // of their names (snake_case or camelCase, two letters or more) that
-// most of them share, when two or more do (index, of commit_index,
-// snapshot_index and log_start; ver, of cache.x.ver and cache.y.ver, not
-// x); else after the column they all lie in (queued, of queued.x and
-// queued.y); else after the shortest name, the first on a tie (index, of
-// commit, applied and log[].index).
+// most of them share, when two or more do, the shortest on a tie (index,
+// of commit_index, snapshot_index and log_start; index again, of commit,
+// applied, kv_applied, last_index and log[].index; ver, of cache.x.ver
+// and cache.y.ver, not x); else after the column they all lie in
+// (queued, of queued.x and queued.y); else after the shortest name, the
+// first on a tie (index, of commit, applied and log[].index).
 func groupName(ms []*intLeaf) string {
 	count := map[string]int{} // by word: the positions whose name holds it
 	var order []string        // the words, in order of first position
@@ -517,8 +518,8 @@ func groupName(ms []*intLeaf) string {
 		}
 	}
 	best := ""
-	for _, w := range order {
-		if count[w] > max(1, count[best]) {
+	for _, w := range order { // the most shared, the shortest on a tie
+		if c := count[w]; c > max(1, count[best]) || c > 1 && c == count[best] && len(w) < len(best) {
 			best = w
 		}
 	}

@@ -131,6 +131,16 @@ func TestIntTypes(t *testing.T) {
 			leafOf("currentTerm", i64, span(1000, 1009, 1)),
 		},
 		want: []string{"Index: commit_index, last_applied, snapshot_index, log_start, last_index", "Term: lastTerm, currentTerm"},
+	}, {
+		name: "the shortest of the words most share",
+		leaves: []*intLeaf{
+			leafOf("commit", i64, span(1, 90, 1)),
+			leafOf("applied", i64, span(1, 90, 1)),
+			leafOf("last_index", i64, span(1, 90, 1)),
+			leafOf("log[].index", i64, span(1, 90, 1)),
+			leafOf("kv_applied", i64, span(1, 90, 1)),
+		},
+		want: []string{"Index: commit, applied, last_index, log[].index, kv_applied"},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
