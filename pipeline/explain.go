@@ -904,7 +904,7 @@ func (x *Explanation) WriteText(w io.Writer) error {
 			more("it refines %s, listed just before it: it fails only where that one does", a.Refines)
 		}
 		if a.RefinedBy != "" {
-			more("it is listed just before %s, which refines it: above where its own score ranks it", a.RefinedBy)
+			more("it is moved up above its own score to just before %s, a longer form of it failing only where it does", a.RefinedBy)
 		}
 		if a.During != "" {
 			more("it fails during the episodes of %s: ranked after the anomalies with moments of their own", a.During)

@@ -186,7 +186,7 @@ func TestOrEffectSubDisjunction(t *testing.T) {
 	if err := r.WriteText(&b); err != nil {
 		t.Fatal(err)
 	}
-	for _, line := range []string{"listed before #2, which refines it, above its own score", "refines #1, listed before it: fails only where it does"} {
+	for _, line := range []string{"moved up above its own score to just before #2, a longer form of it failing only where it does", "a longer form of #1, listed just before this one: this fails only where that one does"} {
 		if !strings.Contains(b.String(), line) {
 			t.Errorf("the text report has no line %q:\n%s", line, b.String())
 		}

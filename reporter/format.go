@@ -126,10 +126,10 @@ func writeSection(b *strings.Builder, s section, elsewhere map[string]string) {
 			fmt.Fprintf(tw, "\t\t\t%s\n", explainedBy(e.ExplainedBy, maxLine-indent))
 		}
 		if e.Refines != "" {
-			fmt.Fprintf(tw, "\t\t\t  %s\n", naming("refines", e.Refines, "a simpler property", ", listed before it: fails only where it does", refs, maxLine-indent))
+			fmt.Fprintf(tw, "\t\t\t  %s\n", naming("a longer form of", e.Refines, "a simpler property", ", listed just before this one: this fails only where that one does", refs, maxLine-indent))
 		}
 		if r, ok := refinedAt[e.Text]; ok {
-			fmt.Fprintf(tw, "\t\t\t  listed before #%d, which refines it, above its own score\n", r)
+			fmt.Fprintf(tw, "\t\t\t  moved up above its own score to just before #%d, a longer form of it failing only where it does\n", r)
 		}
 		if e.During != "" {
 			fmt.Fprintf(tw, "\t\t\t  %s\n", naming("fails during the episodes of", e.During, "another anomaly", ": ranked after the anomalies with moments of their own", refs, maxLine-indent))
