@@ -84,12 +84,7 @@ func scopeOf(p *grammar.Property, its []iterator) (int, int, bool) {
 // indexes returns the increasing indexes in s.lits of the literals of p,
 // a canonical property over s's prefix; false when s has no such literal.
 func (s *scope) indexes(p *grammar.Property) ([]int32, bool) {
-	var b strings.Builder
-	for _, q := range p.Quants {
-		b.WriteString(q.String())
-		b.WriteString(": ")
-	}
-	if b.String() != s.prefix {
+	if prefixText(p.Quants) != s.prefix {
 		return nil, false
 	}
 	idx := make([]int32, 0, len(p.Matrix))

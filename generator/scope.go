@@ -79,12 +79,7 @@ func newScope(spec *specs.Spec, k int, nodes []template, it *iterator, cs map[st
 		s.start = 1
 	}
 	s.full = uint8(1)<<nvars - 1
-	var b strings.Builder
-	for _, q := range s.quants {
-		b.WriteString(q.String())
-		b.WriteString(": ")
-	}
-	s.prefix = b.String()
+	s.prefix = prefixText(s.quants)
 
 	s.paths = scopePaths(k, nodes, it)
 	s.dom, s.elem = -1, -1
@@ -98,6 +93,17 @@ func newScope(spec *specs.Spec, k int, nodes []template, it *iterator, cs map[st
 	s.buildSets()
 	s.buildPerms(len(nodes))
 	return s
+}
+
+// prefixText returns the text of a quantifier prefix, with the ": "
+// after each quantifier.
+func prefixText(quants []*grammar.Quantifier) string {
+	var b strings.Builder
+	for _, q := range quants {
+		b.WriteString(q.String())
+		b.WriteString(": ")
+	}
+	return b.String()
 }
 
 // canonical returns the canonical form of l in s.

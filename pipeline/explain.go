@@ -513,17 +513,6 @@ func whyNotGenerated(spec *specs.Spec, consts generator.Constants, pool *generat
 	if i < 0 || pool.Classes[i].Generated == pool.Classes[i].Kept {
 		return dropped, nil
 	}
-	cc := pool.Classes[i]
-	// The kept are those of the fewest set(x) literals, then of the
-	// fewest distinct variables read (generator.Focus).
-	most := 0
-	for _, q := range pool.Props {
-		if len(q.Matrix) == class.Literals && len(q.NodeVars()) == class.Nodes && len(q.IterVars()) == class.Iters {
-			most = max(most, generator.Focus(q))
-		}
-	}
-	capped := fmt.Sprintf("within the limits, but its class (%s) has %d properties, capped at generate.max_per_class = %d: it is not among the %d kept, those with the fewest set(x) literals, then reading the fewest distinct variables and fields (it reads %d, the kept at most %d)",
-		class, cc.Generated, spec.Generate.MaxPerClass, cc.Kept, generator.Focus(prop), most)
 	var fs []*grammar.Property
 	for _, text := range forms(spec, prop) {
 		f, err := grammar.Parse(text)
@@ -536,10 +525,20 @@ func whyNotGenerated(spec *specs.Spec, consts generator.Constants, pool *generat
 	if err != nil {
 		return "", err
 	}
-	if candidate {
-		return capped, nil
+	if !candidate {
+		return dropped, nil
 	}
-	return dropped, nil
+	// The kept are those of the fewest set(x) literals, then of the
+	// fewest distinct variables read (generator.Focus).
+	most := 0
+	for _, q := range pool.Props {
+		if len(q.Matrix) == class.Literals && len(q.NodeVars()) == class.Nodes && len(q.IterVars()) == class.Iters {
+			most = max(most, generator.Focus(q))
+		}
+	}
+	cc := pool.Classes[i]
+	return fmt.Sprintf("within the limits, but its class (%s) has %d properties, capped at generate.max_per_class = %d: it is not among the %d kept, those with the fewest set(x) literals, then reading the fewest distinct variables and fields (it reads %d, the kept at most %d)",
+		class, cc.Generated, spec.Generate.MaxPerClass, cc.Kept, generator.Focus(prop), most), nil
 }
 
 // outsideLimits says how prop exceeds the shapes generation builds: its
@@ -901,7 +900,7 @@ func (x *Explanation) WriteText(w io.Writer) error {
 			label("anomaly")("%s, under %s", a.Role, a.Representative)
 		}
 		if a.Refines != "" {
-			more("it refines %s, listed just before it: it fails only where that one does", a.Refines)
+			more("it is a longer form of %s, listed just before it: it fails only where that one does", a.Refines)
 		}
 		if a.RefinedBy != "" {
 			more("it is moved up above its own score to just before %s, a longer form of it failing only where it does", a.RefinedBy)

@@ -172,8 +172,12 @@ type shift struct {
 	by   int64
 }
 
-// add reads a state: vals at the columns cols.
+// add reads a state: vals at the columns cols. Once every pair is
+// broken, it reads nothing more.
 func (s *shiftScan) add(cols []int, vals []any) {
+	if !s.first && len(s.live) == 0 {
+		return
+	}
 	clear(s.set)
 	for k, c := range s.cols {
 		j, ok := slices.BinarySearch(cols, c)
@@ -389,8 +393,9 @@ type intType struct {
 }
 
 // types groups the leaves by the rule above and names each group
-// (groupName), capitalized, made unique against taken. It returns the types in the order
-// of their first positions, and the type name of every leaf path.
+// (groupName), capitalized, made unique against taken. It returns the
+// types in the order of their first positions, and the type name of
+// every leaf path.
 func (s *leafScan) types(taken map[string]bool) ([]intType, map[string]string) {
 	parent := make([]int, len(s.leaves))
 	for i := range parent {
