@@ -156,6 +156,36 @@ type Anomaly struct {
 	// here than in the baseline (reporter.Entry.MoreThanBaseline): it
 	// ranks first of the anomalies that fail there.
 	MoreThanBaseline bool `json:"more_than_baseline,omitempty"`
+	// BaselineTest is, when the representative fails in the baseline
+	// too, the test that decided MoreThanBaseline; nil otherwise.
+	BaselineTest *BaselineTest `json:"baseline_test,omitempty"`
+}
+
+// A BaselineTest is the test that an anomaly's representative fails far
+// more often here than in the baseline (reporter.BaselinePValue): its
+// violation events and non-vacuous snapshots here and there, the
+// p-value, and the level below which it passes.
+type BaselineTest struct {
+	Events          int64   `json:"events"`
+	Support         int64   `json:"support"`
+	BaselineEvents  int64   `json:"baseline_events"`
+	BaselineSupport int64   `json:"baseline_support"`
+	PValue          float64 `json:"p_value"`
+	Level           float64 `json:"level"`
+}
+
+// baselineTest returns the test of e, a representative, against the
+// baseline; nil when it does not fail there.
+func baselineTest(e *reporter.Entry) *BaselineTest {
+	if e.BaselineViolatingSnapshots == 0 {
+		return nil
+	}
+	return &BaselineTest{
+		Events: e.ViolationEvents, Support: e.Support,
+		BaselineEvents: e.BaselineViolationEvents, BaselineSupport: e.BaselineSupport,
+		PValue: reporter.BaselinePValue(e.ViolationEvents, e.Support, e.BaselineViolationEvents, e.BaselineSupport),
+		Level:  reporter.DefaultThresholds.BaselineLevel,
+	}
 }
 
 // Explain tells where the property propertyText stands in the report of
@@ -236,7 +266,7 @@ func (x *Explanation) fate(f *reporter.Fate, c reporter.Candidates) {
 		x.ExplainedBy = f.Entry.ExplainedBy
 	}
 	if f.Anomaly != nil {
-		x.Anomaly = &Anomaly{Representative: f.Anomaly.Text, ID: f.Anomaly.ID, Role: f.Role, During: f.Anomaly.During, Refines: f.Anomaly.Refines, RefinedBy: f.RefinedBy, RareValue: f.Anomaly.RareValue, StartUp: f.Anomaly.StartUp, BaselineViolatingSnapshots: f.Anomaly.BaselineViolatingSnapshots, MoreThanBaseline: f.Anomaly.MoreThanBaseline}
+		x.Anomaly = &Anomaly{Representative: f.Anomaly.Text, ID: f.Anomaly.ID, Role: f.Role, During: f.Anomaly.During, Refines: f.Anomaly.Refines, RefinedBy: f.RefinedBy, RareValue: f.Anomaly.RareValue, StartUp: f.Anomaly.StartUp, BaselineViolatingSnapshots: f.Anomaly.BaselineViolatingSnapshots, MoreThanBaseline: f.Anomaly.MoreThanBaseline, BaselineTest: baselineTest(f.Anomaly)}
 	}
 	if f.Broken != nil {
 		x.Broken = &Broken{ViolatingSnapshots: f.Broken.ViolatingSnapshots, Representative: f.BrokenRep.Text, Rank: f.BrokenRank, Place: f.BrokenPlace}
@@ -914,11 +944,14 @@ func (x *Explanation) WriteText(w io.Writer) error {
 		if a.RareValue {
 			more("the representative states only that a value is rare, relating nothing: listed apart, among the rare values")
 		}
-		switch n := a.BaselineViolatingSnapshots; {
-		case a.MoreThanBaseline:
-			more("the representative fails at %s of the baseline, far less often than here: ranked after the anomalies that do not, first of those that do", count(n, "snapshot"))
-		case n > 0:
-			more("the representative fails at %s of the baseline: ranked after the anomalies that do not", count(n, "snapshot"))
+		if bt := a.BaselineTest; bt != nil {
+			test := fmt.Sprintf("%s in %d non-vacuous snapshots there, %d in %d here: p-value %.3g at level %.3g",
+				count(bt.BaselineEvents, "violation event"), bt.BaselineSupport, bt.Events, bt.Support, bt.PValue, bt.Level)
+			if a.MoreThanBaseline {
+				more("the representative fails at %s of the baseline, far less often than here (%s): ranked after the anomalies that do not, first of those that do", count(a.BaselineViolatingSnapshots, "snapshot"), test)
+			} else {
+				more("the representative fails at %s of the baseline, not far less often than here (%s): ranked after the anomalies that do not", count(a.BaselineViolatingSnapshots, "snapshot"), test)
+			}
 		}
 	}
 	if x.Rank > 0 {

@@ -281,6 +281,10 @@ type Entry struct {
 	// violation events there (as ViolationEvents counts them here).
 	BaselineViolatingSnapshots int64 `json:"baseline_violating_snapshots,omitempty"`
 	BaselineViolationEvents    int64 `json:"baseline_violation_events,omitempty"`
+	// BaselineSupport counts the property's non-vacuous snapshots in the
+	// baseline, over all its runs: the rate there, beside Support here,
+	// that MoreThanBaseline compares.
+	BaselineSupport int64 `json:"baseline_support,omitempty"`
 	// MoreThanBaseline says that the property fails in the baseline too
 	// but far more often here (Thresholds.BaselineLevel): it ranks after
 	// the properties that do not fail there, and before the others that
@@ -680,7 +684,7 @@ func cut(es []*Entry, size int) []*Entry {
 // and moves those that fail there after the others, keeping each group in
 // rank order. What fails in a run believed good as well is, most likely,
 // how the system normally behaves (a transient of its protocol), not a
-// bug; less likely when it fails here far more often (moreThanBaseline):
+// bug; less likely when it fails here far more often (MoreThanBaseline):
 // a bug may strike a dozen times a property that a protocol's transient
 // breaks once in the good run. Those come first of the moved, after what
 // never fails there: a bug's indirect effects (more elections, more
@@ -711,8 +715,9 @@ func baselineLast(es []*Entry, baseline func([]*grammar.Property) ([][]evaluator
 				e.BaselineViolationEvents += events(st.Moments, st.ViolatingSnapshots, th.span(st.Support))
 			}
 		}
+		e.BaselineSupport = support
 		if e.BaselineViolatingSnapshots > 0 {
-			e.MoreThanBaseline = moreThanBaseline(e.ViolationEvents, e.Support, e.BaselineViolationEvents, support, th.BaselineLevel)
+			e.MoreThanBaseline = BaselinePValue(e.ViolationEvents, e.Support, e.BaselineViolationEvents, support) < th.BaselineLevel
 			tier[e.Text] = 2 - b2i(e.MoreThanBaseline)
 		}
 	}
@@ -727,16 +732,18 @@ func baselineLast(es []*Entry, baseline func([]*grammar.Property) ([][]evaluator
 	return nil
 }
 
-// moreThanBaseline reports whether k violation events among n
-// non-vacuous snapshots are far more than kb among nb, the baseline's:
-// whether, were the two runs' rates the same, as many of the k+kb events
-// would fall in this run with probability below level (the one-sided
-// conditional binomial test of two Poisson rates). Only rates are
-// compared, so runs of any lengths compare alike.
-func moreThanBaseline(k, n, kb, nb int64, level float64) bool {
+// BaselinePValue is the p-value of the test that k violation events
+// among n non-vacuous snapshots are far more than kb among nb, the
+// baseline's (MoreThanBaseline when below Thresholds.BaselineLevel):
+// were the two runs' rates the same, the probability that at least k of
+// the k+kb events would fall in this run (the one-sided conditional
+// binomial test of two Poisson rates). Only rates are compared, so runs
+// of any lengths compare alike. It is 1 when there is nothing to test:
+// no event here, or no snapshot on either side.
+func BaselinePValue(k, n, kb, nb int64) float64 {
 	if k == 0 || n <= 0 || nb <= 0 {
-		return false
+		return 1
 	}
 	b := distuv.Binomial{N: float64(k + kb), P: float64(n) / float64(n+nb)}
-	return b.Survival(float64(k)-1) < level
+	return b.Survival(float64(k) - 1)
 }

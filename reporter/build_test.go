@@ -2,6 +2,7 @@ package reporter
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -782,24 +783,34 @@ func TestBaselineRuns(t *testing.T) {
 // transient breaks once in the good run. They still rank after what
 // never fails there.
 func TestBaselineMoreOften(t *testing.T) {
+	// The p-values by hand: with runs of one length, each of the k+kb
+	// events falls here with probability 1/2, so P(at least k here) is
+	// the sum of C(k+kb, i) for i from k, over 2^(k+kb).
 	tests := []struct {
 		name          string
 		here, n       int64 // violation events here, non-vacuous snapshots here
 		there, nThere int64 // the same in the baseline
+		p             float64
 		more          bool
 	}{
-		{"a dozen strikes against one", 12, 1000, 1, 1000, true},
-		{"seven against one", 7, 1000, 1, 1000, true},
-		{"six against one", 6, 1000, 1, 1000, false},
-		{"as often", 5, 1000, 5, 1000, false},
-		// Rates, not counts: a baseline ten times as long.
-		{"twelve against ten in a run ten times as long", 12, 1000, 10, 10000, true},
-		{"twelve against a hundred in a run ten times as long", 12, 1000, 100, 10000, false},
-		{"never here", 0, 1000, 1, 1000, false},
+		{"a dozen strikes against one", 12, 1000, 1, 1000, 14.0 / 8192, true},
+		{"seven against one", 7, 1000, 1, 1000, 9.0 / 256, true},
+		{"six against one", 6, 1000, 1, 1000, 8.0 / 128, false},
+		{"as often", 5, 1000, 5, 1000, 638.0 / 1024, false},
+		// Rates, not counts: a baseline ten times as long, where each
+		// event falls here with probability 1/11.
+		{"twelve against ten in a run ten times as long", 12, 1000, 10, 10000, math.NaN(), true},
+		{"twelve against a hundred in a run ten times as long", 12, 1000, 100, 10000, math.NaN(), false},
+		{"never here", 0, 1000, 1, 1000, 1, false},
+		{"no baseline snapshot", 3, 1000, 0, 0, 1, false},
 	}
 	for _, tt := range tests {
-		if got := moreThanBaseline(tt.here, tt.n, tt.there, tt.nThere, DefaultThresholds.BaselineLevel); got != tt.more {
-			t.Errorf("%s: more than baseline = %v, want %v", tt.name, got, tt.more)
+		p := BaselinePValue(tt.here, tt.n, tt.there, tt.nThere)
+		if !math.IsNaN(tt.p) && math.Abs(p-tt.p) > 1e-12 {
+			t.Errorf("%s: p-value %g, want %g", tt.name, p, tt.p)
+		}
+		if got := p < DefaultThresholds.BaselineLevel; got != tt.more {
+			t.Errorf("%s: p-value %g: far more often = %v, want %v", tt.name, p, got, tt.more)
 		}
 	}
 

@@ -56,7 +56,7 @@ type Thresholds struct {
 
 	// BaselineLevel is the level of the one-sided test that a property
 	// failing in the baseline too has far more violation events here,
-	// per non-vacuous snapshot, than there (see moreThanBaseline): of the
+	// per non-vacuous snapshot, than there (see BaselinePValue): of the
 	// properties that fail there, which rank after the others, such ones
 	// rank first. It is not corrected for the number of properties
 	// tested: one that passes by chance still ranks after every property
