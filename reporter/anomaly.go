@@ -610,3 +610,21 @@ func reads(p *grammar.Property) (vars, links int) {
 	}
 	return len(fields), links
 }
+
+// relations counts the literals of p that relate two or more paths
+// (n0.epoch != n1.epoch, n0.applied <= n0.commit, e0.via in n0.up), as
+// opposed to testing one against a constant or alone (n0.role !=
+// "primary", empty(n0.log)).
+func relations(p *grammar.Property) int {
+	n := 0
+	for _, l := range p.Matrix {
+		paths := 0
+		for range l.Paths() {
+			paths++
+		}
+		if paths >= 2 {
+			n++
+		}
+	}
+	return n
+}

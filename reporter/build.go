@@ -528,18 +528,23 @@ func brokenInvariants(ev *Evaluation, opts Options, th Thresholds, z func(*gramm
 // (reads): "no two primaries in one epoch", two variables in three
 // literals, is simpler to a person than a two-literal relation of three
 // counters, and a bug's lasting damage breaks many of those; then fewer
-// literals and per-literal node links; then the most violating snapshots
-// first (the damage that lasts longest), then by text.
+// literals and per-literal node links; then fewer relations (literals
+// comparing two variables, not one against a constant): "no two
+// primaries in one epoch" relates once, in n0.epoch != n1.epoch, where a
+// lasting bug's three-literal relations of two counters relate three
+// times; then the most violating snapshots first (the damage that lasts
+// longest), then by text.
 func brokenOrder(es []*Entry) {
 	type simplicity struct {
 		rare bool
 		shape
-		vars, links int
+		vars, links, relations int
 	}
 	simple := make(map[*Entry]simplicity, len(es))
 	for _, e := range es {
-		v, l := reads(e.prop.Property)
-		simple[e] = simplicity{rareValue(e.prop.Property), shapeOf(e.prop.Property), v, l}
+		p := e.prop.Property
+		v, l := reads(p)
+		simple[e] = simplicity{rareValue(p), shapeOf(p), v, l, relations(p)}
 	}
 	slices.SortStableFunc(es, func(a, b *Entry) int {
 		sa, sb := simple[a], simple[b]
@@ -550,6 +555,7 @@ func brokenOrder(es []*Entry) {
 			cmp.Compare(sa.vars, sb.vars),
 			cmp.Compare(sa.literals, sb.literals),
 			cmp.Compare(sa.links, sb.links),
+			cmp.Compare(sa.relations, sb.relations),
 			-cmp.Compare(a.ViolatingSnapshots, b.ViolatingSnapshots),
 			cmp.Compare(a.Text, b.Text),
 		)

@@ -852,6 +852,10 @@ func TestBrokenOrder(t *testing.T) {
 		threeVars = `forall n0, n1 in nodes: n0.applied <= n1.commit or n1.state == "leader"`
 		likewise  = `forall n0, n1 in nodes: n0.applied <= n1.term or n1.state == "leader"`
 		rare      = `forall n0 in nodes: n0.state != "leader"`
+		// Two variables, three literals and four node links, as twoVars,
+		// which relates once (n0.term != n1.term): this relates three
+		// times.
+		relatesThrice = `forall n0, n1 in nodes: n0.applied <= n1.commit or n0.applied == n0.commit or n1.applied == n1.commit`
 	)
 	for _, tt := range []struct {
 		name  string
@@ -869,6 +873,10 @@ func TestBrokenOrder(t *testing.T) {
 		name:  "a rare value after every relation",
 		props: map[string][]uint64{rare: span(1, 400), twoVars: span(1, 40)},
 		want:  []string{twoVars, rare},
+	}, {
+		name:  "fewer relations before more violating snapshots",
+		props: map[string][]uint64{relatesThrice: span(1, 250), twoVars: span(1, 24)},
+		want:  []string{twoVars, relatesThrice},
 	}, {
 		name:  "as simple: the most violating snapshots first",
 		props: map[string][]uint64{threeVars: span(1, 30), likewise: span(1, 60)},
