@@ -146,8 +146,11 @@ func writeSection(b *strings.Builder, s section, elsewhere map[string]string) {
 		if len(e.Equivalents) > 0 {
 			fmt.Fprintf(tw, "\t\t\t  and %d equivalent\n", len(e.Equivalents))
 		}
-		if len(e.AlsoFailsHere) > 0 {
-			fmt.Fprintf(tw, "\t\t\t  and %d more failing here\n", len(e.AlsoFailsHere))
+		switch n := len(e.AlsoFailsHere); {
+		case n == 1:
+			fmt.Fprintf(tw, "\t\t\t  and 1 more failing here (--format json names it)\n")
+		case n > 1:
+			fmt.Fprintf(tw, "\t\t\t  and %d more failing here (--format json lists them)\n", n)
 		}
 		for _, w := range e.Warnings {
 			fmt.Fprintf(tw, "\t\t\t  warning: %s\n", w)
