@@ -798,7 +798,8 @@ func TestBaselineMoreOften(t *testing.T) {
 		{"six against one", 6, 1000, 1, 1000, 8.0 / 128, false},
 		{"as often", 5, 1000, 5, 1000, 638.0 / 1024, false},
 		// Rates, not counts: a baseline ten times as long, where each
-		// event falls here with probability 1/11.
+		// event falls here with probability 1/11 (the verdict only is
+		// checked: NaN).
 		{"twelve against ten in a run ten times as long", 12, 1000, 10, 10000, math.NaN(), true},
 		{"twelve against a hundred in a run ten times as long", 12, 1000, 100, 10000, math.NaN(), false},
 		{"never here", 0, 1000, 1, 1000, 1, false},
