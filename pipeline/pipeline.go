@@ -531,9 +531,9 @@ func nth(i, n int) string {
 
 // broken evaluates p's pool over each baseline run, pruning what fails
 // there unless o.NoFilter, and the baseline's invariants (never violated
-// in any run, with enough support in all) again over p's trace, keeping
-// their violating snapshots: the reporter's section of broken
-// invariants.
+// in any run, with enough support summed over the runs) again over p's
+// trace, keeping their violating snapshots: the reporter's section of
+// broken invariants.
 func (p *Pipeline) broken(ctx context.Context, bases []*trace.Trace, ropts reporter.Options, o Options) (*reporter.Evaluation, error) {
 	opts := passOptions(o)
 	opts.MaxWitnesses, opts.MaxMoments = evaluator.NoWitnesses, 1

@@ -363,6 +363,7 @@ func TestWriteHTML(t *testing.T) {
 		Violations: map[string][]int{e.ID: {10, 11, 999}},
 		Tags:       map[string][]int{"bug:x": {10, 500}},
 	}
+	r.Baseline, r.Candidates.InBaseline, r.Candidates.MoreThanBaseline = "good.trace", 3, 1
 	var b strings.Builder
 	if err := r.WriteHTML(&b); err != nil {
 		t.Fatal(err)
@@ -372,6 +373,8 @@ func TestWriteHTML(t *testing.T) {
 		`<code>forall n0 in nodes: n0.a == n0.t or n0.b == n0.t</code>`,
 		`aria-label="violations over the trace"><rect class="violations" x="8" y="0" width="1" height="10"/><rect class="violations" x="799"`,
 		`aria-label="bug:x over the trace"><rect class="tag" x="8" y="0" width="1" height="10"/><rect class="tag" x="400"`,
+		// The baseline's line, in the words of the text report.
+		`Baseline <code>good.trace</code>: 3 of the almost-invariants fail there too and are ranked last, the one that fails there far less often than here first.`,
 	} {
 		if !strings.Contains(html, want) {
 			t.Errorf("HTML lacks %s", want)

@@ -28,11 +28,12 @@ const timelineWidth = 800
 var htmlTemplate string
 
 var htmlReport = template.Must(template.New("report").Funcs(template.FuncMap{
-	"rate":    func(h float64) string { return fmt.Sprintf("%.5f", h) },
-	"witness": evaluator.Witness.String,
-	"tags":    formatTags,
-	"summary": Candidates.summary,
-	"section": sectionTitle,
+	"rate":       func(h float64) string { return fmt.Sprintf("%.5f", h) },
+	"witness":    evaluator.Witness.String,
+	"tags":       formatTags,
+	"summary":    Candidates.summary,
+	"inBaseline": Candidates.inBaseline,
+	"section":    sectionTitle,
 }).Parse(htmlTemplate))
 
 // lane is one row of a drawn timeline: the x of every unit with at least
