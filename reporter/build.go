@@ -288,7 +288,8 @@ type Entry struct {
 	// MoreThanBaseline says that the property fails in the baseline too
 	// but far more often here (Thresholds.BaselineLevel): it ranks after
 	// the properties that do not fail there, and before the others that
-	// do.
+	// do, unless a refinement of it that does not fail there is listed:
+	// then just before that one.
 	MoreThanBaseline bool                `json:"more_than_baseline,omitempty"`
 	Witnesses        []evaluator.Witness `json:"witnesses"` // first violating snapshots; built for the entries of the lists and fates only
 	// Warnings are caveats about this entry, such as an or-effect that
@@ -386,7 +387,7 @@ func Build(in Input, opts Options) (*Report, error) {
 	}
 	r.Candidates.AlmostInvariants = len(r.AlmostInvariants) - r.Candidates.RareValues
 	if in.Baseline != nil {
-		if err := baselineLast(r.AlmostInvariants, in.Baseline, th); err != nil {
+		if err := baselineLast(r.AlmostInvariants, in.Baseline, th, opts.HoldRatio); err != nil {
 			return nil, err
 		}
 	}
@@ -696,8 +697,10 @@ func cut(es []*Entry, size int) []*Entry {
 // never fails there: a bug's indirect effects (more elections, more
 // retries) make transients more frequent too. An anomaly listed during
 // the episodes of one that moves after it is no longer said to be: its
-// line would name an anomaly below it.
-func baselineLast(es []*Entry, baseline func([]*grammar.Property) ([][]evaluator.Stats, error), th Thresholds) error {
+// line would name an anomaly below it. One that fails here far more often
+// stays with its refinement when that one never fails there
+// (refinedBeforeUnseen), as refinedFirst lists them without a baseline.
+func baselineLast(es []*Entry, baseline func([]*grammar.Property) ([][]evaluator.Stats, error), th Thresholds, holdRatio float64) error {
 	props := make([]*grammar.Property, len(es))
 	for i, e := range es {
 		props[i] = e.prop.Property
@@ -727,6 +730,7 @@ func baselineLast(es []*Entry, baseline func([]*grammar.Property) ([][]evaluator
 			tier[e.Text] = 2 - b2i(e.MoreThanBaseline)
 		}
 	}
+	before := refinedBeforeUnseen(es, tier, holdRatio)
 	for _, e := range es {
 		if e.During != "" && tier[e.During] > tier[e.Text] {
 			e.During = ""
@@ -735,6 +739,7 @@ func baselineLast(es []*Entry, baseline func([]*grammar.Property) ([][]evaluator
 	slices.SortStableFunc(es, func(a, b *Entry) int {
 		return cmp.Compare(tier[a.Text], tier[b.Text])
 	})
+	placeRefined(es, before)
 	return nil
 }
 

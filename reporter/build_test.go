@@ -729,7 +729,7 @@ func TestBaselineDuringAbove(t *testing.T) {
 	baseline := func(props []*grammar.Property) ([][]evaluator.Stats, error) {
 		return [][]evaluator.Stats{{{}, {ViolatingSnapshots: 3, Violations: 3, Support: 100}, {}, {}}}, nil
 	}
-	if err := baselineLast(es, baseline, DefaultThresholds); err != nil {
+	if err := baselineLast(es, baseline, DefaultThresholds, DefaultOptions.HoldRatio); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := texts(es), []string{"other", "during", "kept", "host"}; !reflect.DeepEqual(got, want) {
@@ -737,6 +737,44 @@ func TestBaselineDuringAbove(t *testing.T) {
 	}
 	if during.During != "" || kept.During != "other" {
 		t.Errorf("during %q, kept during %q; want \"\" and \"other\"", during.During, kept.During)
+	}
+}
+
+// TestBaselineRefinedUnseen checks that a property failing here far more
+// often than in the baseline stays just before its refinement when that
+// one never fails there, as refinedFirst lists them without a baseline,
+// while one failing there as often as here does not, and that a
+// refinement no longer just after its simpler property no longer says it
+// refines it.
+func TestBaselineRefinedUnseen(t *testing.T) {
+	strikes := func(at ...uint64) evaluator.Stats {
+		return evaluator.Stats{ViolatingSnapshots: int64(len(at)), Violations: int64(len(at)), Support: 1000, Moments: at}
+	}
+	never := evaluator.Stats{Support: 1000}
+	// As refinedFirst leaves them: q just before p2, its first
+	// refinement, which fails in the baseline as often as here.
+	q, p2, noise, p := &Entry{Text: "q"}, &Entry{Text: "p2"}, &Entry{Text: "noise"}, &Entry{Text: "p"}
+	usual, other := &Entry{Text: "usual"}, &Entry{Text: "other"}
+	q.ExplainedBy, p2.Refines = []string{"p2", "p"}, "q"
+	usual.ExplainedBy = []string{"other"}
+	es := []*Entry{q, p2, noise, usual, other, p}
+	for _, e := range es {
+		e.prop, e.Support, e.ViolationEvents, e.TemporalRate = &evaluator.Prop{}, 1000, 3, 1
+	}
+	q.ViolationEvents = 12 // against 1 there: far more often
+	baseline := func(props []*grammar.Property) ([][]evaluator.Stats, error) {
+		return [][]evaluator.Stats{{strikes(10), strikes(10, 50, 90), never, strikes(10, 50, 90), never, never}}, nil
+	}
+	if err := baselineLast(es, baseline, DefaultThresholds, DefaultOptions.HoldRatio); err != nil {
+		t.Fatal(err)
+	}
+	// usual fails there as often as here: after what does not, though
+	// other, its refinement, never fails there.
+	if got, want := texts(es), []string{"noise", "other", "q", "p", "p2", "usual"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("order %v, want %v", got, want)
+	}
+	if p.Refines != "q" || p2.Refines != "" || other.Refines != "" {
+		t.Errorf("p refines %q, p2 %q, other %q; want \"q\", \"\", \"\"", p.Refines, p2.Refines, other.Refines)
 	}
 }
 
@@ -758,7 +796,7 @@ func TestBaselineRuns(t *testing.T) {
 			{strikes(500), strikes(10, 11), {Support: 1000}},
 		}, nil
 	}
-	if err := baselineLast(es, baseline, DefaultThresholds); err != nil {
+	if err := baselineLast(es, baseline, DefaultThresholds, DefaultOptions.HoldRatio); err != nil {
 		t.Fatal(err)
 	}
 	// 8 events here against 1 in 2000 snapshots there: far more often;
