@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -913,8 +914,9 @@ func (x *Explanation) WriteText(w io.Writer) error {
 		} else {
 			label("or-effect")("kept: %d of %s passed, and one is enough", passed, count(int64(n), "test"))
 		}
+		lits := literalTexts(cmp.Or(x.GeneratedAs, x.Property)) // the tests' literal positions are the pool's
 		for _, t := range x.OrEffectTests {
-			more("%s", formatTest(t))
+			more("%s", formatTest(t, lits))
 		}
 	}
 	if n := len(x.ExplainedBy); n > 0 {
@@ -1028,17 +1030,56 @@ func count(n int64, thing string) string {
 	return fmt.Sprintf("%d %ss", n, thing)
 }
 
+// literalTexts returns the texts of the literals of the property text, in
+// its order; nil when it does not parse.
+func literalTexts(text string) []string {
+	p, err := grammar.Parse(text)
+	if err != nil {
+		return nil
+	}
+	lits := make([]string, len(p.Matrix))
+	for i, l := range p.Matrix {
+		lits[i] = l.String()
+	}
+	return lits
+}
+
+// literals names the literals at positions at: their texts joined by
+// "or", when lits has them, else "literal" and the positions.
+func literals(at []int, lits []string) string {
+	var texts []string
+	for _, i := range at {
+		if i < 0 || i >= len(lits) {
+			return fmt.Sprintf("literals %v (from 0)", at)
+		}
+		texts = append(texts, lits[i])
+	}
+	return strings.Join(texts, " or ")
+}
+
 // formatTest prints an or-effect test on one line: what it compared, its
 // 2×2 table in words, p-value, level and odds ratio, and its outcome.
-func formatTest(t reporter.OrEffectTest) string {
+// lits are the tested property's literals, which a split test and a
+// negation name by position.
+func formatTest(t reporter.OrEffectTest, lits []string) string {
 	passed := "failed"
 	if t.Passed {
 		passed = "passed"
 	}
 	tt := t.Table // [Q violated][R holds], or [first holds][second holds]
 	if t.Sub == "" {
-		return fmt.Sprintf("split %v: of the bindings, both groups hold at %d, only the first at %d, only the second at %d, neither at %d; p-value %.3g at level %.3g: %s",
-			t.Split, tt[1][1], tt[1][0], tt[0][1], tt[0][0], t.PValue, t.Level, passed)
+		var rest []int
+		for i := range lits {
+			if !slices.Contains(t.Split, i) {
+				rest = append(rest, i)
+			}
+		}
+		second := "the other literals"
+		if len(rest) > 0 {
+			second = literals(rest, lits)
+		}
+		return fmt.Sprintf("whether %s and %s hold independently: of the bindings, both hold at %d, only the first at %d, only the second at %d, neither at %d; p-value %.3g at level %.3g: %s",
+			literals(t.Split, lits), second, tt[1][1], tt[1][0], tt[0][1], tt[0][0], t.PValue, t.Level, passed)
 	}
 	if tt[1][0]+tt[1][1] == 0 {
 		return fmt.Sprintf("against %s: never violated at the bindings, so the rest explains nothing: %s", t.Sub, passed)
@@ -1046,7 +1087,7 @@ func formatTest(t reporter.OrEffectTest) string {
 	line := fmt.Sprintf("against %s: violated at %d bindings, the rest holding at %d of them; holding at %d, the rest at %d of them; p-value %.3g at level %.3g, odds ratio %.3g: %s",
 		t.Sub, tt[1][0]+tt[1][1], tt[1][1], tt[0][0]+tt[0][1], tt[0][1], t.PValue, t.Level, t.OddsRatio, passed)
 	if len(t.Negates) == 2 {
-		line += fmt.Sprintf(", but literals %d and %d are each other's negation at every binding: the rest restates the violations, and it is not listed as explaining them", t.Negates[0], t.Negates[1])
+		line += fmt.Sprintf(", but %s and %s are each other's negation at every binding: the rest restates the violations, and it is not listed as explaining them", literals(t.Negates[:1], lits), literals(t.Negates[1:], lits))
 	}
 	if t.SubLeftOut {
 		line += "; that one is violated through a large share of the run: not listed itself (--all lists it)"

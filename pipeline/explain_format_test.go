@@ -1,0 +1,36 @@
+package pipeline
+
+import (
+	"testing"
+
+	"github.com/augur-dev/augur/reporter"
+)
+
+// TestFormatTestNamesLiterals checks that a split test and a negation
+// name the literals they are about, where they had named positions
+// ("split [0]") a blind user could not read.
+func TestFormatTestNamesLiterals(t *testing.T) {
+	lits := literalTexts(`forall n0, n1 in nodes: n0.role != "holding" or n1.role != "holding" or n0.token < n1.token`)
+	tests := []struct {
+		name string
+		test reporter.OrEffectTest
+		want string
+	}{{
+		name: "split",
+		test: reporter.OrEffectTest{Split: []int{0}, Table: [2][2]int64{{46, 33508}, {33508, 227130}}, Level: 0.01, Passed: true},
+		want: `whether n0.role != "holding" and n1.role != "holding" or n0.token < n1.token hold independently: of the bindings, both hold at 227130, only the first at 33508, only the second at 33508, neither at 46; p-value 0 at level 0.01: passed`,
+	}, {
+		name: "split of two",
+		test: reporter.OrEffectTest{Split: []int{0, 2}, Table: [2][2]int64{{1, 2}, {3, 4}}, PValue: 0.5, Level: 0.01},
+		want: `whether n0.role != "holding" or n0.token < n1.token and n1.role != "holding" hold independently: of the bindings, both hold at 4, only the first at 3, only the second at 2, neither at 1; p-value 0.5 at level 0.01: failed`,
+	}, {
+		name: "negation",
+		test: reporter.OrEffectTest{Sub: "q", Table: [2][2]int64{{10, 5}, {0, 4}}, PValue: 0.001, Level: 0.01, OddsRatio: 9, Passed: true, Negates: []int{0, 2}},
+		want: `against q: violated at 4 bindings, the rest holding at 4 of them; holding at 15, the rest at 5 of them; p-value 0.001 at level 0.01, odds ratio 9: passed, but n0.role != "holding" and n0.token < n1.token are each other's negation at every binding: the rest restates the violations, and it is not listed as explaining them`,
+	}}
+	for _, tt := range tests {
+		if got := formatTest(tt.test, lits); got != tt.want {
+			t.Errorf("%s:\n got %s\nwant %s", tt.name, got, tt.want)
+		}
+	}
+}
