@@ -142,10 +142,11 @@ type Anomaly struct {
 	// and ranks just after it, which brought it above its own score; ""
 	// when none does.
 	RefinedBy string `json:"refined_by,omitempty"`
-	// RefinedByUnseen says, with a baseline, that the entry of RefinedBy
-	// never fails there and has brought the representative, which fails
-	// there far less often than here, among the anomalies that do not.
-	RefinedByUnseen bool `json:"refined_by_unseen,omitempty"`
+	// ListedWith is, with a baseline, the text of a refinement of the
+	// representative that never fails there, with which the
+	// representative, failing there far less often than here, is listed
+	// among the anomalies that do not (reporter.Entry.ListedWith).
+	ListedWith string `json:"listed_with,omitempty"`
 	// RareValue says that the representative states only that a value is
 	// rare (reporter.Entry.RareValue): it is listed apart.
 	RareValue bool `json:"rare_value,omitempty"`
@@ -271,7 +272,7 @@ func (x *Explanation) fate(f *reporter.Fate, c reporter.Candidates) {
 		x.ExplainedBy = f.Entry.ExplainedBy
 	}
 	if f.Anomaly != nil {
-		x.Anomaly = &Anomaly{Representative: f.Anomaly.Text, ID: f.Anomaly.ID, Role: f.Role, During: f.Anomaly.During, Refines: f.Anomaly.Refines, RefinedBy: f.RefinedBy, RefinedByUnseen: f.RefinedByUnseen, RareValue: f.Anomaly.RareValue, StartUp: f.Anomaly.StartUp, BaselineViolatingSnapshots: f.Anomaly.BaselineViolatingSnapshots, MoreThanBaseline: f.Anomaly.MoreThanBaseline, BaselineTest: baselineTest(f.Anomaly)}
+		x.Anomaly = &Anomaly{Representative: f.Anomaly.Text, ID: f.Anomaly.ID, Role: f.Role, During: f.Anomaly.During, Refines: f.Anomaly.Refines, RefinedBy: f.RefinedBy, ListedWith: f.Anomaly.ListedWith, RareValue: f.Anomaly.RareValue, StartUp: f.Anomaly.StartUp, BaselineViolatingSnapshots: f.Anomaly.BaselineViolatingSnapshots, MoreThanBaseline: f.Anomaly.MoreThanBaseline, BaselineTest: baselineTest(f.Anomaly)}
 	}
 	if f.Broken != nil {
 		x.Broken = &Broken{ViolatingSnapshots: f.Broken.ViolatingSnapshots, Representative: f.BrokenRep.Text, Rank: f.BrokenRank, Place: f.BrokenPlace}
@@ -954,8 +955,8 @@ func (x *Explanation) WriteText(w io.Writer) error {
 			test := fmt.Sprintf("%s in %d non-vacuous snapshots there, %d in %d here: p-value %.3g at level %.3g",
 				count(bt.BaselineEvents, "violation event"), bt.BaselineSupport, bt.Events, bt.Support, bt.PValue, bt.Level)
 			switch {
-			case a.RefinedByUnseen:
-				more("the representative fails at %s of the baseline, far less often than here (%s), and that longer form never does: listed with it, among the anomalies that do not", count(a.BaselineViolatingSnapshots, "snapshot"), test)
+			case a.ListedWith != "":
+				more("the representative fails at %s of the baseline, far less often than here (%s), and its longer form %s never does: listed with it, among the anomalies that do not", count(a.BaselineViolatingSnapshots, "snapshot"), test, a.ListedWith)
 			case a.MoreThanBaseline:
 				more("the representative fails at %s of the baseline, far less often than here (%s): ranked after the anomalies that do not, first of those that do", count(a.BaselineViolatingSnapshots, "snapshot"), test)
 			default:

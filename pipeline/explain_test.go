@@ -5,9 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/augur-dev/augur/ingest"
 	"github.com/augur-dev/augur/pipeline"
 )
 
@@ -244,5 +247,68 @@ func TestExplainUnfiltered(t *testing.T) {
 		if x.Unfiltered.Pruned || x.Unfiltered.Support != 300 || (x.UnfilteredNotCandidate == "") != tt.candidate {
 			t.Errorf("%s: unfiltered %+v, not candidate %q; want the whole run, a candidate %v", tt.property, x.Unfiltered, x.UnfilteredNotCandidate, tt.candidate)
 		}
+	}
+}
+
+// TestExplainListedWith checks, on a run made for it, that a property
+// failing in the baseline too, far less often than here, is listed with
+// its refinement that never fails there, first, and that explain says
+// so. n0.applied <= n0.commit fails at 8 strikes, 7 of them while n0
+// installs a snapshot (the or-effect test keeps the refinement with
+// "or n0.snap"), and once in the good run, while installing one; the
+// refinement fails at the one strike without a snapshot, never in the
+// good run. The p-value, P(at least 8 of 9 events here) with runs of one
+// length, is 10/512.
+func TestExplainListedWith(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, strikes map[int]bool) string { // strike's first snapshot → installing a snapshot
+		var b bytes.Buffer
+		for s := range 600 {
+			commit := s / 10
+			fmt.Fprintf(&b, `{"snapshot":%d,"ts":%d,"nodes":{`, s, s)
+			for i, n := range []string{"n1", "n2", "n3"} {
+				applied, snap := commit, false
+				for at, installing := range strikes {
+					if n == "n2" && at <= s && s < at+2 {
+						applied, snap = commit+1, installing
+					}
+				}
+				fmt.Fprintf(&b, `%s"%s":{"applied":%d,"commit":%d,"snap":%t}`, map[bool]string{true: ",", false: ""}[i > 0], n, applied, commit, snap)
+			}
+			b.WriteString("}}\n")
+		}
+		jsonl, tr := filepath.Join(dir, name+".jsonl"), filepath.Join(dir, name+".trace")
+		if err := os.WriteFile(jsonl, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ingest.Collect(t.Context(), tr, []string{jsonl}, ingest.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		return tr
+	}
+	run := write("run", map[int]bool{40: true, 110: true, 170: true, 250: false, 320: true, 400: true, 470: true, 540: true})
+	good := write("good", map[int]bool{300: true})
+	spec := filepath.Join(dir, "spec.yaml")
+	const specText = "system: refined\ntypes:\n  Index: int64\nvariables:\n  applied: Index\n  commit: Index\n  snap: bool\ngenerate:\n  max_nodes: 1\n  max_literals: 2\n"
+	if err := os.WriteFile(spec, []byte(specText), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const (
+		q = "forall n0 in nodes: n0.applied <= n0.commit"
+		p = "forall n0 in nodes: n0.applied <= n0.commit or n0.snap"
+	)
+	x, err := pipeline.Explain(t.Context(), spec, run, q, pipeline.Options{Baselines: []string{good}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x.Rank != 1 || x.Anomaly == nil || x.Anomaly.ListedWith != p || !x.Anomaly.MoreThanBaseline {
+		t.Fatalf("rank %d, anomaly %+v; want rank 1, listed with %s", x.Rank, x.Anomaly, p)
+	}
+	var b bytes.Buffer
+	if err := x.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if want := "far less often than here (1 violation event in 600 non-vacuous snapshots there, 8 in 600 here: p-value 0.0195 at level 0.05), and its longer form " + p + " never does: listed with it, among the anomalies that do not"; !strings.Contains(b.String(), want) {
+		t.Errorf("explain says\n%s\nwant a line with %q", b.String(), want)
 	}
 }

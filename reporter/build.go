@@ -195,6 +195,10 @@ type Candidates struct {
 	// MoreThanBaseline counts those of InBaseline that fail far more
 	// often here (Entry.MoreThanBaseline): they rank first of them.
 	MoreThanBaseline int `json:"more_than_baseline"`
+	// ListedWith counts those of MoreThanBaseline listed with a
+	// refinement that does not fail there (Entry.ListedWith), among the
+	// entries that do not.
+	ListedWith int `json:"listed_with,omitempty"`
 	// During counts the anomalies listed after the others because they
 	// fail during the episodes of another (Entry.During).
 	During int `json:"during,omitempty"`
@@ -288,10 +292,14 @@ type Entry struct {
 	// MoreThanBaseline says that the property fails in the baseline too
 	// but far more often here (Thresholds.BaselineLevel): it ranks after
 	// the properties that do not fail there, and before the others that
-	// do, unless a refinement of it that does not fail there is listed:
-	// then just before that one.
-	MoreThanBaseline bool                `json:"more_than_baseline,omitempty"`
-	Witnesses        []evaluator.Witness `json:"witnesses"` // first violating snapshots; built for the entries of the lists and fates only
+	// do, unless it is listed with a refinement (ListedWith).
+	MoreThanBaseline bool `json:"more_than_baseline,omitempty"`
+	// ListedWith is, for one of those, the text of a refinement of it
+	// (this one or R) that never fails in the baseline, with which it is
+	// listed: just before it, among the entries that do not fail there
+	// (refinedBeforeUnseen).
+	ListedWith string              `json:"listed_with,omitempty"`
+	Witnesses  []evaluator.Witness `json:"witnesses"` // first violating snapshots; built for the entries of the lists and fates only
 	// Warnings are caveats about this entry, such as an or-effect that
 	// could not be tested (WarnOrEffectUntested).
 	Warnings []diag.Warning `json:"warnings,omitempty"`
@@ -411,6 +419,9 @@ func Build(in Input, opts Options) (*Report, error) {
 		}
 		if e.MoreThanBaseline {
 			r.Candidates.MoreThanBaseline++
+		}
+		if e.ListedWith != "" {
+			r.Candidates.ListedWith++
 		}
 	}
 	var broken []*anomaly

@@ -776,6 +776,9 @@ func TestBaselineRefinedUnseen(t *testing.T) {
 	if p.Refines != "q" || p2.Refines != "" || other.Refines != "" {
 		t.Errorf("p refines %q, p2 %q, other %q; want \"q\", \"\", \"\"", p.Refines, p2.Refines, other.Refines)
 	}
+	if q.ListedWith != "p" || usual.ListedWith != "" {
+		t.Errorf("q listed with %q, usual with %q; want \"p\" and \"\"", q.ListedWith, usual.ListedWith)
+	}
 }
 
 // TestBaselineRuns checks that several baseline runs count as one of

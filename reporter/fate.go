@@ -34,11 +34,6 @@ type Fate struct {
 	// representative (Entry.Refines) and ranks just after it, which
 	// brought it above its own score; "" when none does.
 	RefinedBy string
-	// RefinedByUnseen says, with a baseline, that the entry of RefinedBy
-	// never fails there, and has brought the representative, which fails
-	// there far less often than here, among the anomalies that do not
-	// (Entry.MoreThanBaseline).
-	RefinedByUnseen bool
 	// Order is its anomaly's place among all the anomalies of its list,
 	// ranked (its rank under augur infer --all), from 1; 0 when it has
 	// none.
@@ -185,18 +180,15 @@ func (t *trail) places(lists ...[]*Entry) {
 // fates completes the fates from the report as cut, and returns them in
 // the order asked for.
 func (t *trail) fates(r *Report, opts Options) []*Fate {
-	refinedBy := make(map[string]*Entry)
+	refinedBy := make(map[string]string)
 	for _, e := range r.AlmostInvariants {
 		if e.Refines != "" {
-			refinedBy[e.Refines] = e
+			refinedBy[e.Refines] = e.Text
 		}
 	}
 	for e, f := range t.byEntry {
 		if f.Anomaly != nil {
-			if p := refinedBy[f.Anomaly.Text]; p != nil {
-				f.RefinedBy = p.Text
-				f.RefinedByUnseen = f.Anomaly.MoreThanBaseline && p.BaselineViolatingSnapshots == 0
-			}
+			f.RefinedBy = refinedBy[f.Anomaly.Text]
 		}
 		f.OrEffect, f.OrEffectDropped = e.orTests, e.drop
 		switch {

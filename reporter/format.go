@@ -138,6 +138,8 @@ func writeSection(b *strings.Builder, s section, elsewhere map[string]string) {
 			fmt.Fprintf(tw, "\t\t\t  fails only while the run starts up, from its first snapshot: ranked after the others\n")
 		}
 		switch {
+		case e.ListedWith != "":
+			fmt.Fprintf(tw, "\t\t\t  %s\n", naming(fmt.Sprintf("fails in the baseline too (%s), far less often than here; listed with", plural(e.BaselineViolatingSnapshots, "snapshot")), e.ListedWith, "a longer form", ", a longer form of it that never fails there", refs, maxLine-indent))
 		case e.MoreThanBaseline:
 			fmt.Fprintf(tw, "\t\t\t  fails in the baseline too (%s), far less often than here: ranked first of those\n", plural(e.BaselineViolatingSnapshots, "snapshot"))
 		case e.BaselineViolatingSnapshots > 0:
@@ -322,11 +324,21 @@ func orDefault(s, def string) string {
 // inBaseline says how many of the almost-invariants listed fail in the
 // baseline too, and where they rank.
 func (c Candidates) inBaseline() string {
-	if c.MoreThanBaseline == 0 {
-		return fmt.Sprintf("%d of the almost-invariants fail there too and are ranked last", c.InBaseline)
+	s := fmt.Sprintf("%d of the almost-invariants fail there too and are ranked last", c.InBaseline)
+	switch c.MoreThanBaseline {
+	case 0:
+		return s
+	case 1:
+		s += ", the one that fails there far less often than here first"
+	default:
+		s += fmt.Sprintf(", the %d that fail there far less often than here first", c.MoreThanBaseline)
 	}
-	if c.MoreThanBaseline == 1 {
-		return fmt.Sprintf("%d of the almost-invariants fail there too and are ranked last, the one that fails there far less often than here first", c.InBaseline)
+	switch c.ListedWith {
+	case 0:
+	case 1:
+		s += "; 1 of those is listed earlier, with a longer form of it that never fails there"
+	default:
+		s += fmt.Sprintf("; %d of those are listed earlier, each with a longer form of it that never fails there", c.ListedWith)
 	}
-	return fmt.Sprintf("%d of the almost-invariants fail there too and are ranked last, the %d that fail there far less often than here first", c.InBaseline, c.MoreThanBaseline)
+	return s
 }

@@ -102,8 +102,8 @@ func refinedBeforeUnseen(es []*Entry, tier map[string]int, holdRatio float64) ma
 	return before
 }
 
-// placeRefined moves each entry q of before to just before before[q],
-// keeping the others' order, and keeps Refines true: set on the
+// placeRefined moves each entry q of before to just before before[q]
+// (q's ListedWith), keeping the others' order, and keeps Refines true: set on the
 // refinement just after the simpler property it refines, cleared on a
 // refinement whose simpler property the baseline's tiers have moved
 // elsewhere.
@@ -120,10 +120,11 @@ func placeRefined(es []*Entry, before map[*Entry]*Entry) {
 			if before[e] != nil {
 				continue
 			}
-			out = append(out, at[e]...)
-			if qs := at[e]; len(qs) > 0 {
-				e.Refines = qs[len(qs)-1].Text
+			for _, q := range at[e] {
+				q.ListedWith = e.Text
+				e.Refines = q.Text // the last, just before e
 			}
+			out = append(out, at[e]...)
 			out = append(out, e)
 		}
 		copy(es, out)
