@@ -8,6 +8,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/augur-dev/augur/diag"
@@ -160,7 +161,7 @@ type Anomaly struct {
 	BaselineViolatingSnapshots int64 `json:"baseline_violating_snapshots,omitempty"`
 	// MoreThanBaseline says that the representative fails far more often
 	// here than in the baseline (reporter.Entry.MoreThanBaseline): it
-	// ranks first of the anomalies that fail there.
+	// ranks first of the anomalies that fail there, or with ListedWith.
 	MoreThanBaseline bool `json:"more_than_baseline,omitempty"`
 	// BaselineTest is, when the representative fails in the baseline
 	// too, the test that decided MoreThanBaseline; nil otherwise.
@@ -939,7 +940,7 @@ func (x *Explanation) WriteText(w io.Writer) error {
 		if a.Refines != "" {
 			more("it is a longer form of %s, listed just before it: it fails only where that one does", a.Refines)
 		}
-		if a.RefinedBy != "" {
+		if a.RefinedBy != "" && a.ListedWith == "" { // else the baseline's line says where
 			more("it is moved up above its own score to just before %s, a longer form of it failing only where it does", a.RefinedBy)
 		}
 		if a.During != "" {
@@ -1046,16 +1047,27 @@ func literalTexts(text string) []string {
 }
 
 // literals names the literals at positions at: their texts joined by
-// "or", when lits has them, else "literal" and the positions.
+// "or", in parentheses when there are several, when lits has them; else
+// "literal" and the positions from 0 ("literals 0, 2").
 func literals(at []int, lits []string) string {
-	var texts []string
-	for _, i := range at {
+	texts := make([]string, len(at))
+	for k, i := range at {
 		if i < 0 || i >= len(lits) {
-			return fmt.Sprintf("literals %v (from 0)", at)
+			ns := make([]string, len(at))
+			for k, i := range at {
+				ns[k] = strconv.Itoa(i)
+			}
+			if len(at) == 1 {
+				return "literal " + ns[0]
+			}
+			return "literals " + strings.Join(ns, ", ")
 		}
-		texts = append(texts, lits[i])
+		texts[k] = lits[i]
 	}
-	return strings.Join(texts, " or ")
+	if len(texts) == 1 {
+		return texts[0]
+	}
+	return "(" + strings.Join(texts, " or ") + ")"
 }
 
 // formatTest prints an or-effect test on one line: what it compared, its
@@ -1076,7 +1088,7 @@ func formatTest(t reporter.OrEffectTest, lits []string) string {
 			}
 		}
 		second := "the other literals"
-		if len(rest) > 0 {
+		if len(rest) > 0 && len(rest)+len(t.Split) == len(lits) {
 			second = literals(rest, lits)
 		}
 		return fmt.Sprintf("whether %s and %s hold independently: of the bindings, both hold at %d, only the first at %d, only the second at %d, neither at %d; p-value %.3g at level %.3g: %s",

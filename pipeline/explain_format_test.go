@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/augur-dev/augur/reporter"
@@ -18,11 +19,11 @@ func TestFormatTestNamesLiterals(t *testing.T) {
 	}{{
 		name: "split",
 		test: reporter.OrEffectTest{Split: []int{0}, Table: [2][2]int64{{46, 33508}, {33508, 227130}}, Level: 0.01, Passed: true},
-		want: `whether n0.role != "holding" and n1.role != "holding" or n0.token < n1.token hold independently: of the bindings, both hold at 227130, only the first at 33508, only the second at 33508, neither at 46; p-value 0 at level 0.01: passed`,
+		want: `whether n0.role != "holding" and (n1.role != "holding" or n0.token < n1.token) hold independently: of the bindings, both hold at 227130, only the first at 33508, only the second at 33508, neither at 46; p-value 0 at level 0.01: passed`,
 	}, {
 		name: "split of two",
 		test: reporter.OrEffectTest{Split: []int{0, 2}, Table: [2][2]int64{{1, 2}, {3, 4}}, PValue: 0.5, Level: 0.01},
-		want: `whether n0.role != "holding" or n0.token < n1.token and n1.role != "holding" hold independently: of the bindings, both hold at 4, only the first at 3, only the second at 2, neither at 1; p-value 0.5 at level 0.01: failed`,
+		want: `whether (n0.role != "holding" or n0.token < n1.token) and n1.role != "holding" hold independently: of the bindings, both hold at 4, only the first at 3, only the second at 2, neither at 1; p-value 0.5 at level 0.01: failed`,
 	}, {
 		name: "negation",
 		test: reporter.OrEffectTest{Sub: "q", Table: [2][2]int64{{10, 5}, {0, 4}}, PValue: 0.001, Level: 0.01, OddsRatio: 9, Passed: true, Negates: []int{0, 2}},
@@ -31,6 +32,19 @@ func TestFormatTestNamesLiterals(t *testing.T) {
 	for _, tt := range tests {
 		if got := formatTest(tt.test, lits); got != tt.want {
 			t.Errorf("%s:\n got %s\nwant %s", tt.name, got, tt.want)
+		}
+	}
+	// A property that does not parse (never, from the pool) leaves the
+	// positions.
+	for _, tt := range []struct {
+		test reporter.OrEffectTest
+		want string
+	}{
+		{reporter.OrEffectTest{Split: []int{0, 2}}, "whether literals 0, 2 and the other literals hold independently"},
+		{reporter.OrEffectTest{Sub: "q", Table: [2][2]int64{{1, 1}, {0, 1}}, Negates: []int{0, 2}}, "but literal 0 and literal 2 are each other's negation"},
+	} {
+		if got := formatTest(tt.test, nil); !strings.Contains(got, tt.want) {
+			t.Errorf("without the literals: %s\nwant %s", got, tt.want)
 		}
 	}
 }

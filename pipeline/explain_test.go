@@ -273,7 +273,10 @@ func TestExplainListedWith(t *testing.T) {
 						applied, snap = commit+1, installing
 					}
 				}
-				fmt.Fprintf(&b, `%s"%s":{"applied":%d,"commit":%d,"snap":%t}`, map[bool]string{true: ",", false: ""}[i > 0], n, applied, commit, snap)
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				fmt.Fprintf(&b, `"%s":{"applied":%d,"commit":%d,"snap":%t}`, n, applied, commit, snap)
 			}
 			b.WriteString("}}\n")
 		}
@@ -301,8 +304,11 @@ func TestExplainListedWith(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if x.Rank != 1 || x.Anomaly == nil || x.Anomaly.ListedWith != p || !x.Anomaly.MoreThanBaseline {
-		t.Fatalf("rank %d, anomaly %+v; want rank 1, listed with %s", x.Rank, x.Anomaly, p)
+	if x.Rank != 1 || x.Anomaly == nil || x.Anomaly.ListedWith != p || x.Anomaly.RefinedBy != p || !x.Anomaly.MoreThanBaseline {
+		t.Fatalf("rank %d, anomaly %+v; want rank 1, listed with and refined by %s", x.Rank, x.Anomaly, p)
+	}
+	if xp, err := pipeline.Explain(t.Context(), spec, run, p, pipeline.Options{Baselines: []string{good}}); err != nil || xp.Rank != 2 || xp.Anomaly == nil || xp.Anomaly.Refines != q {
+		t.Fatalf("%s: %v, %+v; want rank 2, refining %s", p, err, xp, q)
 	}
 	var b bytes.Buffer
 	if err := x.WriteText(&b); err != nil {

@@ -193,7 +193,8 @@ type Candidates struct {
 	Grouped          int `json:"grouped"`     // almost-invariants listed under a simpler one of their anomaly
 	InBaseline       int `json:"in_baseline"` // almost-invariants standing out that fail in the baseline too
 	// MoreThanBaseline counts those of InBaseline that fail far more
-	// often here (Entry.MoreThanBaseline): they rank first of them.
+	// often here (Entry.MoreThanBaseline): they rank first of them, but
+	// for those listed with a refinement (ListedWith).
 	MoreThanBaseline int `json:"more_than_baseline"`
 	// ListedWith counts those of MoreThanBaseline listed with a
 	// refinement that does not fail there (Entry.ListedWith), among the
@@ -296,8 +297,8 @@ type Entry struct {
 	MoreThanBaseline bool `json:"more_than_baseline,omitempty"`
 	// ListedWith is, for one of those, the text of a refinement of it
 	// (this one or R) that never fails in the baseline, with which it is
-	// listed: just before it, among the entries that do not fail there
-	// (refinedBeforeUnseen).
+	// listed among the entries that do not fail there: just before it,
+	// after any others listed with it (unseenRefinements).
 	ListedWith string              `json:"listed_with,omitempty"`
 	Witnesses  []evaluator.Witness `json:"witnesses"` // first violating snapshots; built for the entries of the lists and fates only
 	// Warnings are caveats about this entry, such as an or-effect that
@@ -709,8 +710,8 @@ func cut(es []*Entry, size int) []*Entry {
 // retries) make transients more frequent too. An anomaly listed during
 // the episodes of one that moves after it is no longer said to be: its
 // line would name an anomaly below it. One that fails here far more often
-// stays with its refinement when that one never fails there
-// (refinedBeforeUnseen), as refinedFirst lists them without a baseline.
+// is listed with its refinement when that one never fails there
+// (unseenRefinements), as refinedFirst lists them without a baseline.
 func baselineLast(es []*Entry, baseline func([]*grammar.Property) ([][]evaluator.Stats, error), th Thresholds, holdRatio float64) error {
 	props := make([]*grammar.Property, len(es))
 	for i, e := range es {
@@ -741,7 +742,10 @@ func baselineLast(es []*Entry, baseline func([]*grammar.Property) ([][]evaluator
 			tier[e.Text] = 2 - b2i(e.MoreThanBaseline)
 		}
 	}
-	before := refinedBeforeUnseen(es, tier, holdRatio)
+	with := unseenRefinements(es, tier, holdRatio)
+	for q := range with {
+		tier[q.Text] = 0
+	}
 	for _, e := range es {
 		if e.During != "" && tier[e.During] > tier[e.Text] {
 			e.During = ""
@@ -750,7 +754,8 @@ func baselineLast(es []*Entry, baseline func([]*grammar.Property) ([][]evaluator
 	slices.SortStableFunc(es, func(a, b *Entry) int {
 		return cmp.Compare(tier[a.Text], tier[b.Text])
 	})
-	placeRefined(es, before)
+	listWith(es, with)
+	refinesAdjacent(es)
 	return nil
 }
 

@@ -741,43 +741,106 @@ func TestBaselineDuringAbove(t *testing.T) {
 }
 
 // TestBaselineRefinedUnseen checks that a property failing here far more
-// often than in the baseline stays just before its refinement when that
-// one never fails there, as refinedFirst lists them without a baseline,
-// while one failing there as often as here does not, and that a
-// refinement no longer just after its simpler property no longer says it
-// refines it.
+// often than in the baseline is listed just before its refinement when
+// that one never fails there, as refinedFirst lists them without a
+// baseline, wherever it stood; that one failing there as often as here
+// is not, nor one whose refinement is listed after the others (During);
+// and that a refinement no longer just after its simpler property no
+// longer says it refines it.
 func TestBaselineRefinedUnseen(t *testing.T) {
 	strikes := func(at ...uint64) evaluator.Stats {
 		return evaluator.Stats{ViolatingSnapshots: int64(len(at)), Violations: int64(len(at)), Support: 1000, Moments: at}
 	}
 	never := evaluator.Stats{Support: 1000}
-	// As refinedFirst leaves them: q just before p2, its first
-	// refinement, which fails in the baseline as often as here.
-	q, p2, noise, p := &Entry{Text: "q"}, &Entry{Text: "p2"}, &Entry{Text: "noise"}, &Entry{Text: "p"}
-	usual, other := &Entry{Text: "usual"}, &Entry{Text: "other"}
-	q.ExplainedBy, p2.Refines = []string{"p2", "p"}, "q"
-	usual.ExplainedBy = []string{"other"}
-	es := []*Entry{q, p2, noise, usual, other, p}
-	for _, e := range es {
-		e.prop, e.Support, e.ViolationEvents, e.TemporalRate = &evaluator.Prop{}, 1000, 3, 1
+	once, asOften := strikes(10), strikes(10, 50, 90) // against 12 and 3 events here
+	type entry struct {
+		text        string
+		there       evaluator.Stats
+		explainedBy []string
+		refines     string // as refinedFirst left it
+		during      string
 	}
-	q.ViolationEvents = 12 // against 1 there: far more often
-	baseline := func(props []*grammar.Property) ([][]evaluator.Stats, error) {
-		return [][]evaluator.Stats{{strikes(10), strikes(10, 50, 90), never, strikes(10, 50, 90), never, never}}, nil
-	}
-	if err := baselineLast(es, baseline, DefaultThresholds, DefaultOptions.HoldRatio); err != nil {
-		t.Fatal(err)
-	}
-	// usual fails there as often as here: after what does not, though
-	// other, its refinement, never fails there.
-	if got, want := texts(es), []string{"noise", "other", "q", "p", "p2", "usual"}; !reflect.DeepEqual(got, want) {
-		t.Errorf("order %v, want %v", got, want)
-	}
-	if p.Refines != "q" || p2.Refines != "" || other.Refines != "" {
-		t.Errorf("p refines %q, p2 %q, other %q; want \"q\", \"\", \"\"", p.Refines, p2.Refines, other.Refines)
-	}
-	if q.ListedWith != "p" || usual.ListedWith != "" {
-		t.Errorf("q listed with %q, usual with %q; want \"p\" and \"\"", q.ListedWith, usual.ListedWith)
+	for _, tt := range []struct {
+		name       string
+		es         []entry
+		want       []string
+		refines    map[string]string // after
+		listedWith map[string]string
+	}{{
+		name: "below its refinement: moved just before it",
+		// As refinedFirst leaves them: q just before p2, its first
+		// refinement, which fails in the baseline as often as here.
+		es: []entry{
+			{text: "q", there: once, explainedBy: []string{"p2", "p"}},
+			{text: "p2", there: asOften, refines: "q"},
+			{text: "noise", there: never},
+			{text: "usual", there: asOften, explainedBy: []string{"other"}},
+			{text: "other", there: never},
+			{text: "p", there: never},
+		},
+		// usual fails there as often as here: after what does not,
+		// though other, its refinement, never fails there.
+		want:       []string{"noise", "other", "q", "p", "p2", "usual"},
+		refines:    map[string]string{"p": "q"},
+		listedWith: map[string]string{"q": "p"},
+	}, {
+		name: "above its refinement: just before it too",
+		es: []entry{
+			{text: "q", there: once, explainedBy: []string{"p"}},
+			{text: "noise", there: never},
+			{text: "p", there: never},
+		},
+		want:       []string{"noise", "q", "p"},
+		refines:    map[string]string{"p": "q"},
+		listedWith: map[string]string{"q": "p"},
+	}, {
+		name: "two for one refinement, in their order",
+		es: []entry{
+			{text: "noise", there: never},
+			{text: "p", there: never},
+			{text: "q1", there: once, explainedBy: []string{"p"}},
+			{text: "q2", there: once, explainedBy: []string{"p"}},
+		},
+		want:       []string{"noise", "q1", "q2", "p"},
+		refines:    map[string]string{"p": "q2"},
+		listedWith: map[string]string{"q1": "p", "q2": "p"},
+	}, {
+		name: "a refinement listed after the others brings nothing",
+		es: []entry{
+			{text: "noise", there: never},
+			{text: "host", there: never},
+			{text: "p", there: never, during: "host"},
+			{text: "q", there: once, explainedBy: []string{"p"}},
+		},
+		want: []string{"noise", "host", "p", "q"},
+	}} {
+		t.Run(tt.name, func(t *testing.T) {
+			var es []*Entry
+			var there []evaluator.Stats
+			byText := map[string]*Entry{}
+			for _, x := range tt.es {
+				e := &Entry{Text: x.text, ExplainedBy: x.explainedBy, Refines: x.refines, During: x.during}
+				e.prop, e.Support, e.ViolationEvents, e.TemporalRate = &evaluator.Prop{}, 1000, 3, 1
+				if x.there.ViolatingSnapshots == 1 {
+					e.ViolationEvents = 12 // against 1 there: far more often
+				}
+				es, there, byText[x.text] = append(es, e), append(there, x.there), e
+			}
+			baseline := func([]*grammar.Property) ([][]evaluator.Stats, error) {
+				return [][]evaluator.Stats{there}, nil
+			}
+			if err := baselineLast(es, baseline, DefaultThresholds, DefaultOptions.HoldRatio); err != nil {
+				t.Fatal(err)
+			}
+			if got := texts(es); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("order %v, want %v", got, tt.want)
+			}
+			for text, e := range byText {
+				if e.Refines != tt.refines[text] || e.ListedWith != tt.listedWith[text] {
+					t.Errorf("%s: refines %q, listed with %q; want %q and %q", text, e.Refines, e.ListedWith, tt.refines[text], tt.listedWith[text])
+				}
+			}
+		})
 	}
 }
 

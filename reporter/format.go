@@ -128,7 +128,7 @@ func writeSection(b *strings.Builder, s section, elsewhere map[string]string) {
 		if e.Refines != "" {
 			fmt.Fprintf(tw, "\t\t\t  %s\n", naming("a longer form of", e.Refines, "a simpler property", ", listed just before this one: this fails only where that one does", refs, maxLine-indent))
 		}
-		if r, ok := refinedAt[e.Text]; ok {
+		if r, ok := refinedAt[e.Text]; ok && e.ListedWith == "" { // else the baseline's line says where
 			fmt.Fprintf(tw, "\t\t\t  moved up above its own score to just before #%d, a longer form of it failing only where it does\n", r)
 		}
 		if e.During != "" {
@@ -139,7 +139,7 @@ func writeSection(b *strings.Builder, s section, elsewhere map[string]string) {
 		}
 		switch {
 		case e.ListedWith != "":
-			fmt.Fprintf(tw, "\t\t\t  %s\n", naming(fmt.Sprintf("fails in the baseline too (%s), far less often than here; listed with", plural(e.BaselineViolatingSnapshots, "snapshot")), e.ListedWith, "a longer form", ", a longer form of it that never fails there", refs, maxLine-indent))
+			fmt.Fprintf(tw, "\t\t\t  %s\n", naming(fmt.Sprintf("fails in the baseline too (%s), far less often than here; listed with its longer form", plural(e.BaselineViolatingSnapshots, "snapshot")), e.ListedWith, "P", ", which never fails there", refs, maxLine-indent))
 		case e.MoreThanBaseline:
 			fmt.Fprintf(tw, "\t\t\t  fails in the baseline too (%s), far less often than here: ranked first of those\n", plural(e.BaselineViolatingSnapshots, "snapshot"))
 		case e.BaselineViolatingSnapshots > 0:
@@ -333,9 +333,11 @@ func (c Candidates) inBaseline() string {
 	default:
 		s += fmt.Sprintf(", the %d that fail there far less often than here first", c.MoreThanBaseline)
 	}
-	switch c.ListedWith {
-	case 0:
-	case 1:
+	switch {
+	case c.ListedWith == 0:
+	case c.MoreThanBaseline == 1:
+		s += ", but it is listed earlier, with a longer form of it that never fails there"
+	case c.ListedWith == 1:
 		s += "; 1 of those is listed earlier, with a longer form of it that never fails there"
 	default:
 		s += fmt.Sprintf("; %d of those are listed earlier, each with a longer form of it that never fails there", c.ListedWith)

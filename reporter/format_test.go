@@ -228,6 +228,7 @@ func TestInBaseline(t *testing.T) {
 		{Candidates{InBaseline: 3}, "3 of the almost-invariants fail there too and are ranked last"},
 		{Candidates{InBaseline: 3, MoreThanBaseline: 1}, "3 of the almost-invariants fail there too and are ranked last, the one that fails there far less often than here first"},
 		{Candidates{InBaseline: 3, MoreThanBaseline: 2}, "3 of the almost-invariants fail there too and are ranked last, the 2 that fail there far less often than here first"},
+		{Candidates{InBaseline: 3, MoreThanBaseline: 1, ListedWith: 1}, "3 of the almost-invariants fail there too and are ranked last, the one that fails there far less often than here first, but it is listed earlier, with a longer form of it that never fails there"},
 		{Candidates{InBaseline: 3, MoreThanBaseline: 2, ListedWith: 1}, "3 of the almost-invariants fail there too and are ranked last, the 2 that fail there far less often than here first; 1 of those is listed earlier, with a longer form of it that never fails there"},
 		{Candidates{InBaseline: 3, MoreThanBaseline: 2, ListedWith: 2}, "3 of the almost-invariants fail there too and are ranked last, the 2 that fail there far less often than here first; 2 of those are listed earlier, each with a longer form of it that never fails there"},
 	} {

@@ -27,7 +27,7 @@ func refinedFirst(es []*Entry, holdRatio float64) {
 	// Q's ExplainedBy are the refinements the or-effect test kept.
 	refined := map[*Entry][]*Entry{} // the entries each one refines, in rank order
 	for _, q := range es {
-		if !forward(q, holdRatio) {
+		if !mayComeForward(q, holdRatio) {
 			continue
 		}
 		for _, t := range q.ExplainedBy {
@@ -60,75 +60,83 @@ func refinedFirst(es []*Entry, holdRatio float64) {
 	copy(es, out)
 }
 
-// forward reports whether q may be brought forward to just before a
-// refinement: it stands out, and is not listed after the others for
-// another reason.
-func forward(q *Entry, holdRatio float64) bool {
-	return standsOut(q, holdRatio) && q.During == "" && !q.RareValue && !q.StartUp
+// mayComeForward reports whether e may be listed earlier for a
+// refinement, or be the refinement another is listed with: it stands
+// out, and is not listed after the others, or apart, for another reason.
+func mayComeForward(e *Entry, holdRatio float64) bool {
+	return standsOut(e, holdRatio) && e.During == "" && !e.RareValue && !e.StartUp
 }
 
-// refinedBeforeUnseen finds, with a baseline, the entries of es that fail
-// far more often here than there (tier 1) and that a listed refinement
-// never failing there (tier 0) refines, and moves them to tier 0. It
-// returns, for each, the first such refinement in es's order, before
-// which placeRefined lists it. Without this, the tiers would undo
-// refinedFirst: the refinement, which fails only where the simple
-// property does and never in the good run, would stay near the top, and
-// the property a person would write, failing at the same moments and at
-// the good run's few legitimate ones, would follow every anomaly the good
-// run does not show. One failing here no more often than there is how the
-// system behaves: its refinement stays at its own rank.
-func refinedBeforeUnseen(es []*Entry, tier map[string]int, holdRatio float64) map[*Entry]*Entry {
+// unseenRefinements finds, with a baseline, the entries of es that fail
+// far more often here than there (tier 1) and have a listed refinement
+// that never fails there (tier 0), and returns, for each, the first such
+// refinement in es's order, with which listWith lists it. Without this,
+// the tiers would undo refinedFirst: the refinement, which fails only
+// where the simple property does and never in the good run, would stay
+// near the top, and the property a person would write, failing at the
+// same moments and at the good run's few legitimate ones, would follow
+// every anomaly the good run does not show. One failing there about as
+// often as here is how the system behaves: it stays in its tier, and
+// its refinement at its own rank.
+func unseenRefinements(es []*Entry, tier map[string]int, holdRatio float64) map[*Entry]*Entry {
 	pos := make(map[string]int, len(es))
 	for i, e := range es {
 		pos[e.Text] = i
 	}
-	before := map[*Entry]*Entry{}
+	with := map[*Entry]*Entry{}
 	for _, q := range es {
-		if tier[q.Text] != 1 || !forward(q, holdRatio) {
+		if tier[q.Text] != 1 || !mayComeForward(q, holdRatio) {
 			continue
 		}
 		first := -1
 		for _, t := range q.ExplainedBy {
-			if i, ok := pos[t]; ok && tier[t] == 0 && (first < 0 || i < first) {
+			if i, ok := pos[t]; ok && tier[t] == 0 && mayComeForward(es[i], holdRatio) && (first < 0 || i < first) {
 				first = i
 			}
 		}
 		if first >= 0 {
-			before[q] = es[first]
-			tier[q.Text] = 0
+			with[q] = es[first]
 		}
 	}
-	return before
+	return with
 }
 
-// placeRefined moves each entry q of before to just before before[q]
-// (q's ListedWith), keeping the others' order, and keeps Refines true: set on the
-// refinement just after the simpler property it refines, cleared on a
-// refinement whose simpler property the baseline's tiers have moved
-// elsewhere.
-func placeRefined(es []*Entry, before map[*Entry]*Entry) {
-	if len(before) > 0 {
-		at := make(map[*Entry][]*Entry, len(before))
-		for _, q := range es { // in es's order
-			if p := before[q]; p != nil {
-				at[p] = append(at[p], q)
-			}
-		}
-		out := make([]*Entry, 0, len(es))
-		for _, e := range es {
-			if before[e] != nil {
-				continue
-			}
-			for _, q := range at[e] {
-				q.ListedWith = e.Text
-				e.Refines = q.Text // the last, just before e
-			}
-			out = append(out, at[e]...)
-			out = append(out, e)
-		}
-		copy(es, out)
+// listWith lists each entry q of with just before its refinement with[q]
+// (ListedWith; several in es's order), and sets the refinement's Refines
+// to the last. Where q stood before says little: in the tier of what
+// fails in the baseline, or brought forward by refinedFirst for a
+// refinement that fails there too. The refinements are never keys of
+// with (they never fail in the baseline, what they refine does), so no
+// entry is both moved and a place to move to.
+func listWith(es []*Entry, with map[*Entry]*Entry) {
+	if len(with) == 0 {
+		return
 	}
+	moved := make(map[*Entry][]*Entry) // refinement → what moves before it, in es's order
+	for _, q := range es {
+		if p := with[q]; p != nil {
+			q.ListedWith = p.Text
+			moved[p] = append(moved[p], q)
+		}
+	}
+	out := make([]*Entry, 0, len(es))
+	for _, e := range es {
+		if with[e] != nil {
+			continue
+		}
+		for _, q := range moved[e] {
+			out = append(out, q)
+			e.Refines = q.Text // the last, just before e
+		}
+		out = append(out, e)
+	}
+	copy(es, out)
+}
+
+// refinesAdjacent clears the Refines of an entry no longer just after
+// the property it refines (the baseline's tiers moved one of them): its
+// line says "listed just before this one".
+func refinesAdjacent(es []*Entry) {
 	for i, e := range es {
 		if e.Refines != "" && (i == 0 || es[i-1].Text != e.Refines) {
 			e.Refines = ""
