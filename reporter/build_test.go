@@ -161,7 +161,44 @@ func TestOrEffectNegating(t *testing.T) {
 	}
 }
 
-func TestOrEffectSubDisjunction(t *testing.T) {
+// TestOrEffectSubDisjunctionBaseline checks TestOrEffectSubDisjunction's
+// pair with a baseline where a fails once and a or c never: a, failing
+// far more often here, stays listed just before its refinement, and the
+// text says so where it had said a was ranked first of those failing
+// there too.
+func TestOrEffectSubDisjunctionBaseline(t *testing.T) {
+	props, sts := subDisjunction()
+	r := buildWithBaseline(t, props, sts, []int64{1, 0, 0})
+	want := []string{props[0], props[1]}
+	if got := texts(r.AlmostInvariants); !reflect.DeepEqual(got, want) {
+		t.Fatalf("almost-invariants = %v, want %v", got, want)
+	}
+	if e := r.AlmostInvariants[0]; !e.MoreThanBaseline || e.ListedWith != props[1] || r.AlmostInvariants[1].Refines != props[0] || r.Candidates.ListedWith != 1 {
+		t.Errorf("a: more than baseline %v, listed with %q; a or c refines %q; %d listed with; want true, a or c, a, 1",
+			e.MoreThanBaseline, e.ListedWith, r.AlmostInvariants[1].Refines, r.Candidates.ListedWith)
+	}
+	var b strings.Builder
+	if err := r.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{
+		"fails in the baseline too (1 snapshot), far less often than here; listed with its longer form #2, which never fails there",
+		"a longer form of #1, listed just before this one",
+		"but it is listed earlier, with a longer form of it that never fails there",
+	} {
+		if !strings.Contains(b.String(), line) {
+			t.Errorf("the text report has no line %q:\n%s", line, b.String())
+		}
+	}
+	for _, line := range []string{"moved up above its own score", "ranked first of those"} {
+		if strings.Contains(b.String(), line) {
+			t.Errorf("the text report says %q:\n%s", line, b.String())
+		}
+	}
+}
+
+// subDisjunction returns a, a or c, a or b, and their stats.
+func subDisjunction() ([]string, []evaluator.Stats) {
 	props := []string{
 		`forall n0 in nodes: n0.a == n0.t`,
 		`forall n0 in nodes: n0.a == n0.t or n0.c == n0.t`,
@@ -174,7 +211,12 @@ func TestOrEffectSubDisjunction(t *testing.T) {
 	// b holds at 8% of a's violations and 8% elsewhere: a or b is the
 	// or-effect of a. a or c, rarer, refines a, which is listed first.
 	ab := stats(map[int]int64{0b00: 18, 0b10: 2, 0b01: 900, 0b11: 80})
-	r := build(t, props, []evaluator.Stats{a, ac, ab})
+	return props, []evaluator.Stats{a, ac, ab}
+}
+
+func TestOrEffectSubDisjunction(t *testing.T) {
+	props, sts := subDisjunction()
+	r := build(t, props, sts)
 	want := []string{"forall n0 in nodes: n0.a == n0.t", "forall n0 in nodes: n0.a == n0.t or n0.c == n0.t"}
 	if got := texts(r.AlmostInvariants); !reflect.DeepEqual(got, want) {
 		t.Fatalf("almost-invariants = %v, want %v", got, want)
@@ -200,7 +242,8 @@ func TestOrEffectSubDisjunction(t *testing.T) {
 	}
 
 	// augur explain says it too: a's fate names a or c.
-	in := Input{Program: compileBools(t, props...), Result: &evaluator.Result{Snapshots: 1000, Stats: []evaluator.Stats{a, ac, ab}}, Explain: []int{0, 1}}
+	_, sts = subDisjunction() // fresh stats for a second report
+	in := Input{Program: compileBools(t, props...), Result: &evaluator.Result{Snapshots: 1000, Stats: sts}, Explain: []int{0, 1}}
 	r, err := Build(in, Options{HoldRatio: 0.9, MinSupport: 10, Alpha: 0.01})
 	if err != nil {
 		t.Fatal(err)
