@@ -1050,21 +1050,20 @@ func literalTexts(text string) []string {
 // "or", in parentheses when there are several, when lits has them; else
 // "literal" and the positions from 0 ("literals 0, 2").
 func literals(at []int, lits []string) string {
-	texts := make([]string, len(at))
+	texts, ns := make([]string, len(at)), make([]string, len(at))
+	named := true
 	for k, i := range at {
-		if i < 0 || i >= len(lits) {
-			ns := make([]string, len(at))
-			for k, i := range at {
-				ns[k] = strconv.Itoa(i)
-			}
-			if len(at) == 1 {
-				return "literal " + ns[0]
-			}
-			return "literals " + strings.Join(ns, ", ")
+		ns[k] = strconv.Itoa(i)
+		if named = named && i >= 0 && i < len(lits); named {
+			texts[k] = lits[i]
 		}
-		texts[k] = lits[i]
 	}
-	if len(texts) == 1 {
+	switch {
+	case !named && len(at) == 1:
+		return "literal " + ns[0]
+	case !named:
+		return "literals " + strings.Join(ns, ", ")
+	case len(at) == 1:
 		return texts[0]
 	}
 	return "(" + strings.Join(texts, " or ") + ")"
