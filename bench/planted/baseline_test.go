@@ -15,42 +15,62 @@ import (
 	"github.com/augur-dev/augur/trace"
 )
 
-// TestBaselineRun checks, in every family, that asking for the good run
-// leaves the system as it is, and that the good run is another run of
+// TestBaselineRun checks, in every family, that asking for good runs
+// leaves the system as it is, and that each good run is another run of
 // the same system: its spec reads it, it is as long, nothing in it is
-// tagged with a bug, and its random choices are its own.
+// tagged with a bug, and its random choices are its own, apart from the
+// run's and the other good run's; the first is the same whether one or
+// two are asked for.
 func TestBaselineRun(t *testing.T) {
-	withGood := small
-	withGood.Baseline = true
+	withGood, withTwo := small, small
+	withGood.GoodRuns, withTwo.GoodRuns = 1, 2
 	for _, f := range Families() {
 		for _, seed := range seedsOf(f, 2) {
 			t.Run(fmt.Sprintf("%s/%d", f, seed), func(t *testing.T) {
-				sys, twin := mustGenerate(t, seed, small), mustGenerate(t, seed, withGood)
-				if err := sys.WriteBaseline(filepath.Join(t.TempDir(), "good.trace")); err == nil {
-					t.Error("WriteBaseline of a system generated without Options.Baseline: no error")
+				sys, twin, triplet := mustGenerate(t, seed, small), mustGenerate(t, seed, withGood), mustGenerate(t, seed, withTwo)
+				if err := sys.WriteGoodRun(0, filepath.Join(t.TempDir(), "good.trace")); err == nil {
+					t.Error("WriteGoodRun of a system generated without Options.GoodRuns: no error")
+				}
+				if err := twin.WriteGoodRun(1, filepath.Join(t.TempDir(), "good.trace")); err == nil {
+					t.Error("WriteGoodRun(1) of a system generated with one good run: no error")
 				}
 				if sys.Spec != twin.Spec || fmt.Sprint(sys.Planted) != fmt.Sprint(twin.Planted) || sys.Describe() != twin.Describe() {
-					t.Fatalf("Options.Baseline changed the system:\n%s\n%s", sys.Describe(), twin.Describe())
+					t.Fatalf("Options.GoodRuns changed the system:\n%s\n%s", sys.Describe(), twin.Describe())
 				}
 				specPath, runPath := write(t, twin)
 				_, sysPath := write(t, sys)
 				if !bytes.Equal(manifest(t, runPath), manifest(t, sysPath)) {
-					t.Errorf("Options.Baseline changed the trace")
+					t.Errorf("Options.GoodRuns changed the trace")
 				}
 				goodPath := filepath.Join(t.TempDir(), "good.trace")
-				if err := twin.WriteBaseline(goodPath); err != nil {
+				if err := twin.WriteGoodRun(0, goodPath); err != nil {
 					t.Fatal(err)
+				}
+				first, second := filepath.Join(t.TempDir(), "good.trace"), filepath.Join(t.TempDir(), "good2.trace")
+				if err := triplet.WriteGoodRun(0, first); err != nil {
+					t.Fatal(err)
+				}
+				if err := triplet.WriteGoodRun(1, second); err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(manifest(t, first), manifest(t, goodPath)) {
+					t.Errorf("the first good run changed with a second asked for")
 				}
 				if bytes.Equal(manifest(t, goodPath), manifest(t, runPath)) {
 					t.Errorf("the good run is the run itself")
 				}
-				snapshots, tags := tagsOf(t, specPath, goodPath, twin.Variables[0])
-				if snapshots != twin.Snapshots {
-					t.Errorf("the good run has %d snapshots, the run %d", snapshots, twin.Snapshots)
+				if bytes.Equal(manifest(t, second), manifest(t, goodPath)) {
+					t.Errorf("the second good run is the first")
 				}
-				for tag := range tags {
-					if strings.HasPrefix(tag, "bug:") {
-						t.Errorf("the good run is tagged %s", tag)
+				for _, path := range []string{goodPath, second} {
+					snapshots, tags := tagsOf(t, specPath, path, twin.Variables[0])
+					if snapshots != twin.Snapshots {
+						t.Errorf("%s has %d snapshots, the run %d", filepath.Base(path), snapshots, twin.Snapshots)
+					}
+					for tag := range tags {
+						if strings.HasPrefix(tag, "bug:") {
+							t.Errorf("%s is tagged %s", filepath.Base(path), tag)
+						}
 					}
 				}
 			})

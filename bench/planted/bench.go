@@ -122,10 +122,11 @@ type RunOptions struct {
 	// properties are scored by the same texts, since spec init names the
 	// variables after the trace's columns, which the system's spec names.
 	InitSpec bool
-	// Baseline, if set, infers each report with the system's good run as
-	// its baseline (pipeline.Options.Baseline; Options.Baseline generates
-	// it), kept as good.trace: what a user who recorded a good run gets.
-	Baseline bool
+	// GoodRuns, if not 0, infers each report with that many good runs of
+	// the system as its baseline (pipeline.Options.Baselines;
+	// Options.GoodRuns generates them), kept as good.trace, good2.trace
+	// and on: what a user who recorded good runs gets.
+	GoodRuns int
 	// Progress, if set, is called after each system.
 	Progress func(done, total int, sc *Result)
 }
@@ -142,9 +143,11 @@ type Summary struct {
 	// InitSpec reports whether the reports were inferred with the specs
 	// augur spec init wrote (RunOptions.InitSpec).
 	InitSpec bool `json:"init_spec,omitempty"`
-	// Baseline reports whether the reports were inferred with each
-	// system's good run as the baseline (RunOptions.Baseline).
+	// Baseline reports whether the reports were inferred with good runs
+	// of each system as the baseline, and GoodRuns how many
+	// (RunOptions.GoodRuns).
 	Baseline bool `json:"baseline,omitempty"`
+	GoodRuns int  `json:"good_runs,omitempty"`
 }
 
 // Run generates the system of each seed of the families asked for,
@@ -161,7 +164,7 @@ func Run(ctx context.Context, seeds []int64, o RunOptions) (*Summary, error) {
 		defer remove()
 		tmp = dir
 	}
-	sum := &Summary{Length: o.Generate.Length, Families: o.Families, Seeds: FilterFamilies(seeds, o.Families), InitSpec: o.InitSpec, Baseline: o.Baseline}
+	sum := &Summary{Length: o.Generate.Length, Families: o.Families, Seeds: FilterFamilies(seeds, o.Families), InitSpec: o.InitSpec, Baseline: o.GoodRuns > 0, GoodRuns: o.GoodRuns}
 	if len(sum.Families) == 0 {
 		sum.Families = Families()
 	}
@@ -186,7 +189,7 @@ func Run(ctx context.Context, seeds []int64, o RunOptions) (*Summary, error) {
 func runOne(ctx context.Context, seed int64, dir string, o RunOptions) (*Result, error) {
 	start := time.Now()
 	gen := o.Generate
-	gen.Baseline = o.Baseline
+	gen.GoodRuns = o.GoodRuns
 	sys, err := Generate(seed, gen)
 	if err != nil {
 		return nil, err
@@ -242,12 +245,15 @@ func inferOne(ctx context.Context, sys *System, dir string, o RunOptions) (*repo
 		}
 	}
 	popts := pipeline.Options{Evaluator: o.Evaluator, Workers: o.Workers}
-	if o.Baseline {
+	for i := range o.GoodRuns {
 		good := filepath.Join(dir, "good.trace")
-		if err := sys.WriteBaseline(good); err != nil {
+		if i > 0 {
+			good = filepath.Join(dir, fmt.Sprintf("good%d.trace", i+1))
+		}
+		if err := sys.WriteGoodRun(i, good); err != nil {
 			return nil, err
 		}
-		popts.Baselines = []string{good}
+		popts.Baselines = append(popts.Baselines, good)
 	}
 	return pipeline.Infer(ctx, spec, tr, popts)
 }
@@ -500,7 +506,10 @@ func (s *Summary) WriteText(w io.Writer) error {
 	if s.InitSpec {
 		spec = ", specs of augur spec init"
 	}
-	if s.Baseline {
+	switch {
+	case s.GoodRuns > 1:
+		spec += fmt.Sprintf(", each with %d good runs as the baseline", s.GoodRuns)
+	case s.Baseline:
 		spec += ", each with its good run as the baseline"
 	}
 	fmt.Fprintf(w, "%s: %d systems (%s%s) in %s; every planted property in the top K: %s (target %.0f%% in every family); median noise %d; controls within %d steady: %d of %d\n",

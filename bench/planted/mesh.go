@@ -253,11 +253,11 @@ func generateMesh(seed int64, rng *rand.Rand, o Options) (*System, error) {
 	}
 	sys.Spec = d.spec(sys.Name, full)
 	sys.run = m.trace()
-	if o.Baseline {
-		gs := newMeshSim(goodRNG(seed), p)
+	for i := range o.GoodRuns {
+		gs := newMeshSim(goodRNG(seed, i), p)
 		gs.run()
 		good := &meshPlanting{d: d, sim: gs, broken: map[int]meshBroken{}}
-		sys.good = &System{Name: sys.Name, run: good.trace()}
+		sys.goods = append(sys.goods, &System{Name: sys.Name, run: good.trace()})
 	}
 	return sys, nil
 }

@@ -225,10 +225,10 @@ func generateOverlay(seed int64, rng *rand.Rand, o Options) (*System, error) {
 	}
 	sys.Spec = d.spec(sys.Name, slices.ContainsFunc(sys.Planted, func(p Planted) bool { return p.Shape == Iterator }))
 	sys.run = ovs.run()
-	if o.Baseline {
-		gs := d.simulate(goodRNG(seed), p)
+	for i := range o.GoodRuns {
+		gs := d.simulate(goodRNG(seed, i), p)
 		good := &ovSystem{d: d, views: gs.hist, steady: gs.steady, bug: map[int]string{}, legit: map[int]bool{}}
-		sys.good = &System{Name: sys.Name, run: good.run()}
+		sys.goods = append(sys.goods, &System{Name: sys.Name, run: good.run()})
 	}
 	return sys, nil
 }

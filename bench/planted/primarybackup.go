@@ -394,11 +394,11 @@ func generatePrimaryBackup(seed int64, rng *rand.Rand, o Options) (*System, erro
 	}
 	sys.Spec = d.spec(sys.Name, maxLiterals)
 	sys.run = ps.run()
-	if o.Baseline {
-		gs := newPBSim(goodRNG(seed), p)
+	for i := range o.GoodRuns {
+		gs := newPBSim(goodRNG(seed, i), p)
 		gs.run()
 		good := &pbSystem{d: d, views: pbViews(gs), steady: gs.steady, calm: gs.calm, broken: map[int]pbBroken{}}
-		sys.good = &System{Name: sys.Name, run: good.run()}
+		sys.goods = append(sys.goods, &System{Name: sys.Name, run: good.run()})
 	}
 	return sys, nil
 }

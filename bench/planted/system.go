@@ -106,11 +106,12 @@ type Options struct {
 	// MaxSnapshots, when not 0, say otherwise.
 	Length                     Length
 	MinSnapshots, MaxSnapshots int
-	// Baseline asks for each system's good run as well (System.WriteBaseline):
-	// the same system, the same design and parameters, run again with
-	// other random choices and nothing planted. The system itself does not
-	// change with it.
-	Baseline bool
+	// GoodRuns asks for that many good runs of each system as well
+	// (System.WriteGoodRun): the same system, the same design and
+	// parameters, run again with other random choices and nothing
+	// planted. The system itself does not change with them, nor a good
+	// run with how many others are asked for.
+	GoodRuns int
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -183,8 +184,8 @@ type System struct {
 	Elections string   // the replicated log's: how leaders fail, "crash" or "partition"
 	Episodes  int      // the replicated log's elections, crashes and membership changes
 
-	run  *run    // the trace, in every family but the replicated log
-	good *System // the good run, if Options.Baseline asked for it
+	run   *run      // the trace, in every family but the replicated log
+	goods []*System // the good runs Options.GoodRuns asked for
 
 	legit  [numLogLegits]bool // the legitimate rare moments the run has
 	d      *design
@@ -233,14 +234,16 @@ func Generate(seed int64, opts Options) (*System, error) {
 	return nil, fmt.Errorf("planted: seed %d: no system in %d attempts", seed, maxGenerateAttempts)
 }
 
-// goodStream is the PCG stream of a good run's random choices (see
-// Options.Baseline), apart from those of the attempts to generate the
+// goodStream is the PCG stream of the first good run's random choices
+// (see Options.GoodRuns), the next ones the others', apart from those of
+// the attempts to generate the
 // system (0 to maxGenerateAttempts-1), which it must not change.
 const goodStream = 1 << 62
 
-// goodRNG returns the random source of the good run of seed's system.
-func goodRNG(seed int64) *rand.Rand {
-	return rand.New(rand.NewPCG(uint64(seed), goodStream))
+// goodRNG returns the random source of the i-th good run of seed's
+// system, from 0.
+func goodRNG(seed int64, i int) *rand.Rand {
+	return rand.New(rand.NewPCG(uint64(seed), goodStream+uint64(i)))
 }
 
 // generate makes a system of the replicated-log family from rng, or
@@ -345,10 +348,10 @@ func generate(seed int64, rng *rand.Rand, o Options) (*System, error) {
 		sys.Variables = append(sys.Variables, d.name[k])
 	}
 	sys.Spec = d.spec(sys.Name, p.learners > 0, sys.settings())
-	if o.Baseline {
-		gs := newSim(goodRNG(seed), p)
+	for i := range o.GoodRuns {
+		gs := newSim(goodRNG(seed, i), p)
 		gs.run()
-		sys.good = &System{Name: sys.Name, d: d, views: d.views(gs, names), steady: gs.steady, calm: gs.calm}
+		sys.goods = append(sys.goods, &System{Name: sys.Name, d: d, views: d.views(gs, names), steady: gs.steady, calm: gs.calm})
 	}
 	return sys, nil
 }

@@ -69,15 +69,15 @@ func (sys *System) WriteTrace(dir string) error {
 	return w.Close()
 }
 
-// WriteBaseline writes the trace of the system's good run to dir, which
-// must not exist: the same system run again with other random choices and
-// nothing planted, tagged steady as the run is. The system must have
-// been generated with Options.Baseline.
-func (sys *System) WriteBaseline(dir string) error {
-	if sys.good == nil {
-		return fmt.Errorf("planted: %s: generated without its good run (Options.Baseline)", sys.Name)
+// WriteGoodRun writes the trace of the system's i-th good run (from 0)
+// to dir, which must not exist: the same system run again with other
+// random choices and nothing planted, tagged steady as the run is. The
+// system must have been generated with Options.GoodRuns above i.
+func (sys *System) WriteGoodRun(i int, dir string) error {
+	if i < 0 || i >= len(sys.goods) {
+		return fmt.Errorf("planted: %s: generated with %d good runs (Options.GoodRuns), not %d", sys.Name, len(sys.goods), i+1)
 	}
-	return sys.good.WriteTrace(dir)
+	return sys.goods[i].WriteTrace(dir)
 }
 
 // WriteSpec writes the system's spec to path.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -24,6 +25,7 @@ type benchQualityOptions struct {
 	keep           string
 	spec           string
 	baseline       bool
+	goodRuns       int
 	stdout, stderr io.Writer
 }
 
@@ -48,6 +50,7 @@ func newBenchQualityCmd(runF func(*benchQualityOptions) error) *cobra.Command {
 	cliflag.Workers(f, &o.workers)
 	specFlag(f, &o.spec)
 	f.BoolVar(&o.baseline, "baseline", false, "infer each report with the system's good run as the baseline: the same system run again with other random choices and nothing planted; a planted property then counts within the top planted+2 of the almost-invariants or of the baseline's invariants it breaks")
+	cliflag.IntP(f, &o.goodRuns, "good-runs", "", 1, 1, "with --baseline, the good runs of each system to record and use as the baseline, each with its own random choices")
 	outputFlag(f, &o.keep, "keep", "", outDir, "keep each system's spec, trace and JSON report in DIR/SEED")
 	return cmd
 }
@@ -77,10 +80,16 @@ func runBenchQuality(ctx context.Context, o *benchQualityOptions) error {
 	if err != nil {
 		return err
 	}
+	if o.goodRuns != 1 && !o.baseline {
+		return errors.New("--good-runs without --baseline: the good runs are the baseline")
+	}
 	if seeds = planted.FilterFamilies(seeds, fams); len(seeds) == 0 {
 		return fmt.Errorf("no seed of %s among seeds %s", o.families, o.seeds)
 	}
-	opts := planted.RunOptions{Generate: planted.Options{Length: length}, Families: fams, Workers: o.workers, Keep: o.keep, InitSpec: initSpec, Baseline: o.baseline}
+	opts := planted.RunOptions{Generate: planted.Options{Length: length}, Families: fams, Workers: o.workers, Keep: o.keep, InitSpec: initSpec}
+	if o.baseline {
+		opts.GoodRuns = o.goodRuns
+	}
 	// How far the systems are shows on a terminal only, so that a log
 	// keeps the table alone.
 	pr := progress.OnTerminal(o.stderr)
