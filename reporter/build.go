@@ -390,15 +390,19 @@ func Build(in Input, opts Options) (*Report, error) {
 	if in.Start != nil {
 		startUpLast(r.AlmostInvariants, moments, *in.Start)
 	}
-	refinedFirst(r.AlmostInvariants, opts.HoldRatio)
+	var tier map[string]int
+	if in.Baseline != nil {
+		if tier, err = baselineTiers(r.AlmostInvariants, in.Baseline, th); err != nil {
+			return nil, err
+		}
+	}
+	refinedFirst(r.AlmostInvariants, opts.HoldRatio, tier)
 	if opts.SteadyTag != "" {
 		steadyFirst(r.AlmostInvariants)
 	}
 	r.Candidates.AlmostInvariants = len(r.AlmostInvariants) - r.Candidates.RareValues
 	if in.Baseline != nil {
-		if err := baselineLast(r.AlmostInvariants, in.Baseline, th, opts.HoldRatio); err != nil {
-			return nil, err
-		}
+		baselineLast(r.AlmostInvariants, tier, opts.HoldRatio)
 	}
 	trail.ranked(r.AlmostInvariants) // as --all ranks them
 	if !opts.All {
@@ -699,27 +703,23 @@ func cut(es []*Entry, size int) []*Entry {
 	return es
 }
 
-// baselineLast counts where the almost-invariants fail in the baseline
-// and moves those that fail there after the others, keeping each group in
-// rank order. What fails in a run believed good as well is, most likely,
-// how the system normally behaves (a transient of its protocol), not a
-// bug; less likely when it fails here far more often (MoreThanBaseline):
-// a bug may strike a dozen times a property that a protocol's transient
-// breaks once in the good run. Those come first of the moved, after what
-// never fails there: a bug's indirect effects (more elections, more
-// retries) make transients more frequent too. An anomaly listed during
-// the episodes of one that moves after it is no longer said to be: its
-// line would name an anomaly below it. One that fails here far more often
-// is listed with its refinement when that one never fails there
-// (unseenRefinements), as refinedFirst lists them without a baseline.
-func baselineLast(es []*Entry, baseline func([]*grammar.Property) ([][]evaluator.Stats, error), th Thresholds, holdRatio float64) error {
+// baselineTiers counts where the almost-invariants es fail in the
+// baseline and returns the tier of each, by text: 0 for what never fails
+// there, 1 for what fails there too but far more often here
+// (MoreThanBaseline), 2 for the rest. What fails in a run believed good
+// as well is, most likely, how the system normally behaves (a transient
+// of its protocol), not a bug; less likely when it fails here far more
+// often: a bug may strike a dozen times a property that a protocol's
+// transient breaks once in the good run. baselineLast lists the tiers in
+// order, after refinedFirst has paired entries within each.
+func baselineTiers(es []*Entry, baseline func([]*grammar.Property) ([][]evaluator.Stats, error), th Thresholds) (map[string]int, error) {
 	props := make([]*grammar.Property, len(es))
 	for i, e := range es {
 		props[i] = e.prop.Property
 	}
 	runs, err := baseline(props)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// tier: 0 for what does not fail there, 1 for what fails far more
 	// often here, 2 for the rest.
@@ -742,6 +742,19 @@ func baselineLast(es []*Entry, baseline func([]*grammar.Property) ([][]evaluator
 			tier[e.Text] = 2 - b2i(e.MoreThanBaseline)
 		}
 	}
+	return tier, nil
+}
+
+// baselineLast lists the entries es of each tier (baselineTiers) after
+// those of the tiers before it, keeping each tier in rank order: those
+// failing here far more often after what never fails there, since a
+// bug's indirect effects (more elections, more retries) make transients
+// more frequent too. One that fails here far more often is listed with
+// its refinement when that one never fails there (unseenRefinements), as
+// refinedFirst lists them within a tier. An anomaly listed during the
+// episodes of one that moves after it is no longer said to be: its line
+// would name an anomaly below it.
+func baselineLast(es []*Entry, tier map[string]int, holdRatio float64) {
 	with := unseenRefinements(es, tier, holdRatio)
 	for q := range with {
 		tier[q.Text] = 0
@@ -756,7 +769,6 @@ func baselineLast(es []*Entry, baseline func([]*grammar.Property) ([][]evaluator
 	})
 	listWith(es, with)
 	refinesAdjacent(es)
-	return nil
 }
 
 // BaselinePValue is the p-value of the test that k violation events

@@ -772,7 +772,7 @@ func TestBaselineDuringAbove(t *testing.T) {
 	baseline := func(props []*grammar.Property) ([][]evaluator.Stats, error) {
 		return [][]evaluator.Stats{{{}, {ViolatingSnapshots: 3, Violations: 3, Support: 100}, {}, {}}}, nil
 	}
-	if err := baselineLast(es, baseline, DefaultThresholds, DefaultOptions.HoldRatio); err != nil {
+	if err := tierAndOrder(es, baseline); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := texts(es), []string{"other", "during", "kept", "host"}; !reflect.DeepEqual(got, want) {
@@ -872,7 +872,7 @@ func TestBaselineRefinedUnseen(t *testing.T) {
 			baseline := func([]*grammar.Property) ([][]evaluator.Stats, error) {
 				return [][]evaluator.Stats{there}, nil
 			}
-			if err := baselineLast(es, baseline, DefaultThresholds, DefaultOptions.HoldRatio); err != nil {
+			if err := tierAndOrder(es, baseline); err != nil {
 				t.Fatal(err)
 			}
 			if got := texts(es); !reflect.DeepEqual(got, tt.want) {
@@ -905,7 +905,7 @@ func TestBaselineRuns(t *testing.T) {
 			{strikes(500), strikes(10, 11), {Support: 1000}},
 		}, nil
 	}
-	if err := baselineLast(es, baseline, DefaultThresholds, DefaultOptions.HoldRatio); err != nil {
+	if err := tierAndOrder(es, baseline); err != nil {
 		t.Fatal(err)
 	}
 	// 8 events here against 1 in 2000 snapshots there: far more often;
@@ -1053,4 +1053,16 @@ func TestSetsLast(t *testing.T) {
 	if got := texts(r.Invariants); !reflect.DeepEqual(got, want) {
 		t.Errorf("invariants = %v, want %v", got, want)
 	}
+}
+
+// tierAndOrder orders es with a baseline as Build does after ranking
+// them: baselineTiers, refinedFirst within the tiers, then baselineLast.
+func tierAndOrder(es []*Entry, baseline func([]*grammar.Property) ([][]evaluator.Stats, error)) error {
+	tier, err := baselineTiers(es, baseline, DefaultThresholds)
+	if err != nil {
+		return err
+	}
+	refinedFirst(es, DefaultOptions.HoldRatio, tier)
+	baselineLast(es, tier, DefaultOptions.HoldRatio)
+	return nil
 }

@@ -15,9 +15,12 @@ package reporter
 // only P pins down down to Q's rank. An entry that fails during
 // another's episodes (During, see duringLast) is not brought forward,
 // nor a rare value (RareValue), listed apart, nor one that fails only
-// while the run starts up (StartUp).
+// while the run starts up (StartUp). With a baseline, only entries of one
+// tier (baselineTiers; nil is one tier) are paired: the tiers order the
+// list after this, and would separate the pair again, leaving Q at a
+// place only P had earned; unseenRefinements pairs across them.
 // Everything else keeps its order.
-func refinedFirst(es []*Entry, holdRatio float64) {
+func refinedFirst(es []*Entry, holdRatio float64, tier map[string]int) {
 	byText := make(map[string]*Entry, len(es))
 	pos := make(map[*Entry]int, len(es))
 	for i, e := range es {
@@ -31,7 +34,7 @@ func refinedFirst(es []*Entry, holdRatio float64) {
 			continue
 		}
 		for _, t := range q.ExplainedBy {
-			if p := byText[t]; p != nil && pos[p] < pos[q] {
+			if p := byText[t]; p != nil && pos[p] < pos[q] && tier[p.Text] == tier[q.Text] {
 				refined[p] = append(refined[p], q)
 			}
 		}

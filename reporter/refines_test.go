@@ -49,11 +49,23 @@ func TestRefinedFirst(t *testing.T) {
 		quiet   []string // not standing out
 		during  []string // failing during another's episodes
 		rare    []string // rare values
+		tier    map[string]int
 		want    []string
 		refines map[string]string
 	}{{
 		name:    "what a weakening refines is listed just before it",
 		order:   []string{other, p, last, q},
+		want:    []string{other, q, p, last},
+		refines: map[string]string{p: q},
+	}, {
+		name:  "with a baseline, a weakening of another tier leaves what it weakens in place",
+		order: []string{other, p, last, q},
+		tier:  map[string]int{q: 2, last: 2},
+		want:  []string{other, p, last, q},
+	}, {
+		name:    "with a baseline, a weakening of the same tier brings what it weakens",
+		order:   []string{other, p, last, q},
+		tier:    map[string]int{q: 2, p: 2, last: 2},
 		want:    []string{other, q, p, last},
 		refines: map[string]string{p: q},
 	}, {
@@ -97,7 +109,7 @@ func TestRefinedFirst(t *testing.T) {
 				}
 				e.RareValue = slices.Contains(tt.rare, e.Text)
 			}
-			refinedFirst(es, 0.95)
+			refinedFirst(es, 0.95, tt.tier)
 			if got := texts(es); !slices.Equal(got, tt.want) {
 				t.Errorf("order\n%q\nwant\n%q", got, tt.want)
 			}
