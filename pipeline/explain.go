@@ -917,8 +917,21 @@ func (x *Explanation) WriteText(w io.Writer) error {
 			label("or-effect")("kept: %d of %s passed, and one is enough", passed, count(int64(n), "test"))
 		}
 		lits := literalTexts(cmp.Or(x.GeneratedAs, x.Property)) // the tests' literal positions are the pool's
+		// Tests against the two namings of a symmetric sub-property read
+		// alike, word for word: one line says both.
+		var lines []string
+		alike := map[string]int{}
 		for _, t := range x.OrEffectTests {
-			more("%s", formatTest(t, lits))
+			line := formatTest(t, lits)
+			if alike[line]++; alike[line] == 1 {
+				lines = append(lines, line)
+			}
+		}
+		for _, line := range lines {
+			if n := alike[line]; n > 1 {
+				line = fmt.Sprintf("%d tests alike, the same up to the naming of nodes: %s", n, line)
+			}
+			more("%s", line)
 		}
 	}
 	if n := len(x.ExplainedBy); n > 0 {

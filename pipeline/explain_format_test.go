@@ -48,3 +48,31 @@ func TestFormatTestNamesLiterals(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteTextTestsAlike checks that or-effect tests reading alike word
+// for word (against the two namings of a symmetric sub-property) make one
+// line saying how many they are, where a blind user saw a line twice.
+func TestWriteTextTestsAlike(t *testing.T) {
+	sym := reporter.OrEffectTest{Sub: "forall n0, n1 in nodes: n0.gen != n1.gen or not n0.holding", Table: [2][2]int64{{55552, 764080}, {46, 0}}, PValue: 1, Level: 0.01, OddsRatio: 0.001}
+	other := reporter.OrEffectTest{Sub: "forall n0, n1 in nodes: not n0.holding or not n1.holding", Table: [2][2]int64{{708574, 111012}, {46, 46}}, PValue: 1e-25, Level: 0.01, OddsRatio: 6.4, Passed: true}
+	x := &Explanation{
+		Property:      "forall n0, n1 in nodes: n0.gen != n1.gen or not n0.holding or not n1.holding",
+		Generated:     true,
+		OrEffectTests: []reporter.OrEffectTest{sym, sym, other},
+	}
+	var b strings.Builder
+	if err := x.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	lits := literalTexts(x.Property)
+	if n := strings.Count(out, formatTest(sym, lits)); n != 1 {
+		t.Errorf("the test against the symmetric sub-property is written %d times, want once:\n%s", n, out)
+	}
+	if !strings.Contains(out, "2 tests alike, the same up to the naming of nodes: "+formatTest(sym, lits)) {
+		t.Errorf("no line says the two tests alike:\n%s", out)
+	}
+	if strings.Contains(out, "tests alike, the same up to the naming of nodes: "+formatTest(other, lits)) || !strings.Contains(out, formatTest(other, lits)) {
+		t.Errorf("the other test's line:\n%s", out)
+	}
+}
