@@ -404,6 +404,7 @@ func Build(in Input, opts Options) (*Report, error) {
 	if in.Baseline != nil {
 		baselineLast(r.AlmostInvariants, tier, opts.HoldRatio)
 	}
+	refinesAdjacent(r.AlmostInvariants)
 	trail.ranked(r.AlmostInvariants) // as --all ranks them
 	if !opts.All {
 		r.AlmostInvariants, r.Candidates.NotStandingOut = listed(r.AlmostInvariants, opts.HoldRatio)
@@ -721,8 +722,6 @@ func baselineTiers(es []*Entry, baseline func([]*grammar.Property) ([][]evaluato
 	if err != nil {
 		return nil, err
 	}
-	// tier: 0 for what does not fail there, 1 for what fails far more
-	// often here, 2 for the rest.
 	tier := make(map[string]int, len(es))
 	for i, e := range es {
 		// Several runs count as one of their total length: events are
@@ -768,7 +767,6 @@ func baselineLast(es []*Entry, tier map[string]int, holdRatio float64) {
 		return cmp.Compare(tier[a.Text], tier[b.Text])
 	})
 	listWith(es, with)
-	refinesAdjacent(es)
 }
 
 // BaselinePValue is the p-value of the test that k violation events

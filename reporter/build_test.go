@@ -1056,7 +1056,8 @@ func TestSetsLast(t *testing.T) {
 }
 
 // tierAndOrder orders es with a baseline as Build does after ranking
-// them: baselineTiers, refinedFirst within the tiers, then baselineLast.
+// them: baselineTiers, refinedFirst within the tiers, baselineLast, then
+// refinesAdjacent.
 func tierAndOrder(es []*Entry, baseline func([]*grammar.Property) ([][]evaluator.Stats, error)) error {
 	tier, err := baselineTiers(es, baseline, DefaultThresholds)
 	if err != nil {
@@ -1064,5 +1065,6 @@ func tierAndOrder(es []*Entry, baseline func([]*grammar.Property) ([][]evaluator
 	}
 	refinedFirst(es, DefaultOptions.HoldRatio, tier)
 	baselineLast(es, tier, DefaultOptions.HoldRatio)
+	refinesAdjacent(es)
 	return nil
 }

@@ -137,8 +137,9 @@ func listWith(es []*Entry, with map[*Entry]*Entry) {
 }
 
 // refinesAdjacent clears the Refines of an entry no longer just after
-// the property it refines (the baseline's tiers moved one of them): its
-// line says "listed just before this one".
+// the property it refines, once the list is in its final order: steady
+// entries first, or the baseline's tiers, may have moved one of them,
+// and its line says "listed just before this one".
 func refinesAdjacent(es []*Entry) {
 	for i, e := range es {
 		if e.Refines != "" && (i == 0 || es[i-1].Text != e.Refines) {

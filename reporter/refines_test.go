@@ -121,3 +121,33 @@ func TestRefinedFirst(t *testing.T) {
 		})
 	}
 }
+
+// TestRefinesAdjacent checks that a refinement keeps its Refines only
+// while it is listed just after what it refines: steady entries first, or
+// the baseline's tiers, may separate the pair refinedFirst made, and its
+// line says "listed just before this one".
+func TestRefinesAdjacent(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		order []string
+		want  string // p's Refines after
+	}{
+		{"adjacent", []string{"q", "p", "x"}, "q"},
+		{"separated", []string{"q", "x", "p"}, ""},
+		{"after it", []string{"p", "q", "x"}, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			byText := map[string]*Entry{}
+			es := make([]*Entry, len(tt.order))
+			for i, s := range tt.order {
+				es[i] = &Entry{Text: s}
+				byText[s] = es[i]
+			}
+			byText["p"].Refines = "q"
+			refinesAdjacent(es)
+			if got := byText["p"].Refines; got != tt.want {
+				t.Errorf("Refines = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

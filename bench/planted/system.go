@@ -236,8 +236,8 @@ func Generate(seed int64, opts Options) (*System, error) {
 
 // goodStream is the PCG stream of the first good run's random choices
 // (see Options.GoodRuns), the next ones the others', apart from those of
-// the attempts to generate the
-// system (0 to maxGenerateAttempts-1), which it must not change.
+// the attempts to generate the system (0 to maxGenerateAttempts-1),
+// which it must not change.
 const goodStream = 1 << 62
 
 // goodRNG returns the random source of the i-th good run of seed's
