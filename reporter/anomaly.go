@@ -107,8 +107,15 @@ func compareShapes(a, b shape) int {
 // were kept). Entries are taken simplest first (by shape, then relating
 // fewer things: reads); of equally simple ones, those covering more
 // moments first, then those failing at fewer bindings (of two failing at
-// the same snapshots, the one that says more precisely what broke). An entry joins the anomaly of the first
-// representative taken before it as Grouping says. An entry that stands out at holdRatio (standsOut) never joins a
+// the same snapshots, the one that says more precisely what broke).
+//
+// An entry joins, of the anomalies of representatives taken before it
+// that Grouping lets it join, the tightest: the one whose representative
+// fails at the fewest snapshots, the first of those. "No two tokens of
+// one generation" (23 snapshots) is what its weakening "not both
+// holding, or of different generations" fails with, not "at most one
+// holder" (46 snapshots, the stale holders' too), though both admit it.
+// An entry that stands out at holdRatio (standsOut) never joins a
 // representative that does not: that anomaly is left out of the report,
 // and the rare one would vanish with it. Entries that join no anomaly
 // start one. The anomalies come in the order of their representatives.
@@ -133,7 +140,6 @@ func groupAnomalies(es []*Entry, moments func(*Entry) []uint64, g Grouping, hold
 		ms, sh := moments(e), shapes[e]
 		var set momentSet        // ms as a set, made once when needed
 		var subs map[string]bool // e's sub-disjunctions, computed once when needed
-		joined := false
 		// An anomaly holding (almost) all of ms holds one of its first
 		// g.misses(len(ms))+1 moments: only those anomalies are tried.
 		near = near[:0]
@@ -151,6 +157,7 @@ func groupAnomalies(es []*Entry, moments func(*Entry) []uint64, g Grouping, hold
 			}
 		}
 		slices.Sort(near)
+		best := -1 // the tightest anomaly e may join so far
 		for _, i := range near {
 			a := out[i]
 			// The cheap tests first: shapes, then moments, then text.
@@ -182,11 +189,13 @@ func groupAnomalies(es []*Entry, moments func(*Entry) []uint64, g Grouping, hold
 					continue
 				}
 			}
-			a.members = append(a.members, e)
-			joined = true
-			break
+			if best < 0 || a.rep.ViolatingSnapshots < out[best].rep.ViolatingSnapshots {
+				best = i
+			}
 		}
-		if !joined {
+		if best >= 0 {
+			out[best].members = append(out[best].members, e)
+		} else {
 			if set.keys == nil {
 				set = newMomentSet(ms)
 			}

@@ -205,6 +205,17 @@ func TestGroupAnomalies(t *testing.T) {
 		},
 		want: []string{orOther + " <- " + twoFar},
 	}, {
+		// A weakening of two simple properties joins the tighter one's
+		// anomaly, though the other, failing at more moments, is taken
+		// first.
+		name: "tightest anomaly",
+		props: map[string][]uint64{
+			q:       {10, 20, 30, 40, 50, 60},
+			other:   {10, 20, 30},
+			orOther: {10, 20, 30},
+		},
+		want: []string{q, other + " <- " + orOther},
+	}, {
 		// A broad, noisy property absorbs nothing rare.
 		name: "broad property",
 		props: map[string][]uint64{
@@ -532,7 +543,7 @@ func naiveAnomalies(es []*Entry, moments func(*Entry) []uint64, g Grouping, hold
 	var out []*anomaly
 	for _, e := range groupOrder(es, moments, shapes) {
 		ms := moments(e)
-		joined := false
+		var best *anomaly
 		for _, a := range out {
 			r, s := shapes[a.rep], shapes[e]
 			weakening := r != s && r.nodes <= s.nodes && r.iters <= s.iters && r.literals <= s.literals
@@ -549,11 +560,13 @@ func naiveAnomalies(es []*Entry, moments func(*Entry) []uint64, g Grouping, hold
 					continue
 				}
 			}
-			a.members = append(a.members, e)
-			joined = true
-			break
+			if best == nil || a.rep.ViolatingSnapshots < best.rep.ViolatingSnapshots {
+				best = a
+			}
 		}
-		if !joined {
+		if best != nil {
+			best.members = append(best.members, e)
+		} else {
 			out = append(out, &anomaly{rep: e, moments: ms})
 		}
 	}

@@ -281,6 +281,10 @@ type Entry struct {
 	// its violations, and which ranked below this one: this one fails
 	// only where it does, and it is listed just before this one.
 	Refines string `json:"refines,omitempty"`
+	// RefinedBy is, for the simpler property of such a pair, the text of
+	// the refinement listed just after it: this one was moved up above
+	// its own score to be listed there.
+	RefinedBy string `json:"refined_by,omitempty"`
 	// BaselineViolatingSnapshots counts the snapshots of the baseline
 	// where the property fails, and BaselineViolationEvents its
 	// violation events there (as ViolationEvents counts them here).

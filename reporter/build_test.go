@@ -224,6 +224,9 @@ func TestOrEffectSubDisjunction(t *testing.T) {
 	if got := r.AlmostInvariants[1].Refines; got != want[0] {
 		t.Errorf("a or c refines %q, want %q", got, want[0])
 	}
+	if got := r.AlmostInvariants[0].RefinedBy; got != want[1] {
+		t.Errorf("a refined by %q, want %q", got, want[1])
+	}
 	// The text says so under both: a was brought up above its own score.
 	var b strings.Builder
 	if err := r.WriteText(&b); err != nil {
@@ -248,7 +251,7 @@ func TestOrEffectSubDisjunction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := []string{r.Fates[0].RefinedBy, r.Fates[1].RefinedBy}; !reflect.DeepEqual(got, []string{want[1], ""}) {
+	if got := []string{r.Fates[0].Anomaly.RefinedBy, r.Fates[1].Anomaly.RefinedBy}; !reflect.DeepEqual(got, []string{want[1], ""}) {
 		t.Errorf("refined by %q, want %q and none", got, want[1])
 	}
 }

@@ -30,10 +30,6 @@ type Fate struct {
 	// property.
 	Anomaly *Entry
 	Role    string
-	// RefinedBy is the text of the entry that refines its anomaly's
-	// representative (Entry.Refines) and ranks just after it, which
-	// brought it above its own score; "" when none does.
-	RefinedBy string
 	// Order is its anomaly's place among all the anomalies of its list,
 	// ranked (its rank under augur infer --all), from 1; 0 when it has
 	// none.
@@ -180,16 +176,7 @@ func (t *trail) places(lists ...[]*Entry) {
 // fates completes the fates from the report as cut, and returns them in
 // the order asked for.
 func (t *trail) fates(r *Report, opts Options) []*Fate {
-	refinedBy := make(map[string]string)
-	for _, e := range r.AlmostInvariants {
-		if e.Refines != "" {
-			refinedBy[e.Refines] = e.Text
-		}
-	}
 	for e, f := range t.byEntry {
-		if f.Anomaly != nil {
-			f.RefinedBy = refinedBy[f.Anomaly.Text]
-		}
 		f.OrEffect, f.OrEffectDropped = e.orTests, e.drop
 		switch {
 		case e.drop:

@@ -139,11 +139,16 @@ func listWith(es []*Entry, with map[*Entry]*Entry) {
 // refinesAdjacent clears the Refines of an entry no longer just after
 // the property it refines, once the list is in its final order: steady
 // entries first, or the baseline's tiers, may have moved one of them,
-// and its line says "listed just before this one".
+// and its line says "listed just before this one". It sets the
+// RefinedBy of the entries still just before their refinement.
 func refinesAdjacent(es []*Entry) {
 	for i, e := range es {
-		if e.Refines != "" && (i == 0 || es[i-1].Text != e.Refines) {
+		switch {
+		case e.Refines == "":
+		case i == 0 || es[i-1].Text != e.Refines:
 			e.Refines = ""
+		default:
+			es[i-1].RefinedBy = e.Text
 		}
 	}
 }

@@ -130,7 +130,7 @@ func TestRefinesAdjacent(t *testing.T) {
 	for _, tt := range []struct {
 		name  string
 		order []string
-		want  string // p's Refines after
+		want  string // p's Refines after, and q's RefinedBy is "p" when set
 	}{
 		{"adjacent", []string{"q", "p", "x"}, "q"},
 		{"separated", []string{"q", "x", "p"}, ""},
@@ -147,6 +147,13 @@ func TestRefinesAdjacent(t *testing.T) {
 			refinesAdjacent(es)
 			if got := byText["p"].Refines; got != tt.want {
 				t.Errorf("Refines = %q, want %q", got, tt.want)
+			}
+			wantBy := ""
+			if tt.want != "" {
+				wantBy = "p"
+			}
+			if got := byText["q"].RefinedBy; got != wantBy {
+				t.Errorf("q's RefinedBy = %q, want %q", got, wantBy)
 			}
 		})
 	}
