@@ -72,6 +72,12 @@ func operands(a Atom) []Operand {
 	return nil
 }
 
+// MapOperands returns a copy of l with f applied to the operands of its
+// atom.
+func (l *Literal) MapOperands(f func(Operand) Operand) *Literal {
+	return &Literal{Neg: l.Neg, Atom: mapOperands(l.Atom, f), Span: l.Span}
+}
+
 // mapOperands returns a copy of a with f applied to its operands.
 func mapOperands(a Atom, f func(Operand) Operand) Atom {
 	switch a := a.(type) {

@@ -1029,8 +1029,8 @@ func writeEvaluation(first, more func(format string, args ...any), ev *Evaluatio
 
 // formatRates prints the rates and counts of ev.
 func formatRates(ev *Evaluation) string {
-	return fmt.Sprintf("holding rate %.5f, temporal rate %.5f, %d of %d bindings violated, support %d",
-		ev.HoldingRate, ev.TemporalRate, ev.Violations, ev.Bindings, ev.Support)
+	return fmt.Sprintf("holding rate %s, temporal rate %s, %d of %d bindings violated, support %d",
+		reporter.FormatRate(ev.HoldingRate), reporter.FormatRate(ev.TemporalRate), ev.Violations, ev.Bindings, ev.Support)
 }
 
 // maxExplainedBy is the number of properties explaining it the text
@@ -1087,10 +1087,6 @@ func literals(at []int, lits []string) string {
 // lits are the tested property's literals, which a split test and a
 // negation name by position.
 func formatTest(t reporter.OrEffectTest, lits []string) string {
-	passed := "failed"
-	if t.Passed {
-		passed = "passed"
-	}
 	tt := t.Table // [Q violated][R holds], or [first holds][second holds]
 	if t.Sub == "" {
 		var rest []int
@@ -1103,8 +1099,17 @@ func formatTest(t reporter.OrEffectTest, lits []string) string {
 		if len(rest) > 0 && len(rest)+len(t.Split) == len(lits) {
 			second = literals(rest, lits)
 		}
+		// Passing says they do not: "passed" alone read as "independent".
+		verdict := "as far as the counts tell, they do: failed"
+		if t.Passed {
+			verdict = "they do not: passed"
+		}
 		return fmt.Sprintf("whether %s and %s hold independently: of the bindings, both hold at %d, only the first at %d, only the second at %d, neither at %d; p-value %.3g at level %.3g: %s",
-			literals(t.Split, lits), second, tt[1][1], tt[1][0], tt[0][1], tt[0][0], t.PValue, t.Level, passed)
+			literals(t.Split, lits), second, tt[1][1], tt[1][0], tt[0][1], tt[0][0], t.PValue, t.Level, verdict)
+	}
+	passed := "failed"
+	if t.Passed {
+		passed = "passed"
 	}
 	if tt[1][0]+tt[1][1] == 0 {
 		return fmt.Sprintf("against %s: never violated at the bindings, so the rest explains nothing: %s", t.Sub, passed)

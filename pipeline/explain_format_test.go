@@ -19,11 +19,11 @@ func TestFormatTestNamesLiterals(t *testing.T) {
 	}{{
 		name: "split",
 		test: reporter.OrEffectTest{Split: []int{0}, Table: [2][2]int64{{46, 33508}, {33508, 227130}}, Level: 0.01, Passed: true},
-		want: `whether n0.role != "holding" and (n1.role != "holding" or n0.token < n1.token) hold independently: of the bindings, both hold at 227130, only the first at 33508, only the second at 33508, neither at 46; p-value 0 at level 0.01: passed`,
+		want: `whether n0.role != "holding" and (n1.role != "holding" or n0.token < n1.token) hold independently: of the bindings, both hold at 227130, only the first at 33508, only the second at 33508, neither at 46; p-value 0 at level 0.01: they do not: passed`,
 	}, {
 		name: "split of two",
 		test: reporter.OrEffectTest{Split: []int{0, 2}, Table: [2][2]int64{{1, 2}, {3, 4}}, PValue: 0.5, Level: 0.01},
-		want: `whether (n0.role != "holding" or n0.token < n1.token) and n1.role != "holding" hold independently: of the bindings, both hold at 4, only the first at 3, only the second at 2, neither at 1; p-value 0.5 at level 0.01: failed`,
+		want: `whether (n0.role != "holding" or n0.token < n1.token) and n1.role != "holding" hold independently: of the bindings, both hold at 4, only the first at 3, only the second at 2, neither at 1; p-value 0.5 at level 0.01: as far as the counts tell, they do: failed`,
 	}, {
 		name: "negation",
 		test: reporter.OrEffectTest{Sub: "q", Table: [2][2]int64{{10, 5}, {0, 4}}, PValue: 0.001, Level: 0.01, OddsRatio: 9, Passed: true, Negates: []int{0, 2}},

@@ -36,13 +36,19 @@ import (
 // iterators and literals, more of one) joins Q when P's moments lie
 // (almost) within Q's:
 //
-//   - a syntactic weakening (P = Q or R, up to the naming of node
-//     variables) whatever the ratio of their moments, unless R explains
-//     Q's violations (the or-effect test);
+//   - a weakening by form whatever the ratio of their moments: a
+//     syntactic weakening (P = Q or R, up to the naming of node
+//     variables) unless R explains Q's violations (the or-effect test),
+//     or one that Q implies by a step on equal values, order or
+//     containers (impliers: n0.commit <= n1.last or n1.last <= n0.last
+//     of n0.commit <= n0.last). Either fails only where Q does, at the
+//     moments where its partner or its other literal happens to be
+//     there: it catches some of a bug's strikes, as many as chance
+//     gives, and stands for nothing Q does not;
 //   - otherwise (one that explains Q's violations, or a two-node form
-//     that needs a partner to break, say) when Q has at most Factor
-//     times P's violating snapshots or Factor times its violation
-//     events. A co-symptom of the same bug explains Q too, and Q is what
+//     whose relation to Q takes more than a step, say) when Q has at
+//     most Factor times P's violating snapshots or Factor times its
+//     violation events. A co-symptom of the same bug explains Q too, and Q is what
 //     a person wants to read (DESIGN §7.6); the few moments where a
 //     broad Q's explained weakening still fails are an anomaly of their
 //     own.
@@ -52,7 +58,7 @@ type Grouping struct {
 	Within float64
 	// Factor bounds how many more violating snapshots, or violation
 	// events (Entry.ViolationEvents, separate episodes), Q may have than
-	// a weakening P that is not syntactic, as a ratio. A broad, noisy
+	// a weakening P that is not one by form, as a ratio. A broad, noisy
 	// property absorbs nothing rare. A partner form fails at a few
 	// moments of some of the strikes of a bug, with the chance that the
 	// partner is there: it catches one strike in Factor, whatever the
@@ -138,8 +144,25 @@ func groupAnomalies(es []*Entry, moments func(*Entry) []uint64, g Grouping, hold
 	var seen []int // seen[i] is 1 + the index in order of the last entry to try anomaly i
 	for k, e := range order {
 		ms, sh := moments(e), shapes[e]
-		var set momentSet        // ms as a set, made once when needed
-		var subs map[string]bool // e's sub-disjunctions, computed once when needed
+		var set momentSet // ms as a set, made once when needed
+		// The texts of e's sub-disjunctions and of its impliers', each
+		// computed once when needed.
+		var subs, implied map[string]bool
+		byForm := func(q *Entry) bool {
+			if slices.Contains(q.ExplainedBy, e.Text) {
+				return false
+			}
+			if subs == nil {
+				subs = subDisjunctions(e.prop.Property, texts)
+			}
+			if subs[q.symText()] {
+				return true
+			}
+			if implied == nil {
+				implied = impliedTexts(e.prop.Property)
+			}
+			return implied[q.symText()]
+		}
 		// An anomaly holding (almost) all of ms holds one of its first
 		// g.misses(len(ms))+1 moments: only those anomalies are tried.
 		near = near[:0]
@@ -180,12 +203,7 @@ func groupAnomalies(es []*Entry, moments func(*Entry) []uint64, g Grouping, hold
 				}
 			} else {
 				// A weakening of the representative.
-				if subs == nil {
-					subs = subDisjunctions(e.prop.Property, texts)
-				}
-				switch {
-				case subs[a.rep.symText()] && !slices.Contains(a.rep.ExplainedBy, e.Text):
-				case !g.bounded(e.ViolatingSnapshots, a.rep.ViolatingSnapshots) && !g.bounded(e.ViolationEvents, a.rep.ViolationEvents):
+				if !g.bounded(e.ViolatingSnapshots, a.rep.ViolatingSnapshots) && !g.bounded(e.ViolationEvents, a.rep.ViolationEvents) && !byForm(a.rep) {
 					continue
 				}
 			}

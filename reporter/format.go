@@ -6,11 +6,28 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"text/tabwriter"
 	"unicode/utf8"
 )
+
+// FormatRate formats a holding or temporal rate with five decimals, or
+// as many more (up to twelve, rounding down at the last) as show that it
+// is below 1: a property violated once in 500,000 bindings must not read
+// 1.00000, the rate of an invariant.
+func FormatRate(h float64) string {
+	const most = 12
+	s := fmt.Sprintf("%.5f", h)
+	for prec := 6; h < 1 && s[0] == '1'; prec++ {
+		if prec == most {
+			return fmt.Sprintf("%.*f", most, math.Floor(h*1e12)/1e12)
+		}
+		s = fmt.Sprintf("%.*f", prec, h)
+	}
+	return s
+}
 
 // Formats lists the names accepted by Write.
 var Formats = []string{"text", "json", "md", "html"}
@@ -115,7 +132,7 @@ func writeSection(b *strings.Builder, s section, elsewhere map[string]string) {
 	}
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	for _, e := range es {
-		fmt.Fprintf(tw, "%3d\t%.5f\t%d/%d\t%s\n", e.Rank, e.HoldingRate, e.Violations, e.Bindings, e.Text)
+		fmt.Fprintf(tw, "%3d\t%s\t%d/%d\t%s\n", e.Rank, FormatRate(e.HoldingRate), e.Violations, e.Bindings, e.Text)
 		if s.witnesses && len(e.Witnesses) > 0 {
 			fmt.Fprintf(tw, "\t\t\t  at %s\n", e.Witnesses[0].String())
 		}
@@ -255,7 +272,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			if len(e.Witnesses) > 0 {
 				wit = e.Witnesses[0].String()
 			}
-			fmt.Fprintf(b, "| %d | %.5f | %d / %d | `%s` | %s |\n", e.Rank, e.HoldingRate, e.Violations, e.Bindings,
+			fmt.Fprintf(b, "| %d | %s | %d / %d | `%s` | %s |\n", e.Rank, FormatRate(e.HoldingRate), e.Violations, e.Bindings,
 				mdCell(e.Text), mdCell(wit))
 		}
 		b.WriteString("\n")

@@ -237,3 +237,21 @@ func TestInBaseline(t *testing.T) {
 		}
 	}
 }
+
+func TestFormatRate(t *testing.T) {
+	for _, tt := range []struct {
+		h    float64
+		want string
+	}{
+		{1, "1.00000"},
+		{0.99889, "0.99889"},
+		{1 - 1.0/564540, "0.999998"},  // rounds to 1.00000 at five decimals
+		{1 - 1.0/5e6, "0.9999998"},    // and at six
+		{1 - 1e-15, "0.999999999999"}, // rounded down at twelve decimals
+		{0, "0.00000"},
+	} {
+		if got := FormatRate(tt.h); got != tt.want {
+			t.Errorf("FormatRate(%v) = %q, want %q", tt.h, got, tt.want)
+		}
+	}
+}

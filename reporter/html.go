@@ -2,7 +2,6 @@ package reporter
 
 import (
 	_ "embed"
-	"fmt"
 	"html/template"
 	"io"
 	"maps"
@@ -28,7 +27,7 @@ const timelineWidth = 800
 var htmlTemplate string
 
 var htmlReport = template.Must(template.New("report").Funcs(template.FuncMap{
-	"rate":       func(h float64) string { return fmt.Sprintf("%.5f", h) },
+	"rate":       FormatRate,
 	"witness":    evaluator.Witness.String,
 	"tags":       formatTags,
 	"summary":    Candidates.summary,

@@ -149,7 +149,7 @@ func Init(ctx context.Context, tr *trace.Trace, w io.Writer) error {
 	b.WriteString("predicates: []     # - {name: p, params: [{a: T}, {b: T}], expr: \"...\"}\n")
 	b.WriteString("generate:\n")
 	b.WriteString("  max_nodes: 2           # node quantifiers per property, 1..4\n")
-	b.WriteString("  max_literals: 2        # literals per disjunction, 1..4: 3 finds more, at many times the cost\n")
+	b.WriteString("  max_literals: 2        # literals per disjunction, 1..4: 3 finds more, at many times the cost, and ranks one-off coincidences high\n")
 	b.WriteString("  max_per_class: 50000   # properties kept per (nodes, literals) class; a report says what it cut\n")
 	iter := fmt.Sprintf("  iterate: [%s]", strings.Join(iterate, ", "))
 	fmt.Fprintf(&b, "%-24s # containers to quantify over: the lists of records, whose fields only an iterator compares", iter)
