@@ -391,6 +391,29 @@ func forms(spec *specs.Spec, prop *grammar.Property) []string {
 	return texts
 }
 
+// neForm returns prop with each literal x == a over an enum of the two
+// values a and b read as x != b, the form generation builds (it makes
+// no x == c of such an enum: constantPair); nil when prop has none.
+func neForm(spec *specs.Spec, prop *grammar.Property) *grammar.Property {
+	var q *grammar.Property
+	for i, l := range prop.Matrix {
+		cmp, ok := l.Atom.(*grammar.Compare)
+		if !ok || cmp.Op != grammar.OpEq {
+			continue
+		}
+		if ne, ok := enumFlip(spec, prop, l); ok {
+			if q == nil {
+				q = &grammar.Property{Quants: prop.Quants, Matrix: slices.Clone(prop.Matrix)}
+			}
+			q.Matrix[i] = ne
+		}
+	}
+	if q == nil {
+		return nil
+	}
+	return grammar.Canonical(q)
+}
+
 // enumFlip returns, for a literal x == a or x != a of prop where x is an
 // enum of the two values a and b, the literal x != b or x == b, the same
 // on non-null values; false for any other literal.
@@ -532,6 +555,13 @@ func (p *Pipeline) aloneBaseline(ctx context.Context, prog *evaluator.Program, o
 // capped (generator.Candidate keeps one of its forms) or that the
 // generator dropped it as redundant.
 func whyNotGenerated(spec *specs.Spec, consts generator.Constants, pool *generator.Pool, prop *grammar.Property) (string, error) {
+	if ne := neForm(spec, prop); ne != nil {
+		why, err := whyNotGenerated(spec, consts, pool, ne)
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("generation would build it as %s (the same on non-null values: x == a of an enum of two values is x != b), and that is %s", ne.Text(), why), nil
+	}
 	if why := outsideLimits(spec, prop); why != "" {
 		return why, nil
 	}
