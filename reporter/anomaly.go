@@ -48,10 +48,10 @@ import (
 //   - otherwise (one that explains Q's violations, or a two-node form
 //     whose relation to Q takes more than a step, say) when Q has at
 //     most Factor times P's violating snapshots or Factor times its
-//     violation events. A co-symptom of the same bug explains Q too, and Q is what
-//     a person wants to read (DESIGN §7.6); the few moments where a
-//     broad Q's explained weakening still fails are an anomaly of their
-//     own.
+//     violation events. A co-symptom of the same bug explains Q too,
+//     and Q is what a person wants to read (DESIGN §7.6); the few
+//     moments where a broad Q's explained weakening still fails are an
+//     anomaly of their own.
 type Grouping struct {
 	// Within is the least share of P's violating snapshots that must be
 	// violating snapshots of Q for P to join Q's anomaly.

@@ -22,7 +22,7 @@ func FormatRate(h float64) string {
 	s := fmt.Sprintf("%.5f", h)
 	for prec := 6; h < 1 && s[0] == '1'; prec++ {
 		if prec == most {
-			return fmt.Sprintf("%.*f", most, math.Floor(h*1e12)/1e12)
+			return fmt.Sprintf("%.*f", most, math.Floor(h*math.Pow10(most))/math.Pow10(most))
 		}
 		s = fmt.Sprintf("%.*f", prec, h)
 	}
