@@ -1,6 +1,10 @@
 package reporter
 
-import "github.com/augur-dev/augur/grammar"
+import (
+	"slices"
+
+	"github.com/augur-dev/augur/grammar"
+)
 
 // impliedTexts returns the symmetric texts of the sub-disjunctions of
 // p's impliers.
@@ -33,10 +37,10 @@ func impliedTexts(p *grammar.Property) map[string]bool {
 //     n0.up subset n1.up is implied by e0.via in n0.up).
 func impliers(p *grammar.Property) []*grammar.Property {
 	var out []*grammar.Property
-	rest := func(skip ...int) []*grammar.Literal {
+	rest := func(skip ...int) []*grammar.Literal { // p's literals but those at skip
 		var lits []*grammar.Literal
 		for k, l := range p.Matrix {
-			if k != skip[0] && (len(skip) == 1 || k != skip[1]) {
+			if !slices.Contains(skip, k) {
 				lits = append(lits, l)
 			}
 		}
