@@ -27,7 +27,10 @@ import (
 // stable, like the report's.
 type Explanation struct {
 	Property string `json:"property"` // canonical text of the property asked about
-	ID       string `json:"id"`
+	// ID is the property's id in reports: that of GeneratedAs when the
+	// pool holds it under another naming, so that every spelling of one
+	// property explains under the id its report entry carries.
+	ID string `json:"id"`
 	// Generated says that the pool holds the property, as GeneratedAs
 	// when that differs from Property: the same property up to the
 	// naming of its node variables, or written with the other value of
@@ -220,7 +223,7 @@ func Explain(ctx context.Context, specPath, tracePath, propertyText string, o Op
 	}
 	x.Generated = true
 	if text := p.Program.Props[i].Text; text != x.Property {
-		x.GeneratedAs = text
+		x.GeneratedAs, x.ID = text, p.Program.Props[i].ID
 	}
 	opts := passOptions(o)
 	opts.FullMoments = reporter.DefaultThresholds.FullMoments
