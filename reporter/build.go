@@ -736,7 +736,7 @@ func baselineTiers(es []*Entry, baseline func([]*grammar.Property) ([][]evaluato
 			support += st.Support
 			e.BaselineViolatingSnapshots += st.ViolatingSnapshots
 			if st.ViolatingSnapshots > 0 {
-				e.BaselineViolationEvents += events(st.Moments, st.ViolatingSnapshots, th.span(st.Support))
+				e.BaselineViolationEvents += th.ViolationEvents(st)
 			}
 		}
 		e.BaselineSupport = support

@@ -131,6 +131,18 @@ func (th Thresholds) withDefaults() Thresholds {
 	return th
 }
 
+// ViolationEvents counts the violation events of a property evaluated
+// to st, as reports count them (Entry.ViolationEvents): one per episode
+// of consecutive violating snapshots, or one per EpisodeShare of its
+// non-vacuous snapshots begun, scaled up when st.Moments holds only the
+// first of its violating snapshots.
+func (th Thresholds) ViolationEvents(st *evaluator.Stats) int64 {
+	if st.ViolatingSnapshots == 0 {
+		return 0
+	}
+	return events(st.Moments, st.ViolatingSnapshots, th.withDefaults().span(st.Support))
+}
+
 // span returns the longest episode, in snapshots, that counts as one
 // event for a property with support non-vacuous snapshots.
 func (th Thresholds) span(support int64) int {

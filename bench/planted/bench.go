@@ -195,8 +195,12 @@ func runOne(ctx context.Context, seed int64, dir string, o RunOptions) (*Result,
 		return nil, err
 	}
 	var rep *reporter.Report
+	var aparts []Apart
 	infer := func(tmp string) error {
-		rep, err = inferOne(ctx, sys, tmp, o)
+		if rep, err = inferOne(ctx, sys, tmp, o); err != nil || o.GoodRuns == 0 {
+			return err
+		}
+		aparts, err = apart(ctx, sys, tmp, o)
 		return err
 	}
 	if o.Keep == "" {
@@ -220,6 +224,9 @@ func runOne(ctx context.Context, seed int64, dir string, o RunOptions) (*Result,
 	sc, err := Score(rep, sys)
 	if err != nil {
 		return nil, err
+	}
+	for i := range aparts {
+		sc.Planted[i].Apart = &aparts[i]
 	}
 	sc.Elapsed = time.Since(start)
 	return sc, nil
@@ -246,10 +253,7 @@ func inferOne(ctx context.Context, sys *System, dir string, o RunOptions) (*repo
 	}
 	popts := pipeline.Options{Evaluator: o.Evaluator, Workers: o.Workers}
 	for i := range o.GoodRuns {
-		good := filepath.Join(dir, "good.trace")
-		if i > 0 {
-			good = filepath.Join(dir, fmt.Sprintf("good%d.trace", i+1))
-		}
+		good := goodTrace(dir, i)
 		if err := sys.WriteGoodRun(i, good); err != nil {
 			return nil, err
 		}
@@ -301,6 +305,11 @@ type FamilyScores struct {
 	// Controls tallies the controls, found when at most MaxControlSteady
 	// almost-invariants fail in steady state.
 	Controls Tally `json:"controls"`
+	// ToldApart, with good runs, tallies Systems over the planted
+	// properties the good runs tell apart (Apart.Told): the systems with
+	// one, found when every such one is within the top K. It measures
+	// the ranking; the target counts Systems.
+	ToldApart *Tally `json:"systems_told_apart,omitempty"`
 }
 
 // Scores break a run down: per family, and the planted properties by
@@ -310,10 +319,12 @@ type Scores struct {
 	// Strikes tallies the planted properties by the times their bug
 	// struck ("1", "2-4", "5-20"), Legit by whether they also fail at a
 	// legitimate moment and Aftermath by whether their bug has one
-	// ("yes", "no").
+	// ("yes", "no"), and ToldApart, with good runs, by whether the good
+	// runs tell them apart (Apart.Told).
 	Strikes   map[string]Tally `json:"strikes"`
 	Legit     map[string]Tally `json:"legit"`
 	Aftermath map[string]Tally `json:"aftermath"`
+	ToldApart map[string]Tally `json:"told_apart,omitempty"`
 	Pass      bool             `json:"pass"`
 }
 
@@ -365,6 +376,7 @@ func (s *Summary) Scores() Scores {
 			continue
 		}
 		fs.Systems.add(r.Recalled())
+		told, toldFound := 0, true
 		for j := range r.Planted {
 			p := &r.Planted[j]
 			found := p.Found(r.K)
@@ -374,6 +386,22 @@ func (s *Summary) Scores() Scores {
 			count(sc.Strikes, strikeBucket(p.Strikes), found)
 			count(sc.Legit, yesNo(len(p.Legit) > 0), found)
 			count(sc.Aftermath, yesNo(p.Aftermath), found)
+			if p.Apart != nil {
+				if sc.ToldApart == nil {
+					sc.ToldApart = map[string]Tally{}
+				}
+				count(sc.ToldApart, yesNo(p.Apart.Told()), found)
+				if p.Apart.Told() {
+					told++
+					toldFound = toldFound && found
+				}
+			}
+		}
+		if told > 0 {
+			if fs.ToldApart == nil {
+				fs.ToldApart = &Tally{}
+			}
+			fs.ToldApart.add(toldFound)
 		}
 	}
 	sc.Pass = !slices.ContainsFunc(sc.Families, func(f FamilyScores) bool {
@@ -437,7 +465,13 @@ func (s *Summary) WriteText(w io.Writer) error {
 			}
 			violations := fmt.Sprintf("%d (%d steady)", len(r.Snapshots), r.Steady)
 			if len(r.Legit) > 0 {
-				violations = fmt.Sprintf("%d (%d steady) +%d legit", len(r.Snapshots), r.Steady, len(r.Legit))
+				violations += fmt.Sprintf(" +%d legit", len(r.Legit))
+			}
+			if a := r.Apart; a != nil {
+				violations += fmt.Sprintf(", events %d vs %d in the good runs", a.Events, a.GoodEvents)
+				if !a.Told() {
+					violations += fmt.Sprintf(" (alike: p %.2g)", a.PValue)
+				}
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\t\n", head, r.Shape, r.Name, strikes, violations, rank, noise)
 			head = "\t\t\t\t"
@@ -450,7 +484,11 @@ func (s *Summary) WriteText(w io.Writer) error {
 
 	fmt.Fprintln(w, "\nper family: systems whose every planted property is within the top planted+2; controls with at most", MaxControlSteady, "steady almost-invariants")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "family\tsystems\tcontrols\tsteady AI per control\t")
+	told := ""
+	if s.Baseline {
+		told = "told apart\t"
+	}
+	fmt.Fprintf(tw, "family\tsystems\t%scontrols\tsteady AI per control\t\n", told)
 	var verdicts []string
 	for _, f := range scores.Families {
 		var steady []string
@@ -459,7 +497,14 @@ func (s *Summary) WriteText(w io.Writer) error {
 				steady = append(steady, strconv.Itoa(r.Steady))
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%s\t\n", f.Family, f.Systems, f.Controls.Found, f.Controls.Of, strings.Join(steady, " "))
+		told := ""
+		switch {
+		case f.ToldApart != nil:
+			told = f.ToldApart.String() + "\t"
+		case s.Baseline:
+			told = "-\t"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s%d/%d\t%s\t\n", f.Family, f.Systems, told, f.Controls.Found, f.Controls.Of, strings.Join(steady, " "))
 		verdicts = append(verdicts, fmt.Sprintf("%s %d/%d", f.Family, f.Systems.Found, f.Systems.Of))
 	}
 	if err := tw.Flush(); err != nil {
@@ -493,6 +538,10 @@ func (s *Summary) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "by strikes: %s\n", strings.Join(strikes, ", "))
 	fmt.Fprintf(w, "failing legitimately too: yes %s, no %s\n", scores.Legit["yes"], scores.Legit["no"])
 	fmt.Fprintf(w, "with aftermath: yes %s, no %s\n", scores.Aftermath["yes"], scores.Aftermath["no"])
+	if scores.ToldApart != nil {
+		fmt.Fprintf(w, "told apart from the good runs (never failing there, or far more often here: the rate test at %g): yes %s, no %s\n",
+			reporter.DefaultThresholds.BaselineLevel, scores.ToldApart["yes"], scores.ToldApart["no"])
+	}
 
 	var within, controls int
 	for _, f := range scores.Families {

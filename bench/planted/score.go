@@ -45,6 +45,8 @@ type PlantedResult struct {
 	// the report's section of its own under a baseline (DESIGN §7), 0
 	// when it is not listed there.
 	Broken int `json:"broken,omitempty"`
+	// Apart, with good runs, is how often it fails here and there.
+	Apart *Apart `json:"apart,omitempty"`
 }
 
 // Found reports whether the property is represented within the top k of

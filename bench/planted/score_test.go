@@ -185,6 +185,30 @@ func TestScores(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("scores %+v\nwant %+v", got, want)
 	}
+
+	// With good runs, the systems are tallied again over the planted
+	// properties the good runs tell apart: a miss the good runs cannot
+	// tell from the system's behaviour leaves its system found, one they
+	// can does not, and a system with none such is not counted.
+	apart := func(p PlantedResult, told bool) PlantedResult {
+		p.Apart = &Apart{Events: 5, GoodEvents: 2, PValue: 0.23}
+		if told {
+			p.Apart = &Apart{Events: 14, GoodEvents: 1, PValue: 0.0005}
+		}
+		return p
+	}
+	s = &Summary{Families: []Family{Mesh}, Systems: []*Result{
+		system(Mesh, apart(found(1, false, false), true), apart(missed(3), false)),
+		system(Mesh, apart(missed(7), true)),
+		system(Mesh, apart(missed(2), false)),
+	}}
+	got = s.Scores()
+	if fs := got.Families[0]; fs.Systems != (Tally{0, 3}) || fs.ToldApart == nil || *fs.ToldApart != (Tally{1, 2}) {
+		t.Errorf("systems %v, told apart %v; want 0/3 and 1/2", fs.Systems, fs.ToldApart)
+	}
+	if want := map[string]Tally{"yes": {1, 2}, "no": {0, 2}}; !reflect.DeepEqual(got.ToldApart, want) {
+		t.Errorf("planted properties by told apart %v, want %v", got.ToldApart, want)
+	}
 }
 
 func TestParseFamilies(t *testing.T) {

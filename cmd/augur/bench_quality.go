@@ -49,7 +49,7 @@ func newBenchQualityCmd(runF func(*benchQualityOptions) error) *cobra.Command {
 	f.StringVar(&o.format, "format", "text", "output format: text or json")
 	cliflag.Workers(f, &o.workers)
 	specFlag(f, &o.spec)
-	f.BoolVar(&o.baseline, "baseline", false, "infer each report with the system's good run as the baseline: the same system run again with other random choices and nothing planted; a planted property then counts within the top planted+2 of the almost-invariants or of the baseline's invariants it breaks")
+	f.BoolVar(&o.baseline, "baseline", false, "infer each report with the system's good run as the baseline: the same system run again with other random choices and nothing planted; a planted property then counts within the top planted+2 of the almost-invariants or of the baseline's invariants it breaks, and its violation events here and in the good runs are put to the report's rate test (told apart, or alike)")
 	cliflag.IntP(f, &o.goodRuns, "good-runs", "", 1, 1, "with --baseline, the good runs of each system to record and use as the baseline, each with its own random choices")
 	outputFlag(f, &o.keep, "keep", "", outDir, "keep each system's spec, trace and JSON report in DIR/SEED")
 	return cmd
