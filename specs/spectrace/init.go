@@ -72,6 +72,14 @@ func Init(ctx context.Context, tr *trace.Trace, w io.Writer) error {
 		taken["NodeID"] = true
 	}
 	intTypes, names := leaves.types(taken)
+	enumCols := map[string]bool{}
+	for i, c := range tr.Schema {
+		if enums[i] != nil {
+			enumCols[c.Name] = true
+		}
+	}
+	strTypes, strNames := leaves.strTypes(func(path string) bool { return !ids[path] && !enumCols[path] }, taken)
+	maps.Copy(names, strNames)
 	var restated map[int]shift
 	if leaves.shifts != nil {
 		restated = leaves.shifts.restated()
@@ -88,10 +96,11 @@ func Init(ctx context.Context, tr *trace.Trace, w io.Writer) error {
 	b.WriteString("# integers share a type when their value ranges, zero left out,\n")
 	b.WriteString("# overlap over at least half of their union and they hold a value in\n")
 	b.WriteString("# common (indices with indices; a small counter such as an epoch or a\n")
-	b.WriteString("# term spans little of an index's range and stays apart). Merge or\n")
+	b.WriteString("# term spans little of an index's range and stays apart); other\n")
+	b.WriteString("# strings share a type when they hold a value in common. Merge or\n")
 	b.WriteString("# split types where the guess is wrong.\n")
 	fmt.Fprintf(&b, "system: %s\n", quote(tr.Manifest.System))
-	if len(ids) == 0 && len(intTypes) == 0 {
+	if len(ids) == 0 && len(intTypes) == 0 && len(strTypes) == 0 {
 		b.WriteString("types: {}\n")
 	} else {
 		b.WriteString("types:\n")
@@ -99,7 +108,7 @@ func Init(ctx context.Context, tr *trace.Trace, w io.Writer) error {
 	if len(ids) > 0 {
 		b.WriteString("  NodeID: string         # the values name nodes of the trace\n")
 	}
-	for _, t := range intTypes {
+	for _, t := range slices.Concat(intTypes, strTypes) {
 		fmt.Fprintf(&b, "  %-22s # %s\n", t.name+": "+t.expr, t.why)
 	}
 	var iterate, containers []string

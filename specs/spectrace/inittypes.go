@@ -99,17 +99,22 @@ func overlap(a, b *intLeaf) (float64, bool) {
 // element below one), whose values may all name nodes of the trace.
 type strLeaf struct {
 	path  string
+	name  string              // the last name on the path
 	used  bool                // some value is not empty
+	vals  map[string]struct{} // the values other than empty, up to maxIntValues
 	other map[string]struct{} // values not known as node names when read
 	many  bool                // past 2*maxEnum of those: it names no nodes
 }
 
 func (l *strLeaf) add(v string, names map[string]bool) {
-	if l.many || v == "" {
+	if v == "" {
 		return
 	}
 	l.used = true
-	if names[v] {
+	if len(l.vals) < maxIntValues {
+		l.vals[v] = struct{}{}
+	}
+	if l.many || names[v] {
 		return
 	}
 	// A node may show up after values that name it; past a few such
@@ -252,7 +257,7 @@ func newLeafScan(schema trace.Schema, keep func(col int) bool) *leafScan {
 func (s *leafScan) walker(dt arrow.DataType, path, name string) func(any) {
 	switch dt := dt.(type) {
 	case *arrow.StringType:
-		l := &strLeaf{path: path, other: map[string]struct{}{}}
+		l := &strLeaf{path: path, name: name, vals: map[string]struct{}{}, other: map[string]struct{}{}}
 		s.strs = append(s.strs, l)
 		return func(v any) {
 			switch x := v.(type) {
@@ -384,10 +389,11 @@ func (s *leafScan) nodeIDs() map[string]bool {
 	return ids
 }
 
-// An intType is a semantic type Init declares for integer positions.
-type intType struct {
+// A semType is a semantic type Init declares for integer positions or
+// plain strings.
+type semType struct {
 	name   string
-	expr   string   // int64 or uint64
+	expr   string   // int64, uint64 or string
 	leaves []string // paths, in schema order
 	why    string   // the comment beside its declaration
 }
@@ -396,18 +402,8 @@ type intType struct {
 // (groupName), capitalized, made unique against taken. It returns the
 // types in the order of their first positions, and the type name of
 // every leaf path.
-func (s *leafScan) types(taken map[string]bool) ([]intType, map[string]string) {
-	parent := make([]int, len(s.leaves))
-	for i := range parent {
-		parent[i] = i
-	}
-	var find func(int) int
-	find = func(i int) int {
-		if parent[i] != i {
-			parent[i] = find(parent[i])
-		}
-		return parent[i]
-	}
+func (s *leafScan) types(taken map[string]bool) ([]semType, map[string]string) {
+	groups := newGroups(len(s.leaves))
 	least := make([]float64, len(s.leaves)) // by root: the least overlap of the pairs that joined the group
 	for i := range least {
 		least[i] = 1
@@ -437,26 +433,24 @@ func (s *leafScan) types(taken map[string]bool) ([]intType, map[string]string) {
 				break
 			}
 			if r, common := overlap(a, b); common && r >= minOverlap {
-				ri, rj := find(i), find(j)
+				ri, rj := groups.find(i), groups.find(j)
 				lo := min(r, least[ri], least[rj])
-				if ri != rj {
-					parent[rj] = ri
-				}
+				groups.join(ri, rj)
 				least[ri] = lo
 			}
 		}
 	}
-	var out []intType
+	var out []semType
 	names := map[string]string{}
 	byRoot := map[int]int{}  // root → index in out
 	var members [][]*intLeaf // by index in out
 	for i, l := range s.leaves {
-		r := find(i)
+		r := groups.find(i)
 		k, ok := byRoot[r]
 		if !ok {
 			k = len(out)
 			byRoot[r] = k
-			out = append(out, intType{expr: "int64"})
+			out = append(out, semType{expr: "int64"})
 			members = append(members, nil)
 			if l.kind == arrow.UINT64 {
 				out[k].expr = "uint64"
@@ -467,7 +461,11 @@ func (s *leafScan) types(taken map[string]bool) ([]intType, map[string]string) {
 	}
 	for r, k := range byRoot {
 		t := &out[k]
-		t.name = groupName(members[k])
+		ps := make([]position, len(members[k]))
+		for i, m := range members[k] {
+			ps[i] = position{m.path, m.name}
+		}
+		t.name = groupName(ps)
 		switch {
 		case len(members[k]) > 1:
 			t.why = fmt.Sprintf("%s: their value ranges overlap on %.0f%% of their union or more", strings.Join(t.leaves, ", "), 100*least[r])
@@ -479,23 +477,129 @@ func (s *leafScan) types(taken map[string]bool) ([]intType, map[string]string) {
 	}
 	// Name in the order of first positions, so that a clash is resolved
 	// the same way every time.
-	next := map[string]int{} // by base name: the least number not yet tried
+	un := uniqueNames{taken: taken, next: map[string]int{}}
 	for k := range out {
 		t := &out[k]
-		base := typeName(t.name)
-		t.name = base
-		if taken[t.name] {
-			// Numbers below next[base] are taken already, and taken only
-			// grows: starting there keeps many positions of one name
-			// (a field of 100,000 structs) linear.
-			n := max(next[base], 2)
-			for taken[fmt.Sprintf("%s%d", base, n)] {
-				n++
-			}
-			t.name = fmt.Sprintf("%s%d", base, n)
-			next[base] = n + 1
+		t.name = un.name(typeName(t.name))
+		for _, p := range t.leaves {
+			names[p] = t.name
 		}
-		taken[t.name] = true
+	}
+	return out, names
+}
+
+// groups are disjoint groups of positions, joined one pair at a time
+// (union-find): each position's parent, a group's root its own.
+type groups []int
+
+func newGroups(n int) groups {
+	g := make(groups, n)
+	for i := range g {
+		g[i] = i
+	}
+	return g
+}
+
+// find returns the root of i's group, pointing the positions on the way
+// at it.
+func (g groups) find(i int) int {
+	if g[i] != i {
+		g[i] = g.find(g[i])
+	}
+	return g[i]
+}
+
+// join puts the group of root b under root a.
+func (g groups) join(a, b int) { g[b] = a }
+
+// uniqueNames names types apart from those taken, which it adds to.
+type uniqueNames struct {
+	taken map[string]bool
+	next  map[string]int // by base name: the least number not yet tried
+}
+
+// name returns base, or base followed by the least number from 2 on that
+// makes it a name not taken, and takes it.
+func (u uniqueNames) name(base string) string {
+	name := base
+	if u.taken[name] {
+		// Numbers below next[base] are taken already, and taken only
+		// grows: starting there keeps many positions of one name (a field
+		// of 100,000 structs) linear.
+		n := max(u.next[base], 2)
+		for u.taken[fmt.Sprintf("%s%d", base, n)] {
+			n++
+		}
+		name = fmt.Sprintf("%s%d", base, n)
+		u.next[base] = n + 1
+	}
+	u.taken[name] = true
+	return name
+}
+
+// strTypes gives the string positions that are neither node names nor
+// enums (plain, by path) semantic types by this rule: two such positions
+// share a type when they hold a value in common, other than the empty
+// string; the types are the groups this relation connects. Two positions
+// that never hold one value make every literal comparing them constant
+// over the trace (x == y never holds, x in ys never), so a type apart
+// loses no property the trace can tell anything of, and spares the
+// generator every such literal: a session id is not compared with a
+// lock's name. The types are declared only when there are two or more:
+// one type of every plain string separates nothing. It returns them in
+// the order of their first positions, named as the integer types are and
+// apart from taken, and the type name of every position path.
+func (s *leafScan) strTypes(plain func(path string) bool, taken map[string]bool) ([]semType, map[string]string) {
+	var ls []*strLeaf
+	for _, l := range s.strs {
+		if l.used && plain(l.path) {
+			ls = append(ls, l)
+		}
+	}
+	groups := newGroups(len(ls))
+	// Each value joins the first position holding it with every other:
+	// linear in the values held, where comparing every pair of positions
+	// would be quadratic in them.
+	first := map[string]int{}
+	for i, l := range ls {
+		for v := range l.vals {
+			j, ok := first[v]
+			if !ok {
+				first[v] = i
+				continue
+			}
+			ri, rj := groups.find(i), groups.find(j)
+			groups.join(min(ri, rj), max(ri, rj))
+		}
+	}
+	var out []semType
+	var members [][]position
+	byRoot := map[int]int{} // root → index in out
+	for i, l := range ls {
+		r := groups.find(i)
+		k, ok := byRoot[r]
+		if !ok {
+			k = len(out)
+			byRoot[r] = k
+			out = append(out, semType{expr: "string"})
+			members = append(members, nil)
+		}
+		out[k].leaves = append(out[k].leaves, l.path)
+		members[k] = append(members[k], position{l.path, l.name})
+	}
+	if len(out) < 2 {
+		return nil, map[string]string{}
+	}
+	names := map[string]string{}
+	un := uniqueNames{taken: taken, next: map[string]int{}}
+	for k := range out {
+		t := &out[k]
+		t.name = un.name(typeName(groupName(members[k])))
+		if len(t.leaves) > 1 {
+			t.why = fmt.Sprintf("%s: they hold values in common, and no other string's", strings.Join(t.leaves, ", "))
+		} else {
+			t.why = fmt.Sprintf("%s: it holds no value another string holds", t.leaves[0])
+		}
 		for _, p := range t.leaves {
 			names[p] = t.name
 		}
@@ -511,7 +615,7 @@ func (s *leafScan) types(taken map[string]bool) ([]intType, map[string]string) {
 // and cache.y.ver, not x); else after the column they all lie in
 // (queued, of queued.x and queued.y); else after the shortest name, the
 // first on a tie (index, of commit, applied and log[].index).
-func groupName(ms []*intLeaf) string {
+func groupName(ms []position) string {
 	count := map[string]int{} // by word: the positions whose name holds it
 	var order []string        // the words, in order of first position
 	for _, m := range ms {
@@ -532,11 +636,15 @@ func groupName(ms []*intLeaf) string {
 		return best
 	}
 	col := column(ms[0].path)
-	if len(ms) > 1 && !slices.ContainsFunc(ms, func(m *intLeaf) bool { return column(m.path) != col }) {
+	if len(ms) > 1 && !slices.ContainsFunc(ms, func(m position) bool { return column(m.path) != col }) {
 		return col
 	}
-	return slices.MinFunc(ms, func(a, b *intLeaf) int { return len(a.name) - len(b.name) }).name
+	return slices.MinFunc(ms, func(a, b position) int { return len(a.name) - len(b.name) }).name
 }
+
+// A position is an integer or string position that groupName names: its
+// path, and the last name on it.
+type position struct{ path, name string }
 
 // nameWords returns the words of a name, lower case: split at
 // underscores and where a lower-case letter or digit meets an upper-case

@@ -3,6 +3,7 @@ package spectrace
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -160,6 +161,133 @@ func TestIntTypes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// strLeafOf returns a string position at path holding vs, and names the
+// nodes in names (the trace's).
+func strLeafOf(path string, names map[string]bool, vs ...string) *strLeaf {
+	name := path[strings.LastIndexAny(path, ".]")+1:]
+	if name == "" {
+		name = strings.TrimSuffix(path, "[]")
+	}
+	l := &strLeaf{path: path, name: name, vals: map[string]struct{}{}, other: map[string]struct{}{}}
+	for _, v := range vs {
+		l.add(v, names)
+	}
+	return l
+}
+
+func TestStrTypes(t *testing.T) {
+	tests := []struct {
+		name   string
+		leaves []*strLeaf
+		plain  func(path string) bool // nil: every position
+		taken  []string               // type names taken, besides NodeID
+		want   []string               // "Type: member, member", in order of first member
+	}{{
+		// A blind user's ZooKeeper-like service: clients' sessions and
+		// lock nodes, servers' lists of both (typed by hand before).
+		name: "values in common join, others stay apart",
+		leaves: []*strLeaf{
+			strLeafOf("locks[]", nil, "lock-3", "lock-4", "lock-6"),
+			strLeafOf("myLock", nil, "lock-4", "lock-7"),
+			strLeafOf("session", nil, "c1#1", "c3#2"),
+			strLeafOf("sessions[]", nil, "c3#2", "c5#1"),
+		},
+		want: []string{"Locks: locks[], myLock", "Session: session, sessions[]"},
+	}, {
+		name: "joined through a third",
+		leaves: []*strLeaf{
+			strLeafOf("a", nil, "x"),
+			strLeafOf("b", nil, "y"),
+			strLeafOf("c", nil, "x", "y"),
+			strLeafOf("d", nil, "z"),
+		},
+		want: []string{"A: a, b, c", "D: d"},
+	}, {
+		name: "the empty string is no value in common",
+		leaves: []*strLeaf{
+			strLeafOf("key", nil, "", "k1"),
+			strLeafOf("owner_tx", nil, "", "t9"),
+		},
+		want: []string{"Key: key", "OwnerTx: owner_tx"},
+	}, {
+		name: "one group separates nothing: no type",
+		leaves: []*strLeaf{
+			strLeafOf("announced[]", nil, "i1", "i2"),
+			strLeafOf("rib[]", nil, "i2", "i3"),
+			strLeafOf("never", nil),
+		},
+	}, {
+		name: "node names and enums are typed apart already",
+		leaves: []*strLeaf{
+			strLeafOf("leader", nil, "n1"),
+			strLeafOf("role", nil, "leader"),
+			strLeafOf("tx", nil, "n1"),
+			strLeafOf("key", nil, "k"),
+		},
+		plain: func(path string) bool { return path != "leader" && path != "role" },
+		want:  []string{"Tx: tx", "Key: key"},
+	}, {
+		name: "names apart from those taken",
+		leaves: []*strLeaf{
+			strLeafOf("term", nil, "a"),
+			strLeafOf("key", nil, "b"),
+			strLeafOf("key[]", nil, "c"),
+		},
+		taken: []string{"Term", "Key2"},
+		want:  []string{"Term2: term", "Key: key", "Key3: key[]"},
+	}, {
+		name: "named after a word most share",
+		leaves: []*strLeaf{
+			strLeafOf("lease_holder", nil, "c1"),
+			strLeafOf("next_holder", nil, "c1"),
+			strLeafOf("holder_of[]", nil, "c2", "c1"),
+			strLeafOf("key", nil, "k"),
+		},
+		want: []string{"Holder: lease_holder, next_holder, holder_of[]", "Key: key"},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			plain := tt.plain
+			if plain == nil {
+				plain = func(string) bool { return true }
+			}
+			s := &leafScan{strs: tt.leaves}
+			taken := map[string]bool{"NodeID": true}
+			for _, n := range tt.taken {
+				taken[n] = true
+			}
+			types, names := s.strTypes(plain, taken)
+			var got []string
+			for _, ty := range types {
+				if ty.expr != "string" {
+					t.Errorf("type %s is %s, want string", ty.name, ty.expr)
+				}
+				got = append(got, ty.name+": "+strings.Join(ty.leaves, ", "))
+				for _, p := range ty.leaves {
+					if names[p] != ty.name {
+						t.Errorf("names[%s] = %s, want %s", p, names[p], ty.name)
+					}
+				}
+			}
+			if len(names) != len(slices.Concat(typeLeaves(types)...)) {
+				t.Errorf("names %v: not the types' positions", names)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("types =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}
+
+// typeLeaves returns the positions of each type.
+func typeLeaves(ts []semType) [][]string {
+	var out [][]string
+	for _, t := range ts {
+		out = append(out, t.leaves)
+	}
+	return out
 }
 
 func TestNameWords(t *testing.T) {
