@@ -27,7 +27,9 @@ import (
 // vote): in a position whose other values start far from it, it would
 // stretch the range over values the position never takes. A position
 // that holds one value in the whole trace compares with nothing
-// meaningfully and keeps its own type.
+// meaningfully and keeps its own type; so does a field of a struct
+// whose fields all name nodes of the trace (a version vector, recorded
+// from a JSON object keyed by node): one node's entry (see slot).
 //
 // On the traces of testdata/testbeds (etcd raft, Paxos, Chord, RandTree)
 // and three primary/backup systems of the quality benchmark, the pairs
@@ -144,7 +146,9 @@ type leafScan struct {
 	leaves []*intLeaf
 	strs   []*strLeaf
 	names  map[string]bool // the nodes of the states read
-	cols   []func(v any)   // by column: adds a value's leaves; nil for none
+	// structs are the field names of each struct position, by path.
+	structs map[string][]string
+	cols    []func(v any) // by column: adds a value's leaves; nil for none
 	// self is, by column, whether it is a string column that has held
 	// its node's name in every state read.
 	self []bool
@@ -232,7 +236,7 @@ func (s *shiftScan) restated() map[int]shift {
 // newLeafScan returns a scan of the integers and strings of the columns
 // of schema that keep takes.
 func newLeafScan(schema trace.Schema, keep func(col int) bool) *leafScan {
-	s := &leafScan{cols: make([]func(any), len(schema)), names: map[string]bool{}, self: make([]bool, len(schema))}
+	s := &leafScan{cols: make([]func(any), len(schema)), names: map[string]bool{}, structs: map[string][]string{}, self: make([]bool, len(schema))}
 	sh := &shiftScan{first: true}
 	for i, c := range schema {
 		if keep(i) {
@@ -325,6 +329,7 @@ func (s *leafScan) walker(dt arrow.DataType, path, name string) func(any) {
 		}
 		var fields []field
 		for _, f := range dt.Fields() {
+			s.structs[path] = append(s.structs[path], f.Name)
 			if add := s.walker(f.Type, path+"."+f.Name, f.Name); add != nil {
 				fields = append(fields, field{f.Name, add})
 			}
@@ -417,7 +422,7 @@ func (s *leafScan) types(taken map[string]bool) ([]semType, map[string]string) {
 	// variables took 106 s).
 	var cand []int
 	for i, l := range s.leaves {
-		if len(l.vals) >= 2 && l.ranged {
+		if len(l.vals) >= 2 && l.ranged && !s.slot(l) {
 			cand = append(cand, i)
 		}
 	}
@@ -466,6 +471,12 @@ func (s *leafScan) types(taken map[string]bool) ([]semType, map[string]string) {
 			ps[i] = position{m.path, m.name}
 		}
 		t.name = groupName(ps)
+		if m := members[k][0]; s.slot(m) {
+			parent := strings.TrimSuffix(m.path, "."+m.name)
+			t.name = lastName(parent) + "_" + m.name
+			t.why = fmt.Sprintf("%s: a field named after a node, as each of %s's: one node's entry, compared only with the same node's", m.path, parent)
+			continue
+		}
 		switch {
 		case len(members[k]) > 1:
 			t.why = fmt.Sprintf("%s: their value ranges overlap on %.0f%% of their union or more", strings.Join(t.leaves, ", "), 100*least[r])
@@ -511,6 +522,32 @@ func (g groups) find(i int) int {
 
 // join puts the group of root b under root a.
 func (g groups) join(a, b int) { g[b] = a }
+
+// slot reports whether l is a field of a struct whose fields, two or
+// more, all name nodes of the trace: a version vector, a leader's
+// match index per follower, as collect records a JSON object keyed by
+// node. Each such field is one node's entry; the entries of two nodes
+// run over the same values, and the range rule would join them, though
+// comparing one node's entry with another's (r1's counter with r3's)
+// means nothing, and the pool would fill with such comparisons (a blind
+// user's OR-Set replicas: 64,633 properties, the report headed by
+// n0.vv.r4 != n0.vv.r6). A slot gets a type of its own, which the same
+// entry of every node shares.
+func (s *leafScan) slot(l *intLeaf) bool {
+	parent, ok := strings.CutSuffix(l.path, "."+l.name)
+	if !ok {
+		return false
+	}
+	fields := s.structs[parent]
+	return len(fields) >= 2 && !slices.ContainsFunc(fields, func(f string) bool { return !s.names[f] })
+}
+
+// lastName returns the column or field a path ends in, for a
+// type name: vv of vv, clock of state.clock, log of log[].
+func lastName(path string) string {
+	path = strings.TrimRight(path, "[]")
+	return path[strings.LastIndexAny(path, ".]")+1:]
+}
 
 // uniqueNames names types apart from those taken, which it adds to.
 type uniqueNames struct {

@@ -163,6 +163,41 @@ func TestIntTypes(t *testing.T) {
 	}
 }
 
+// TestIntTypesSlots checks that the fields of a struct named after the
+// trace's nodes (a version vector) each get a type of their own, where
+// the range rule would join them with each other and with any integer
+// over the same values, and that a struct with another field, or a
+// single one, is typed by the rule.
+func TestIntTypesSlots(t *testing.T) {
+	i64 := arrow.INT64
+	s := &leafScan{
+		names: map[string]bool{"r1": true, "r2": true, "r3": true},
+		structs: map[string][]string{
+			"vv":   {"r1", "r2", "r3"},
+			"mix":  {"r1", "r2", "total"},
+			"only": {"r1"},
+		},
+		leaves: []*intLeaf{
+			leafOf("vv.r1", i64, span(0, 50, 1)),
+			leafOf("vv.r2", i64, span(0, 48, 1)),
+			leafOf("vv.r3", i64, span(1, 50, 1)),
+			leafOf("counter", i64, span(1, 50, 1)),
+			leafOf("mix.r1", i64, span(1, 49, 1)),
+			leafOf("mix.total", i64, span(1, 1000, 10)),
+			leafOf("only.r1", i64, span(2, 50, 1)),
+		},
+	}
+	types, _ := s.types(map[string]bool{"NodeID": true})
+	var got []string
+	for _, ty := range types {
+		got = append(got, ty.name+": "+strings.Join(ty.leaves, ", "))
+	}
+	want := []string{"VvR1: vv.r1", "VvR2: vv.r2", "VvR3: vv.r3", "R1: counter, mix.r1, only.r1", "Total: mix.total"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("types =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 // strLeafOf returns a string position at path holding vs, and names the
 // nodes in names (the trace's).
 func strLeafOf(path string, names map[string]bool, vs ...string) *strLeaf {
