@@ -45,20 +45,65 @@ func Candidate(spec *specs.Spec, consts Constants, forms []*grammar.Property) (b
 // Focus counts the state variables and fields p reads: the distinct
 // paths of its literals without their variable (n0.term and n1.term count
 // once), an iterator's element paths named after its domain. Of a capped
-// class, Generate keeps the properties of the fewest set(x) literals,
-// then of the least focus.
+// class, Generate keeps the properties of the fewest loose set(x)
+// literals (LooseSets), then of the least focus.
 func Focus(p *grammar.Property) int {
+	name := pathNamer(p)
+	names := make(map[string]bool)
+	for path := range grammar.Paths(&grammar.Property{Matrix: p.Matrix}) {
+		names[name(path)] = true
+	}
+	return len(names)
+}
+
+// LooseSets counts the set(x) literals of p but those that guard
+// another: a not set(x) whose path x a literal of p other than a set(y)
+// reads (n0.owned in n0.owned != n1.owned or not set(n0.owned), not
+// n1.owned), which says what holds of x wherever x is set. Of a capped
+// class, Generate keeps the properties of the fewest, then of the least
+// Focus.
+func LooseSets(p *grammar.Property) int {
+	isSet := func(l *grammar.Literal) bool {
+		_, ok := l.Atom.(*grammar.IsSet)
+		return ok
+	}
+	read := make(map[string]bool) // the paths of the literals but set(x)
+	for _, l := range p.Matrix {
+		if !isSet(l) {
+			for path := range l.Paths() {
+				read[path.String()] = true
+			}
+		}
+	}
+	loose := 0
+	for _, l := range p.Matrix {
+		if !isSet(l) {
+			continue
+		}
+		guard := l.Neg
+		for path := range l.Paths() {
+			guard = guard && read[path.String()]
+		}
+		if !guard {
+			loose++
+		}
+	}
+	return loose
+}
+
+// pathNamer returns the function naming a path of p without its
+// variable (n0.term and n1.term alike), an iterator's element paths
+// after its domain.
+func pathNamer(p *grammar.Property) func(*grammar.Path) string {
 	domain := make(map[string]string)
 	for _, q := range p.Quants {
 		if q.Domain != nil {
 			domain[q.Vars[0]] = strings.Join(q.Domain.Fields, ".") + "[]"
 		}
 	}
-	names := make(map[string]bool)
-	for path := range grammar.Paths(&grammar.Property{Matrix: p.Matrix}) {
-		names[domain[path.Var]+"."+strings.Join(path.Fields, ".")] = true
+	return func(path *grammar.Path) string {
+		return domain[path.Var] + "." + strings.Join(path.Fields, ".")
 	}
-	return len(names)
 }
 
 // scopeOf returns the node variables of p and the index in its of p's

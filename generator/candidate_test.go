@@ -80,3 +80,29 @@ func b2i(b bool) int {
 	}
 	return 0
 }
+
+func TestLooseSets(t *testing.T) {
+	for _, tt := range []struct {
+		text  string
+		loose int
+	}{
+		{`forall n0, n1 in nodes: n0.owned != n1.owned or not set(n0.owned)`, 0}, // guards the uniqueness of owned
+		{`forall n0, n1 in nodes: n0.commit <= n1.commit or not set(n1.lease)`, 1},
+		{`forall n0 in nodes: set(n0.a) or not set(n0.b)`, 2}, // nullness facts alone
+		{`forall n0, n1 in nodes: set(n0.a) or not set(n1.a)`, 2},
+		{`forall n0, n1 in nodes: n0.role != "follower" or set(n1.role)`, 1}, // no guard: n1.role must be set
+		{`forall n0 in nodes: n0.up or not set(n0.up)`, 0},
+		{`forall n0, n1 in nodes: n0.role != "follower" or not set(n1.role)`, 1}, // n1's role, not n0's: no guard
+		{`forall n0 in nodes: forall e0 in n0.log: e0.term <= n0.term or not set(e0.term)`, 0},
+		{`forall n0 in nodes: forall e0 in n0.log: e0.term <= n0.term or not set(n0.log)`, 1}, // e0.term is the log's, not n0's
+		{`forall n0 in nodes: n0.a <= n0.b`, 0},
+	} {
+		p, err := grammar.Parse(tt.text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := LooseSets(p); got != tt.loose {
+			t.Errorf("LooseSets(%s) = %d, want %d", tt.text, got, tt.loose)
+		}
+	}
+}

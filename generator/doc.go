@@ -84,9 +84,11 @@
 //
 // A class is the number of node variables, of iterators and of literals.
 // When a class has more than max_per_class candidates (0 means no cap),
-// it keeps max_per_class of them: those with the fewest set(x) literals,
-// then the most focused, which mention the fewest distinct state
-// variables and fields (n0.term and n1.term count once). Ties are broken
+// it keeps max_per_class of them: those with the fewest loose set(x)
+// literals (all but a not set(x) beside a literal on the same path x,
+// which it guards, as in x != y or not set(x)), then the
+// most focused, which mention the fewest distinct state variables and
+// fields (n0.term and n1.term count once). Ties are broken
 // by a hash of the literal texts, an evenly spread choice that does not
 // change when the spec gains an unrelated variable. A class
 // whose literal combinations exceed an internal budget is sampled instead

@@ -250,16 +250,10 @@ func renamings(p *grammar.Property) []string {
 	return out
 }
 
-// rankOf is the measure the cap prefers low: set(x) literals, then
-// focus.
+// rankOf is the measure the cap prefers low: loose set(x) literals,
+// then focus.
 func rankOf(p *grammar.Property) int {
-	sets := 0
-	for _, l := range p.Matrix {
-		if _, ok := l.Atom.(*grammar.IsSet); ok {
-			sets++
-		}
-	}
-	return sets<<16 | Focus(p)
+	return LooseSets(p)<<16 | Focus(p)
 }
 
 func TestCap(t *testing.T) {

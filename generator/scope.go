@@ -54,6 +54,7 @@ type literal struct {
 	sign  sign
 	vars  uint8   // bit v set when variable v occurs
 	names []int32 // distinct variable-free path names, for ranking
+	paths []int   // its paths, indexes in scope.paths
 	set   bool    // a set(x) literal
 	// a positive constant on an enum of 4 or more values: at most enumMax
 	// such literals of one path (enumPath) may share a disjunction.
@@ -138,7 +139,7 @@ func (s *scope) buildLiterals() {
 			l := s.canonical(a.literal(s.paths, neg))
 			lit := literal{
 				lit: l, text: l.String(), sign: sign{a, neg},
-				vars: vars, names: names, set: a.kind == atomSet,
+				vars: vars, names: names, paths: a.args, set: a.kind == atomSet,
 				enumPath: -1,
 			}
 			if a.kind == atomConst && !neg && a.enum >= 4 {

@@ -8,8 +8,8 @@ import (
 )
 
 // A selector keeps the candidates of a class that survive the cap: the
-// n smallest by (rank, hash), in a max-heap. The rank prefers few set(x)
-// literals, then few distinct state variables; among candidates of equal
+// n smallest by (rank, hash), in a max-heap. The rank prefers few loose
+// set(x) literals, then few distinct state variables; among candidates of equal
 // rank the hash of the literal texts makes a deterministic, evenly spread
 // choice that does not lean towards the start of the alphabet and that
 // stays put when the spec gains a variable.
@@ -38,18 +38,35 @@ func (sl *selector) offer(s *scope, si int, idx []int32) {
 }
 
 // rank orders the candidates for the cap, lower first: by their number
-// of set(x) literals, then by focus. Nullness facts are cheap to state
-// and rarely the point of a longer disjunction; a focused disjunction,
-// about few state variables, is more often a telling one than a
-// disjunction of unrelated facts.
+// of loose set(x) literals, then by focus. Nullness facts are cheap to
+// state and rarely the point of a longer disjunction; a focused
+// disjunction, about few state variables, is more often a telling one
+// than a disjunction of unrelated facts. A not set(x) about a path x
+// that another literal (no set(y)) reads guards it, and is not loose:
+// n0.owned != n1.owned or not set(n0.owned), no two consumers own one
+// message, is the point of its class (a blind user's queue lost it to
+// the cap, behind 50,000 disjunctions of two variables).
 func (s *scope) rank(idx []int32) int {
 	sets := 0
-	for _, i := range idx {
-		if bitset.Has(s.setLits, int(i)) {
+	for k, i := range idx {
+		if bitset.Has(s.setLits, int(i)) && !(s.lits[i].sign.neg && s.guards(idx, k)) {
 			sets++
 		}
 	}
 	return sets<<16 | s.focus(idx)
+}
+
+// guards reports whether the paths of the literal idx[k] are all read
+// by literals of idx that are no set(x): not set(x) then excuses the
+// others where x is null, and they say what holds of x wherever it is
+// set.
+func (s *scope) guards(idx []int32, k int) bool {
+	for _, p := range s.lits[idx[k]].paths {
+		if !slices.ContainsFunc(idx, func(i int32) bool { return !s.lits[i].set && slices.Contains(s.lits[i].paths, p) }) {
+			return false
+		}
+	}
+	return true
 }
 
 // focus returns the number of distinct variable-free path names in idx:

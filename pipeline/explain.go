@@ -598,17 +598,20 @@ func whyNotGenerated(spec *specs.Spec, consts generator.Constants, pool *generat
 	if !candidate {
 		return dropped, nil
 	}
-	// The kept are those of the fewest set(x) literals, then of the
-	// fewest distinct variables read (generator.Focus).
-	most := 0
+	// The kept are those of the fewest loose set(x) literals, then of
+	// the fewest distinct variables read (generator.LooseSets, Focus).
+	rank := func(q *grammar.Property) [2]int { return [2]int{generator.LooseSets(q), generator.Focus(q)} }
+	var most [2]int
 	for _, q := range pool.Props {
 		if len(q.Matrix) == class.Literals && len(q.NodeVars()) == class.Nodes && len(q.IterVars()) == class.Iters {
-			most = max(most, generator.Focus(q))
+			if r := rank(q); r[0] > most[0] || r[0] == most[0] && r[1] > most[1] {
+				most = r
+			}
 		}
 	}
-	cc := pool.Classes[i]
-	return fmt.Sprintf("within the limits, but its class (%s) has %d properties, capped at generate.max_per_class = %d: it is not among the %d kept, those with the fewest set(x) literals, then reading the fewest distinct variables and fields (it reads %d, the kept at most %d)",
-		class, cc.Generated, spec.Generate.MaxPerClass, cc.Kept, generator.Focus(prop), most), nil
+	cc, r := pool.Classes[i], rank(prop)
+	return fmt.Sprintf("within the limits, but its class (%s) has %d properties, capped at generate.max_per_class = %d: it is not among the %d kept, those with the fewest set(x) literals about a variable no other literal reads, then reading the fewest distinct variables and fields (it has %d such set(x) literals and reads %d; the kept at most %d and %d)",
+		class, cc.Generated, spec.Generate.MaxPerClass, cc.Kept, r[0], r[1], most[0], most[1]), nil
 }
 
 // outsideLimits says how prop exceeds the shapes generation builds: its
