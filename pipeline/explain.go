@@ -207,23 +207,56 @@ func baselineTest(e *reporter.Entry) *BaselineTest {
 // explanation says why it was not generated. The error is the
 // property's parse error or a failure of the run.
 func Explain(ctx context.Context, specPath, tracePath, propertyText string, o Options) (*Explanation, error) {
-	prop, err := grammar.Parse(propertyText)
+	xs, err := ExplainAll(ctx, specPath, tracePath, []string{propertyText}, o)
 	if err != nil {
 		return nil, err
+	}
+	return xs[0], nil
+}
+
+// ExplainAll explains each of propertyTexts as Explain does, in order,
+// from one run: the pool is evaluated and the report built once for all
+// the properties it holds, where explaining them one at a time runs the
+// whole pipeline for each. The error is the first property's parse
+// error, saying which property it is when there are several, or a
+// failure of the run.
+func ExplainAll(ctx context.Context, specPath, tracePath string, propertyTexts []string, o Options) ([]*Explanation, error) {
+	props := make([]*grammar.Property, len(propertyTexts))
+	for i, text := range propertyTexts {
+		prop, err := grammar.Parse(text)
+		if err != nil {
+			if len(propertyTexts) > 1 {
+				return nil, fmt.Errorf("property %d: %w", i+1, err)
+			}
+			return nil, err
+		}
+		props[i] = prop
 	}
 	p, err := OpenContext(ctx, specPath, tracePath)
 	if err != nil {
 		return nil, err
 	}
 	defer p.Close()
-	x := &Explanation{Property: prop.Text(), ID: prop.ID()}
-	i := p.find(prop)
-	if i < 0 {
-		return x, p.explainAbsent(ctx, x, prop, o)
+	xs := make([]*Explanation, len(props))
+	var pool, at []int // the pool's indices of the properties it holds, and theirs in xs
+	for i, prop := range props {
+		x := &Explanation{Property: prop.Text(), ID: prop.ID()}
+		xs[i] = x
+		j := p.find(prop)
+		if j < 0 {
+			if err := p.explainAbsent(ctx, x, prop, o); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		x.Generated = true
+		if text := p.Program.Props[j].Text; text != x.Property {
+			x.GeneratedAs, x.ID = text, p.Program.Props[j].ID
+		}
+		pool, at = append(pool, j), append(at, i)
 	}
-	x.Generated = true
-	if text := p.Program.Props[i].Text; text != x.Property {
-		x.GeneratedAs, x.ID = text, p.Program.Props[i].ID
+	if len(pool) == 0 {
+		return xs, nil
 	}
 	opts := passOptions(o)
 	opts.FullMoments = reporter.DefaultThresholds.FullMoments
@@ -234,16 +267,20 @@ func Explain(ctx context.Context, specPath, tracePath, propertyText string, o Op
 	if err != nil {
 		return nil, err
 	}
-	rep, err := p.report(ctx, res, o, []int{i})
+	rep, err := p.report(ctx, res, o, pool)
 	if err != nil {
 		return nil, err
 	}
-	f := rep.Fates[0]
-	x.fate(f, rep.Candidates)
-	if f.Stats.Pruned {
-		return x, p.explainPruned(ctx, x, p.Program.Props[i].Property, o)
+	for k, f := range rep.Fates {
+		x := xs[at[k]]
+		x.fate(f, rep.Candidates)
+		if f.Stats.Pruned {
+			if err := p.explainPruned(ctx, x, p.Program.Props[pool[k]].Property, o); err != nil {
+				return nil, err
+			}
+		}
 	}
-	return x, nil
+	return xs, nil
 }
 
 // explainPruned evaluates prop, a property the filter pruned, over the
@@ -886,10 +923,20 @@ func formatValues(vals []any) string {
 
 // WriteJSON writes x as indented JSON, properties as written.
 func (x *Explanation) WriteJSON(w io.Writer) error {
+	return writeJSON(w, x)
+}
+
+// WriteExplanationsJSON writes xs as one JSON array, each element as
+// WriteJSON writes it.
+func WriteExplanationsJSON(w io.Writer, xs []*Explanation) error {
+	return writeJSON(w, xs)
+}
+
+func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false) // properties hold < and <=
-	return enc.Encode(x)
+	return enc.Encode(v)
 }
 
 // WriteText writes x for a terminal: the verdict, then each step, a

@@ -14,10 +14,11 @@ import (
 
 // explainOptions are augur explain's arguments and flags.
 type explainOptions struct {
-	spec, trace, property string
-	format                string
-	quiet                 bool
-	po                    pipeline.Options // but Progress
+	spec, trace string
+	properties  []string
+	format      string
+	quiet       bool
+	po          pipeline.Options // but Progress
 
 	stdout, stderr io.Writer
 }
@@ -27,11 +28,11 @@ type explainOptions struct {
 func newExplainCmd(runF func(*explainOptions) error) *cobra.Command {
 	o := &explainOptions{}
 	cmd := &cobra.Command{
-		Use:   "explain SPEC TRACE PROPERTY",
+		Use:   "explain SPEC TRACE PROPERTY...",
 		Short: "Say why a property is where it is in the report, or absent",
-		Args:  cobra.ExactArgs(3),
+		Args:  cobra.MinimumNArgs(3),
 		RunE: runE(o, runF, runExplain, func(cmd *cobra.Command, args []string) {
-			o.spec, o.trace, o.property = args[0], args[1], args[2]
+			o.spec, o.trace, o.properties = args[0], args[1], args[2:]
 			o.stdout, o.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
 		}),
 	}
@@ -47,20 +48,35 @@ func newExplainCmd(runF func(*explainOptions) error) *cobra.Command {
 	return cmd
 }
 
-// runExplain writes the explanation of o.property in the report of
-// o.spec over o.trace.
+// runExplain writes the explanations of o.properties in the report of
+// o.spec over o.trace, from one run: in text, one after another, a blank
+// line between; in JSON, the explanation of one property as an object,
+// of several as an array of them.
 func runExplain(ctx context.Context, o *explainOptions) error {
 	if o.format != "text" && o.format != "json" {
 		return fmt.Errorf("unknown format %q (want text or json)", o.format)
 	}
-	x, err := pipeline.Explain(ctx, o.spec, o.trace, o.property, o.pipelineOptions())
+	xs, err := pipeline.ExplainAll(ctx, o.spec, o.trace, o.properties, o.pipelineOptions())
 	if err != nil {
 		return err
 	}
 	if o.format == "json" {
-		return x.WriteJSON(o.stdout)
+		if len(xs) == 1 {
+			return xs[0].WriteJSON(o.stdout)
+		}
+		return pipeline.WriteExplanationsJSON(o.stdout, xs)
 	}
-	return x.WriteText(o.stdout)
+	for i, x := range xs {
+		if i > 0 {
+			if _, err := io.WriteString(o.stdout, "\n"); err != nil {
+				return err
+			}
+		}
+		if err := x.WriteText(o.stdout); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // pipelineOptions returns the pipeline options o asks for. How far
