@@ -56,12 +56,12 @@ func Focus(p *grammar.Property) int {
 	return len(names)
 }
 
-// LooseSets counts the set(x) literals of p but those that guard
-// another: a not set(x) whose path x a literal of p other than a set(y)
-// reads (n0.owned in n0.owned != n1.owned or not set(n0.owned), not
-// n1.owned), which says what holds of x wherever x is set. Of a capped
-// class, Generate keeps the properties of the fewest, then of the least
-// Focus.
+// LooseSets counts the set(x) literals of p, but for each not set(x)
+// whose path x (with its variable: n0.owned, not n1.owned) some literal
+// of p other than a set(y) reads: it guards that literal, which then says
+// what holds of x wherever x is set (n0.owned != n1.owned or not
+// set(n0.owned)). Of a capped class, Generate keeps the properties of the
+// fewest, then of the least Focus.
 func LooseSets(p *grammar.Property) int {
 	isSet := func(l *grammar.Literal) bool {
 		_, ok := l.Atom.(*grammar.IsSet)

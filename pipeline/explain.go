@@ -217,18 +217,20 @@ func Explain(ctx context.Context, specPath, tracePath, propertyText string, o Op
 // ExplainAll explains each of propertyTexts as Explain does, in order,
 // from one run: the pool is evaluated and the report built once for all
 // the properties it holds, where explaining them one at a time runs the
-// whole pipeline for each. The error is the first property's parse
-// error, saying which property it is when there are several, or a
-// failure of the run.
+// whole pipeline for each. The error is the first parse error or a
+// failure of the run, saying which property when there are several.
 func ExplainAll(ctx context.Context, specPath, tracePath string, propertyTexts []string, o Options) ([]*Explanation, error) {
+	which := func(i int, err error) error { // names the property when there are several
+		if len(propertyTexts) > 1 {
+			return fmt.Errorf("property %d: %w", i+1, err)
+		}
+		return err
+	}
 	props := make([]*grammar.Property, len(propertyTexts))
 	for i, text := range propertyTexts {
 		prop, err := grammar.Parse(text)
 		if err != nil {
-			if len(propertyTexts) > 1 {
-				return nil, fmt.Errorf("property %d: %w", i+1, err)
-			}
-			return nil, err
+			return nil, which(i, err)
 		}
 		props[i] = prop
 	}
@@ -245,7 +247,7 @@ func ExplainAll(ctx context.Context, specPath, tracePath string, propertyTexts [
 		j := p.find(prop)
 		if j < 0 {
 			if err := p.explainAbsent(ctx, x, prop, o); err != nil {
-				return nil, err
+				return nil, which(i, err)
 			}
 			continue
 		}
@@ -276,7 +278,7 @@ func ExplainAll(ctx context.Context, specPath, tracePath string, propertyTexts [
 		x.fate(f, rep.Candidates)
 		if f.Stats.Pruned {
 			if err := p.explainPruned(ctx, x, p.Program.Props[pool[k]].Property, o); err != nil {
-				return nil, err
+				return nil, which(at[k], err)
 			}
 		}
 	}
@@ -647,7 +649,7 @@ func whyNotGenerated(spec *specs.Spec, consts generator.Constants, pool *generat
 		}
 	}
 	cc, r := pool.Classes[i], rank(prop)
-	return fmt.Sprintf("within the limits, but its class (%s) has %d properties, capped at generate.max_per_class = %d: it is not among the %d kept, those with the fewest set(x) literals about a variable no other literal reads, then reading the fewest distinct variables and fields (it has %d such set(x) literals and reads %d; the kept at most %d and %d)",
+	return fmt.Sprintf("within the limits, but its class (%s) has %d properties, capped at generate.max_per_class = %d: it is not among the %d kept, those with the fewest set(x) literals (a not set(x) guarding a literal on x aside), then reading the fewest distinct variables and fields (it has %d such set(x) literals and reads %d; the last kept, %d and %d)",
 		class, cc.Generated, spec.Generate.MaxPerClass, cc.Kept, r[0], r[1], most[0], most[1]), nil
 }
 

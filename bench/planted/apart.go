@@ -43,9 +43,14 @@ func goodTrace(dir string, i int) string {
 }
 
 // apart evaluates the planted properties of sys over its run and its
-// good runs, the files inferOne wrote in dir, and returns how each
-// compares, in the order of sys.Planted.
+// good runs, the files inferOne wrote in dir, under the system's own
+// spec (spec.yaml, whose names the planted texts use, also when the
+// report is made with spec init's), and returns how each compares, in
+// the order of sys.Planted.
 func apart(ctx context.Context, sys *System, dir string, o RunOptions) ([]Apart, error) {
+	if len(sys.Planted) == 0 {
+		return nil, nil
+	}
 	props := make([]*grammar.Property, len(sys.Planted))
 	for i, p := range sys.Planted {
 		var err error
@@ -63,7 +68,7 @@ func apart(ctx context.Context, sys *System, dir string, o RunOptions) ([]Apart,
 		}
 		stats, err := evaluateAt(ctx, spec, path, props, o)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("evaluate the planted properties over %s: %w", filepath.Base(path), err)
 		}
 		for i := range stats {
 			n := reporter.DefaultThresholds.ViolationEvents(&stats[i])

@@ -362,6 +362,51 @@ func TestInitNestedNodeIDs(t *testing.T) {
 	}
 }
 
+// TestInitValueTypes writes a starter spec for a trace of a version
+// vector keyed by node, session ids, lock names held in a list, a map
+// keyed by lock name, and a list of session ids: each entry of the
+// vector gets its own type, the session ids one type, and the lock names,
+// which the map's keys share, stay string.
+func TestInitValueTypes(t *testing.T) {
+	utf8, i64 := arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int64
+	schema := trace.Schema{
+		{Name: "vv", Type: arrow.StructOf(
+			arrow.Field{Name: "n0", Type: i64, Nullable: true},
+			arrow.Field{Name: "n1", Type: i64, Nullable: true},
+			arrow.Field{Name: "n2", Type: i64, Nullable: true},
+		)},
+		{Name: "session", Type: utf8},
+		{Name: "sessions", Type: arrow.ListOf(utf8)},
+		{Name: "locks", Type: arrow.ListOf(utf8)},
+		{Name: "holders", Type: arrow.MapOf(utf8, i64)},
+	}
+	b := tracetest.New(t, schema, trace.Options{System: "values"})
+	for i := range 30 {
+		node := fmt.Sprintf("n%d", i%3)
+		s, l := fmt.Sprintf("c%d#%d", i%4, i/4), fmt.Sprintf("lock-%d", i)
+		row := b.State(node, uint64(i),
+			map[string]any{"n0": int64(i), "n1": int64(i + 1), "n2": int64(i + 2)},
+			s, []any{s}, []any{l}, map[string]any{l: int64(i)},
+		)
+		b.Snapshot(trace.Snapshot{ID: uint64(i), TS: uint64(i), Members: []uint32{row}})
+	}
+	var out strings.Builder
+	if err := Init(context.Background(), b.Open(), &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"\n  vv: \"{n0: VvN0, n1: VvN1, n2: VvN2}\"\n",
+		"\n  session: Session\n",
+		"\n  sessions: list<Session>\n",
+		"\n  locks: list<string>\n",
+		"\n  holders: map<string, Holders>\n",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the starter spec lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
 // TestInitHugeList writes a starter spec for a trace whose state holds a
 // list of 2^20 int64 (8 MiB), unsorted and beside a list of strings. Init
 // reads the lists typed, as the trace holds them, so that it allocates

@@ -3,6 +3,7 @@ package spectrace
 import (
 	"cmp"
 	"fmt"
+	"hash/maphash"
 	"slices"
 	"strings"
 	"unicode"
@@ -102,11 +103,16 @@ func overlap(a, b *intLeaf) (float64, bool) {
 type strLeaf struct {
 	path  string
 	name  string              // the last name on the path
+	key   bool                // the keys of a map, which a spec types string
 	used  bool                // some value is not empty
-	vals  map[string]struct{} // the values other than empty, up to maxIntValues
+	vals  map[uint64]struct{} // hashes of the values other than empty, up to maxIntValues
 	other map[string]struct{} // values not known as node names when read
 	many  bool                // past 2*maxEnum of those: it names no nodes
 }
+
+// strSeed hashes string values (strLeaf.vals): a value of megabytes is
+// kept as 8 bytes, and equal values hash equal within a run.
+var strSeed = maphash.MakeSeed()
 
 func (l *strLeaf) add(v string, names map[string]bool) {
 	if v == "" {
@@ -114,7 +120,7 @@ func (l *strLeaf) add(v string, names map[string]bool) {
 	}
 	l.used = true
 	if len(l.vals) < maxIntValues {
-		l.vals[v] = struct{}{}
+		l.vals[maphash.String(strSeed, v)] = struct{}{}
 	}
 	if l.many || names[v] {
 		return
@@ -261,7 +267,7 @@ func newLeafScan(schema trace.Schema, keep func(col int) bool) *leafScan {
 func (s *leafScan) walker(dt arrow.DataType, path, name string) func(any) {
 	switch dt := dt.(type) {
 	case *arrow.StringType:
-		l := &strLeaf{path: path, name: name, vals: map[string]struct{}{}, other: map[string]struct{}{}}
+		l := &strLeaf{path: path, name: name, vals: map[uint64]struct{}{}, other: map[string]struct{}{}}
 		s.strs = append(s.strs, l)
 		return func(v any) {
 			switch x := v.(type) {
@@ -313,13 +319,25 @@ func (s *leafScan) walker(dt arrow.DataType, path, name string) func(any) {
 		}
 	case *arrow.MapType:
 		item := s.walker(dt.ItemType(), path+"[]", name)
-		if item == nil {
+		var keys *strLeaf
+		if dt.KeyType().ID() == arrow.STRING {
+			// A spec types the keys string whatever they hold: a plain
+			// string sharing their values stays string (strTypes).
+			keys = &strLeaf{path: path + "{}", name: name, key: true, vals: map[uint64]struct{}{}, other: map[string]struct{}{}}
+			s.strs = append(s.strs, keys)
+		}
+		if item == nil && keys == nil {
 			return nil
 		}
 		return func(v any) {
 			m, _ := v.(map[string]any)
-			for _, e := range m {
-				item(e)
+			for k, e := range m {
+				if keys != nil {
+					keys.add(k, s.names)
+				}
+				if item != nil {
+					item(e)
+				}
 			}
 		}
 	case *arrow.StructType:
@@ -473,7 +491,7 @@ func (s *leafScan) types(taken map[string]bool) ([]semType, map[string]string) {
 		t.name = groupName(ps)
 		if m := members[k][0]; s.slot(m) {
 			parent := strings.TrimSuffix(m.path, "."+m.name)
-			t.name = lastName(parent) + "_" + m.name
+			t.name = typeWords(parent) + "_" + m.name
 			t.why = fmt.Sprintf("%s: a field named after a node, as each of %s's: one node's entry, compared only with the same node's", m.path, parent)
 			continue
 		}
@@ -542,11 +560,10 @@ func (s *leafScan) slot(l *intLeaf) bool {
 	return len(fields) >= 2 && !slices.ContainsFunc(fields, func(f string) bool { return !s.names[f] })
 }
 
-// lastName returns the column or field a path ends in, for a
-// type name: vv of vv, clock of state.clock, log of log[].
-func lastName(path string) string {
-	path = strings.TrimRight(path, "[]")
-	return path[strings.LastIndexAny(path, ".]")+1:]
+// typeWords returns a path as words for a type name: state_vv of
+// state.vv, log_vv of log[].vv.
+func typeWords(path string) string {
+	return strings.NewReplacer("[]", "", ".", "_").Replace(path)
 }
 
 // uniqueNames names types apart from those taken, which it adds to.
@@ -582,10 +599,12 @@ func (u uniqueNames) name(base string) string {
 // over the trace (x == y never holds, x in ys never), so a type apart
 // loses no property the trace can tell anything of, and spares the
 // generator every such literal: a session id is not compared with a
-// lock's name. The types are declared only when there are two or more:
-// one type of every plain string separates nothing. It returns them in
-// the order of their first positions, named as the integer types are and
-// apart from taken, and the type name of every position path.
+// lock's name. A group holding a map's keys, which a spec types string,
+// stays string; and the types are declared only when there are two
+// groups or more: one type of every plain string separates nothing. It
+// returns them in the order of their first positions, named as the
+// integer types are and apart from taken, and the type name of every
+// position path.
 func (s *leafScan) strTypes(plain func(path string) bool, taken map[string]bool) ([]semType, map[string]string) {
 	var ls []*strLeaf
 	for _, l := range s.strs {
@@ -597,7 +616,7 @@ func (s *leafScan) strTypes(plain func(path string) bool, taken map[string]bool)
 	// Each value joins the first position holding it with every other:
 	// linear in the values held, where comparing every pair of positions
 	// would be quadratic in them.
-	first := map[string]int{}
+	first := map[uint64]int{}
 	for i, l := range ls {
 		for v := range l.vals {
 			j, ok := first[v]
@@ -609,37 +628,47 @@ func (s *leafScan) strTypes(plain func(path string) bool, taken map[string]bool)
 			groups.join(min(ri, rj), max(ri, rj))
 		}
 	}
-	var out []semType
-	var members [][]position
-	byRoot := map[int]int{} // root → index in out
+	type group struct {
+		members []position // but a map's keys
+		keyed   bool       // it holds a map's keys: it stays string
+	}
+	var gs []group
+	byRoot := map[int]int{} // root → index in gs
 	for i, l := range ls {
 		r := groups.find(i)
 		k, ok := byRoot[r]
 		if !ok {
-			k = len(out)
+			k = len(gs)
 			byRoot[r] = k
-			out = append(out, semType{expr: "string"})
-			members = append(members, nil)
+			gs = append(gs, group{})
 		}
-		out[k].leaves = append(out[k].leaves, l.path)
-		members[k] = append(members[k], position{l.path, l.name})
+		if l.key {
+			gs[k].keyed = true
+			continue
+		}
+		gs[k].members = append(gs[k].members, position{l.path, l.name})
 	}
-	if len(out) < 2 {
+	if len(gs) < 2 {
 		return nil, map[string]string{}
 	}
+	var out []semType
 	names := map[string]string{}
 	un := uniqueNames{taken: taken, next: map[string]int{}}
-	for k := range out {
-		t := &out[k]
-		t.name = un.name(typeName(groupName(members[k])))
+	for _, g := range gs {
+		if g.keyed || len(g.members) == 0 {
+			continue
+		}
+		t := semType{name: un.name(typeName(groupName(g.members))), expr: "string"}
+		for _, m := range g.members {
+			t.leaves = append(t.leaves, m.path)
+			names[m.path] = t.name
+		}
 		if len(t.leaves) > 1 {
 			t.why = fmt.Sprintf("%s: they hold values in common, and no other string's", strings.Join(t.leaves, ", "))
 		} else {
 			t.why = fmt.Sprintf("%s: it holds no value another string holds", t.leaves[0])
 		}
-		for _, p := range t.leaves {
-			names[p] = t.name
-		}
+		out = append(out, t)
 	}
 	return out, names
 }

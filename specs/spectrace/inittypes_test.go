@@ -205,10 +205,16 @@ func strLeafOf(path string, names map[string]bool, vs ...string) *strLeaf {
 	if name == "" {
 		name = strings.TrimSuffix(path, "[]")
 	}
-	l := &strLeaf{path: path, name: name, vals: map[string]struct{}{}, other: map[string]struct{}{}}
+	l := &strLeaf{path: path, name: name, vals: map[uint64]struct{}{}, other: map[string]struct{}{}}
 	for _, v := range vs {
 		l.add(v, names)
 	}
+	return l
+}
+
+// keysOf marks l as the keys of a map.
+func keysOf(l *strLeaf) *strLeaf {
+	l.key = true
 	return l
 }
 
@@ -263,6 +269,17 @@ func TestStrTypes(t *testing.T) {
 		},
 		plain: func(path string) bool { return path != "leader" && path != "role" },
 		want:  []string{"Tx: tx", "Key: key"},
+	}, {
+		// A spec types a map's keys string: what shares their values
+		// stays string, or x in m over the map would not be generated.
+		name: "a map's keys keep their group string",
+		leaves: []*strLeaf{
+			strLeafOf("myLock", nil, "lock-1", "lock-2"),
+			keysOf(strLeafOf("holders{}", nil, "lock-2", "lock-3")),
+			strLeafOf("session", nil, "c1#1"),
+			strLeafOf("note", nil, "x"),
+		},
+		want: []string{"Session: session", "Note: note"},
 	}, {
 		name: "names apart from those taken",
 		leaves: []*strLeaf{
