@@ -608,7 +608,9 @@ func (u uniqueNames) name(base string) string {
 func (s *leafScan) strTypes(plain func(path string) bool, taken map[string]bool) ([]semType, map[string]string) {
 	var ls []*strLeaf
 	for _, l := range s.strs {
-		if l.used && plain(l.path) {
+		// A map's keys join whatever they hold, node names too: what
+		// shares their values keeps the type string they have.
+		if l.used && (l.key || plain(l.path)) {
 			ls = append(ls, l)
 		}
 	}

@@ -36,9 +36,11 @@ func leafOf(path string, kind arrow.Type, xs []int64) *intLeaf {
 func TestIntTypes(t *testing.T) {
 	i64, u64 := arrow.INT64, arrow.UINT64
 	tests := []struct {
-		name   string
-		leaves []*intLeaf
-		want   []string // "Type: member, member", in order of first member
+		name    string
+		leaves  []*intLeaf
+		names   map[string]bool     // the trace's nodes
+		structs map[string][]string // the fields of each struct position
+		want    []string            // "Type: member, member", in order of first member
 	}{{
 		name: "indices share a type, a term stays apart",
 		leaves: []*intLeaf{
@@ -142,10 +144,35 @@ func TestIntTypes(t *testing.T) {
 			leafOf("kv_applied", i64, span(1, 90, 1)),
 		},
 		want: []string{"Index: commit, applied, last_index, log[].index, kv_applied"},
+	}, {
+		// The fields of a struct named after the trace's nodes (a version
+		// vector) each get a type of their own, where the range rule would
+		// join them with each other and with any integer over the same
+		// values; a struct with another field, or a single one, is typed
+		// by the rule.
+		name:  "a node's entry of a node-keyed struct",
+		names: map[string]bool{"r1": true, "r2": true, "r3": true},
+		structs: map[string][]string{
+			"vv":       {"r1", "r2", "r3"},
+			"state.vv": {"r1", "r2"},
+			"mix":      {"r1", "r2", "total"},
+			"only":     {"r1"},
+		},
+		leaves: []*intLeaf{
+			leafOf("vv.r1", i64, span(0, 50, 1)),
+			leafOf("vv.r2", i64, span(0, 48, 1)),
+			leafOf("vv.r3", i64, span(1, 50, 1)),
+			leafOf("state.vv.r1", i64, span(1, 50, 1)),
+			leafOf("counter", i64, span(1, 50, 1)),
+			leafOf("mix.r1", i64, span(1, 49, 1)),
+			leafOf("mix.total", i64, span(1, 1000, 10)),
+			leafOf("only.r1", i64, span(2, 50, 1)),
+		},
+		want: []string{"VvR1: vv.r1", "VvR2: vv.r2", "VvR3: vv.r3", "StateVvR1: state.vv.r1", "R1: counter, mix.r1, only.r1", "Total: mix.total"},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := &leafScan{leaves: tt.leaves}
+			s := &leafScan{leaves: tt.leaves, names: tt.names, structs: tt.structs}
 			types, names := s.types(map[string]bool{"NodeID": true})
 			var got []string
 			for _, ty := range types {
@@ -160,41 +187,6 @@ func TestIntTypes(t *testing.T) {
 				t.Errorf("types =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
 			}
 		})
-	}
-}
-
-// TestIntTypesSlots checks that the fields of a struct named after the
-// trace's nodes (a version vector) each get a type of their own, where
-// the range rule would join them with each other and with any integer
-// over the same values, and that a struct with another field, or a
-// single one, is typed by the rule.
-func TestIntTypesSlots(t *testing.T) {
-	i64 := arrow.INT64
-	s := &leafScan{
-		names: map[string]bool{"r1": true, "r2": true, "r3": true},
-		structs: map[string][]string{
-			"vv":   {"r1", "r2", "r3"},
-			"mix":  {"r1", "r2", "total"},
-			"only": {"r1"},
-		},
-		leaves: []*intLeaf{
-			leafOf("vv.r1", i64, span(0, 50, 1)),
-			leafOf("vv.r2", i64, span(0, 48, 1)),
-			leafOf("vv.r3", i64, span(1, 50, 1)),
-			leafOf("counter", i64, span(1, 50, 1)),
-			leafOf("mix.r1", i64, span(1, 49, 1)),
-			leafOf("mix.total", i64, span(1, 1000, 10)),
-			leafOf("only.r1", i64, span(2, 50, 1)),
-		},
-	}
-	types, _ := s.types(map[string]bool{"NodeID": true})
-	var got []string
-	for _, ty := range types {
-		got = append(got, ty.name+": "+strings.Join(ty.leaves, ", "))
-	}
-	want := []string{"VvR1: vv.r1", "VvR2: vv.r2", "VvR3: vv.r3", "R1: counter, mix.r1, only.r1", "Total: mix.total"}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("types =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 
@@ -280,6 +272,18 @@ func TestStrTypes(t *testing.T) {
 			strLeafOf("note", nil, "x"),
 		},
 		want: []string{"Session: session", "Note: note"},
+	}, {
+		// Keys that name nodes are no plain strings, and still keep what
+		// shares their values string.
+		name: "a map's keys naming nodes too",
+		leaves: []*strLeaf{
+			keysOf(strLeafOf("acks{}", nil, "n1", "n2")),
+			strLeafOf("target", nil, "n1", "none"),
+			strLeafOf("note", nil, "x"),
+			strLeafOf("key", nil, "k"),
+		},
+		plain: func(path string) bool { return path != "acks{}" },
+		want:  []string{"Note: note", "Key: key"},
 	}, {
 		name: "names apart from those taken",
 		leaves: []*strLeaf{
